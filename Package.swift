@@ -1,0 +1,60 @@
+// swift-tools-version:6.0
+// TouchBridge: evdev touchscreens -> map gestures -> map camera -> DRM/KMS dumb buffers.
+// Data flows one way through the targets below; see docs/ and README.md.
+import PackageDescription
+
+let package = Package(
+    name: "TouchBridge",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "TouchBridge", targets: ["TouchBridge"]),
+        .executable(name: "touchbridge", targets: ["touchbridge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // Thin system-library targets: one per C library, pkg-config name and Debian provider.
+        .systemLibrary(name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
+                       providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(name: "CUdev", path: "Sources/CUdev", pkgConfig: "libudev",
+                       providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CDRM", path: "Sources/CDRM", pkgConfig: "libdrm",
+                       providers: [.apt(["libdrm-dev"])]),
+        .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "pangocairo",
+                       providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+
+        // Pure stages: no I/O, no clocks.
+        .target(name: "TouchCore"),
+        .target(name: "Gestures", dependencies: ["TouchCore"]),
+        .target(name: "MapEngine", dependencies: ["Gestures"]),
+
+        // Edges: devices, drawing, display.
+        .target(name: "TouchDevices", dependencies: ["TouchCore", "CEvdev", "CUdev"]),
+        .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite"],
+                resources: [.copy("Resources")]),
+        .target(name: "Display", dependencies: ["CDRM", "CCairo"]),
+
+        // The façade an app uses, and the executable that is a thin user of it.
+        .target(name: "TouchBridge", dependencies: [
+            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display",
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .executableTarget(name: "touchbridge", dependencies: [
+            "TouchBridge",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "TouchDevicesTests", dependencies: ["TouchDevices"]),
+        .testTarget(name: "GesturesTests", dependencies: ["Gestures", "TouchCore"]),
+        .testTarget(name: "MapEngineTests", dependencies: ["MapEngine"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display"]),
+        .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// Rendering: see docs/architecture.md for where this stage sits in the one-way data flow.

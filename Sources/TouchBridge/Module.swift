@@ -1,0 +1,1 @@
+// TouchBridge: see docs/architecture.md for where this stage sits in the one-way data flow.

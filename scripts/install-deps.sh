@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what TouchBridge needs to build, run and test on Debian 12, only when missing.
+# Usage: scripts/install-deps.sh [build|test]   (test adds the VM and e2e tools)
+set -euo pipefail
+want=${1:-build}
+pkgs=(pkg-config libevdev-dev libdrm-dev libudev-dev libcairo2-dev libpango1.0-dev
+      libsqlite3-dev fonts-dejavu-core)
+if [ "$want" = test ]; then
+  pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! command -v swift >/dev/null 2>&1; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "install-deps: swift is at /opt/swift/usr/bin; add it to PATH" >&2
+  else
+    echo "install-deps: Swift 6.x is needed (https://swift.org/install/linux/debian/12)" >&2
+  fi
+  exit 1
+fi
+if [ "$want" = test ]; then
+  python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet pytest
+fi
+exit 0
