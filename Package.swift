@@ -24,6 +24,7 @@ let package = Package(
                        providers: [.apt(["libdrm-dev"])]),
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
+        .systemLibrary(name: "CSys", path: "Sources/CSys"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
@@ -40,7 +41,7 @@ let package = Package(
 
         // The façade an app uses, and the executable that is a thin user of it.
         .target(name: "TouchBridge", dependencies: [
-            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display",
+            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "CSys",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [

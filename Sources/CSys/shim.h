@@ -1,0 +1,12 @@
+#ifndef TOUCHBRIDGE_CSYS_SHIM_H
+#define TOUCHBRIDGE_CSYS_SHIM_H
+/* Linux event-loop system calls that Glibc's Swift module does not export. */
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <signal.h>
+#include <errno.h>
+static inline int tb_errno(void) { return errno; }
+static inline int tb_epoll_event_fd(const struct epoll_event *e) { return e->data.fd; }
+static inline void tb_epoll_event_set(struct epoll_event *e, unsigned int events, int fd) { e->events = events; e->data.fd = fd; }
+#endif
