@@ -1,0 +1,112 @@
+/// Every key the configuration file may hold, with its type and documentation. The reader
+/// checks the file against this list (unknown keys are errors with a suggestion), and
+/// Configs/default.toml documents the same keys.
+public enum ConfigValueType: String, Sendable {
+    case string, integer, number, boolean, stringArray = "array of strings", numberArray = "array of numbers"
+}
+
+public struct ConfigKey: Sendable {
+    public let section: String   // "display", "touch" (array of tables), "markers" (array of tables), ...
+    public let name: String
+    public let type: ConfigValueType
+    public let doc: String
+    public var path: String { "\(section).\(name)" }
+}
+
+public enum ConfigSchema {
+    /// Sections written as `[[name]]` (arrays of tables).
+    public static let arraySections: Set<String> = ["touch", "markers"]
+
+    public static let keys: [ConfigKey] = [
+        // [display]
+        .init(section: "display", name: "backend", type: .string, doc: "drm, fbdev or png"),
+        .init(section: "display", name: "card", type: .string, doc: "DRM card path, or \"auto\" for the first card with a connected connector"),
+        .init(section: "display", name: "connector", type: .string, doc: "connector name (e.g. HDMI-A-1), or \"auto\" for the first connected one"),
+        .init(section: "display", name: "mode", type: .string, doc: "\"preferred\", or WIDTHxHEIGHT or WIDTHxHEIGHT@HZ"),
+        .init(section: "display", name: "rotation", type: .integer, doc: "0, 90, 180 or 270: how the panel is mounted (the map is drawn upright for the viewer)"),
+        .init(section: "display", name: "fbdev", type: .string, doc: "framebuffer device for backend = \"fbdev\""),
+        .init(section: "display", name: "png_dir", type: .string, doc: "folder for frames when backend = \"png\""),
+        .init(section: "display", name: "size", type: .string, doc: "WIDTHxHEIGHT for backend = \"png\""),
+        .init(section: "display", name: "max_fps", type: .integer, doc: "upper bound on frames per second (the mode's refresh rate bounds it too)"),
+        .init(section: "display", name: "physical_size_mm", type: .numberArray, doc: "[width, height] of the visible area in mm, when the display does not report it"),
+        // [[touch]]
+        .init(section: "touch", name: "match", type: .string, doc: "\"auto\", a path (/dev/input/event3), \"name:SUBSTRING\" or \"VVVV:PPPP\" (vendor:product, hex)"),
+        .init(section: "touch", name: "calibration", type: .numberArray, doc: "six numbers a b c d e f (libinput convention, normalised coordinates); overrides LIBINPUT_CALIBRATION_MATRIX"),
+        .init(section: "touch", name: "rotation", type: .integer, doc: "0, 90, 180 or 270: rotate touches (shorthand for a calibration matrix)"),
+        .init(section: "touch", name: "mirror", type: .string, doc: "none, horizontal or vertical"),
+        .init(section: "touch", name: "smoothing", type: .boolean, doc: "light smoothing of contact positions (off by default)"),
+        .init(section: "touch", name: "grab", type: .boolean, doc: "take the device exclusively (EVIOCGRAB) so no other program sees its touches"),
+        // [gestures]
+        .init(section: "gestures", name: "enabled", type: .stringArray, doc: "gestures that are on: tap, doubleTap, twoFingerTap, longPress, pan, twoFingerPan, pinch, rotate, tilt, momentum, quickZoom (or [\"all\"])"),
+        .init(section: "gestures", name: "two_finger_horizontal", type: .string, doc: "\"rotate\" (HERE: a two-finger horizontal move rotates) or \"pan\" (Google Maps: it pans)"),
+        .init(section: "gestures", name: "tap_slop_mm", type: .number, doc: "a tap may move at most this far (mm)"),
+        .init(section: "gestures", name: "tap_max_duration_s", type: .number, doc: "a tap is shorter than this (s)"),
+        .init(section: "gestures", name: "double_tap_timeout_s", type: .number, doc: "the second tap of a double tap starts within this time of the first lift (s)"),
+        .init(section: "gestures", name: "double_tap_slop_mm", type: .number, doc: "the second tap lands within this distance of the first (mm)"),
+        .init(section: "gestures", name: "long_press_s", type: .number, doc: "a finger held still this long is a long press (s)"),
+        .init(section: "gestures", name: "pan_threshold_mm", type: .number, doc: "a finger must move this far to start a pan (mm)"),
+        .init(section: "gestures", name: "pinch_threshold_mm", type: .number, doc: "the finger span must change this much to start a pinch (mm)"),
+        .init(section: "gestures", name: "rotate_threshold_deg", type: .number, doc: "the fingers must turn this far to start a rotation (degrees)"),
+        .init(section: "gestures", name: "tilt_threshold_mm", type: .number, doc: "two side-by-side fingers must move together vertically this far to start a tilt (mm)"),
+        .init(section: "gestures", name: "fling_min_speed_mm_s", type: .number, doc: "a pan released faster than this carries momentum (mm/s)"),
+        .init(section: "gestures", name: "pixels_per_mm", type: .number, doc: "screen pixels per mm on the touch surface, when neither the device resolution nor the display size tells"),
+        // [map]
+        .init(section: "map", name: "source", type: .string, doc: "\"builtin\" (Natural Earth world, no download) or \"mbtiles\""),
+        .init(section: "map", name: "mbtiles", type: .string, doc: "path of an MBTiles raster tile set (source = \"mbtiles\")"),
+        .init(section: "map", name: "latitude", type: .number, doc: "start camera target latitude (degrees)"),
+        .init(section: "map", name: "longitude", type: .number, doc: "start camera target longitude (degrees)"),
+        .init(section: "map", name: "zoom", type: .number, doc: "start zoom (0 = whole world in 256 px)"),
+        .init(section: "map", name: "bearing", type: .number, doc: "start bearing (degrees clockwise from north)"),
+        .init(section: "map", name: "tilt", type: .number, doc: "start viewing angle (degrees from straight down)"),
+        .init(section: "map", name: "min_zoom", type: .number, doc: "lowest zoom a gesture can reach"),
+        .init(section: "map", name: "max_zoom", type: .number, doc: "highest zoom a gesture can reach"),
+        // [[markers]]
+        .init(section: "markers", name: "id", type: .string, doc: "marker id, reported in didTapMarker"),
+        .init(section: "markers", name: "latitude", type: .number, doc: "marker latitude"),
+        .init(section: "markers", name: "longitude", type: .number, doc: "marker longitude"),
+        .init(section: "markers", name: "title", type: .string, doc: "info window title (bold)"),
+        .init(section: "markers", name: "snippet", type: .string, doc: "info window text below the title"),
+        .init(section: "markers", name: "z_index", type: .integer, doc: "higher is drawn on top and hit first"),
+        // [camera]
+        .init(section: "camera", name: "mode", type: .string, doc: "start mode: free, following or overview"),
+        .init(section: "camera", name: "position_source", type: .string, doc: "\"fixed\" (a you-are-here position) or \"track\" (the demo's scripted track)"),
+        .init(section: "camera", name: "position", type: .numberArray, doc: "[latitude, longitude] of the fixed position"),
+        .init(section: "camera", name: "heading", type: .number, doc: "heading of the fixed position (degrees clockwise from north)"),
+        .init(section: "camera", name: "auto_return_s", type: .number, doc: "return to following this long after the last gesture (s); 0 turns it off"),
+        // [log]
+        .init(section: "log", name: "events", type: .string, doc: "where to write the JSON event stream: \"\" (nowhere), \"-\" (stdout) or a file path"),
+        .init(section: "log", name: "level", type: .string, doc: "error, warning, info or debug (to stderr)"),
+    ]
+
+    public static func key(section: String, name: String) -> ConfigKey? {
+        keys.first { $0.section == section && $0.name == name }
+    }
+    public static var sections: [String] {
+        var seen: [String] = []
+        for k in keys where !seen.contains(k.section) { seen.append(k.section) }
+        return seen
+    }
+}
+
+/// Edit distance, for "did you mean" suggestions.
+func levenshtein(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var prev = Array(0...b.count)
+    var cur = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        cur[0] = i
+        for j in 1...b.count {
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&prev, &cur)
+    }
+    return prev[b.count]
+}
+
+func suggestion(for word: String, among candidates: [String]) -> String? {
+    let best = candidates.map { ($0, levenshtein(word.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 }
+    guard let (name, d) = best, d <= max(2, word.count / 3) else { return nil }
+    return name
+}

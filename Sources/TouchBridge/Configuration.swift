@@ -1,0 +1,514 @@
+import Foundation
+import TOMLKit
+import Gestures
+import MapEngine
+
+/// A configuration problem, written for the person who edits the file: which file, which
+/// line, which key, what is wrong and (for a misspelt key) what was probably meant.
+public struct ConfigError: Error, CustomStringConvertible, Equatable {
+    public let file: String
+    public let line: Int?
+    public let key: String?
+    public let message: String
+    public var description: String {
+        var s = file
+        if let line { s += ":\(line)" }
+        s += ": "
+        if let key { s += "key '\(key)': " }
+        return s + message
+    }
+}
+
+/// Where a key of the file is: a light index over the text (TOMLKit parses the values but does
+/// not keep positions), so that every error can name its line.
+struct TOMLLineIndex {
+    /// "section.key" for plain tables, "section[2].key" for the third [[section]].
+    private(set) var lines: [String: Int] = [:]
+
+    init(text: String) {
+        var section = ""
+        var arrayCounts: [String: Int] = [:]
+        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = TOMLLineIndex.stripComment(String(raw)).trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("[[") {
+                let name = line.dropFirst(2).prefix { $0 != "]" }.trimmingCharacters(in: .whitespaces)
+                let n = arrayCounts[name, default: -1] + 1
+                arrayCounts[name] = n
+                section = "\(name)[\(n)]"
+                lines[section] = i + 1
+            } else if line.hasPrefix("[") {
+                section = line.dropFirst().prefix { $0 != "]" }.trimmingCharacters(in: .whitespaces)
+                lines[section] = lines[section] ?? i + 1
+            } else if let eq = line.firstIndex(of: "=") {
+                var key = line[..<eq].trimmingCharacters(in: .whitespaces)
+                if key.hasPrefix("\""), key.hasSuffix("\""), key.count >= 2 { key = String(key.dropFirst().dropLast()) }
+                let path = section.isEmpty ? key : "\(section).\(key)"
+                lines[path] = lines[path] ?? i + 1
+            }
+        }
+    }
+
+    static func stripComment(_ s: String) -> String {
+        var inString = false
+        var quote: Character = "\""
+        var out = ""
+        for c in s {
+            if inString {
+                if c == quote { inString = false }
+            } else if c == "\"" || c == "'" {
+                inString = true; quote = c
+            } else if c == "#" {
+                break
+            }
+            out.append(c)
+        }
+        return out
+    }
+
+    func line(for path: String) -> Int? { lines[path] }
+}
+
+/// Everything `touchbridge run` is told by its configuration file. Every field has a default,
+/// so an empty file is a valid configuration.
+public struct KioskConfiguration: Sendable, Equatable {
+    public enum DisplayBackendKind: String, Sendable, Equatable { case drm, fbdev, png }
+    public struct ModeRequest: Sendable, Equatable {
+        public var width: Int, height: Int, refresh: Int?
+    }
+    public struct DisplaySettings: Sendable, Equatable {
+        public var backend: DisplayBackendKind = .drm
+        public var card: String? = nil
+        public var connector: String? = nil
+        public var mode: ModeRequest? = nil
+        public var rotation: Int = 0
+        public var fbdev: String = "/dev/fb0"
+        public var pngDirectory: String = "out/frames"
+        public var pngSize: (Int, Int) = (1280, 800)
+        public var maxFPS: Int = 60
+        public var physicalSizeMM: (Double, Double)? = nil
+        public static func == (a: Self, b: Self) -> Bool {
+            a.backend == b.backend && a.card == b.card && a.connector == b.connector && a.mode == b.mode
+                && a.rotation == b.rotation && a.fbdev == b.fbdev && a.pngDirectory == b.pngDirectory
+                && a.pngSize == b.pngSize && a.maxFPS == b.maxFPS
+                && a.physicalSizeMM?.0 == b.physicalSizeMM?.0 && a.physicalSizeMM?.1 == b.physicalSizeMM?.1
+        }
+    }
+    public enum DeviceMatch: Sendable, Equatable {
+        case auto
+        case path(String)
+        case name(String)
+        case usb(vendor: UInt16, product: UInt16)
+    }
+    public enum Mirror: String, Sendable, Equatable { case none, horizontal, vertical }
+    public struct TouchSettings: Sendable, Equatable {
+        public var match: DeviceMatch = .auto
+        public var calibration: [Double]? = nil
+        public var rotation: Int = 0
+        public var mirror: Mirror = .none
+        public var smoothing: Bool = false
+        public var grab: Bool = false
+    }
+    public enum TwoFingerHorizontal: String, Sendable, Equatable { case rotate, pan }
+    public struct GestureSettings: Sendable, Equatable {
+        public var enabled: GestureMask = .all
+        public var twoFingerHorizontal: TwoFingerHorizontal = .rotate
+        /// Threshold overrides by configuration key name (e.g. "tap_slop_mm"), in the key's unit.
+        public var thresholds: [String: Double] = [:]
+        public var pixelsPerMM: Double? = nil
+    }
+    public enum MapSource: Sendable, Equatable { case builtin, mbtiles(String) }
+    public struct MapSettings: Sendable, Equatable {
+        public var source: MapSource = .builtin
+        public var camera = CameraPosition(target: Coordinate(latitude: 48.8566, longitude: 2.3522), zoom: 3)
+        public var minZoom: Double = 0
+        public var maxZoom: Double = 20
+    }
+    public struct MarkerSettings: Sendable, Equatable {
+        public var id: String
+        public var coordinate: Coordinate
+        public var title: String? = nil
+        public var snippet: String? = nil
+        public var zIndex: Int = 0
+    }
+    public enum CameraModeName: String, Sendable, Equatable { case free, following, overview }
+    public enum PositionSourceName: String, Sendable, Equatable { case fixed, track }
+    public struct CameraSettings: Sendable, Equatable {
+        public var mode: CameraModeName = .free
+        public var positionSource: PositionSourceName = .fixed
+        public var position: Coordinate? = nil
+        public var heading: Double = 0
+        public var autoReturnSeconds: Double = 5
+    }
+    public struct LogSettings: Sendable, Equatable {
+        public var events: String = ""
+        public var level: String = "info"
+    }
+
+    public var display = DisplaySettings()
+    public var touch: [TouchSettings] = []
+    public var gestures = GestureSettings()
+    public var map = MapSettings()
+    public var markers: [MarkerSettings] = []
+    public var camera = CameraSettings()
+    public var log = LogSettings()
+
+    public init() {}
+
+    /// Reads and checks a configuration file. Throws `ConfigError` naming file, line and key.
+    public static func load(path: String) throws -> KioskConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(file: path, line: nil, key: nil,
+                              message: "cannot read the file (does it exist, and may this user read it?)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(file: path, line: nil, key: nil, message: "the file is not UTF-8 text")
+        }
+        return try parse(text: text, file: path)
+    }
+
+    public static func parse(text: String, file: String) throws -> KioskConfiguration {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let e as TOMLParseError {
+            throw ConfigError(file: file, line: e.source.begin.line, key: nil, message: "TOML syntax error: \(e.description)")
+        }
+        var reader = ConfigReader(file: file, index: TOMLLineIndex(text: text))
+        return try reader.read(table)
+    }
+}
+
+/// Walks the parsed table against `ConfigSchema` and fills a `KioskConfiguration`.
+struct ConfigReader {
+    let file: String
+    let index: TOMLLineIndex
+
+    func error(_ path: String, _ message: String) -> ConfigError {
+        ConfigError(file: file, line: index.line(for: path), key: path.replacingOccurrences(of: #"\[\d+\]"#, with: "", options: .regularExpression), message: message)
+    }
+
+    mutating func read(_ root: TOMLTable) throws -> KioskConfiguration {
+        var cfg = KioskConfiguration()
+        for name in root.keys {
+            guard ConfigSchema.sections.contains(name) else {
+                var msg = "unknown section"
+                if let s = suggestion(for: name, among: ConfigSchema.sections) { msg += " (did you mean '\(s)'?)" }
+                throw ConfigError(file: file, line: index.line(for: name) ?? index.line(for: "\(name)[0]"), key: name, message: msg)
+            }
+            let value = root[name]!
+            if ConfigSchema.arraySections.contains(name) {
+                guard let arr = value.array else {
+                    throw ConfigError(file: file, line: index.line(for: name), key: name, message: "write this section as [[\(name)]] (one per entry)")
+                }
+                for i in 0..<arr.count {
+                    guard let t = arr[i].table else {
+                        throw ConfigError(file: file, line: index.line(for: name), key: name, message: "each entry must be a table [[\(name)]]")
+                    }
+                    let values = try checked(t, section: name, prefix: "\(name)[\(i)]")
+                    if name == "touch" { cfg.touch.append(try touch(values, prefix: "\(name)[\(i)]")) }
+                    else { cfg.markers.append(try marker(values, prefix: "\(name)[\(i)]", index: i)) }
+                }
+            } else {
+                guard let t = value.table else {
+                    throw ConfigError(file: file, line: index.line(for: name), key: name, message: "must be a table: write [\(name)] on a line of its own")
+                }
+                let values = try checked(t, section: name, prefix: name)
+                switch name {
+                case "display": cfg.display = try display(values, prefix: name)
+                case "gestures": cfg.gestures = try gestures(values, prefix: name)
+                case "map": cfg.map = try map(values, prefix: name)
+                case "camera": cfg.camera = try camera(values, prefix: name)
+                case "log": cfg.log = try log(values, prefix: name)
+                default: break
+                }
+            }
+        }
+        if cfg.map.minZoom > cfg.map.maxZoom {
+            throw error("map.min_zoom", "min_zoom (\(cfg.map.minZoom)) is above max_zoom (\(cfg.map.maxZoom))")
+        }
+        return cfg
+    }
+
+    /// A section's values, type-checked against the schema; unknown keys are errors.
+    func checked(_ t: TOMLTable, section: String, prefix: String) throws -> [String: ConfigValue] {
+        var out: [String: ConfigValue] = [:]
+        let known = ConfigSchema.keys.filter { $0.section == section }
+        for k in t.keys {
+            let path = "\(prefix).\(k)"
+            guard let schema = known.first(where: { $0.name == k }) else {
+                var msg = "unknown key in [\(section)]"
+                if let s = suggestion(for: k, among: known.map(\.name)) { msg += " (did you mean '\(s)'?)" }
+                throw error(path, msg)
+            }
+            let v = t[k]!
+            switch schema.type {
+            case .string:
+                guard let s = v.string else { throw error(path, "expected a string in quotes, got \(describe(v))") }
+                out[k] = .string(s)
+            case .integer:
+                guard let i = v.int else { throw error(path, "expected a whole number, got \(describe(v))") }
+                out[k] = .integer(i)
+            case .number:
+                if let d = v.double { out[k] = .number(d) }
+                else if let i = v.int { out[k] = .number(Double(i)) }
+                else { throw error(path, "expected a number, got \(describe(v))") }
+            case .boolean:
+                guard let b = v.bool else { throw error(path, "expected true or false, got \(describe(v))") }
+                out[k] = .boolean(b)
+            case .stringArray:
+                guard let a = v.array else { throw error(path, "expected an array of strings like [\"a\", \"b\"], got \(describe(v))") }
+                var strings: [String] = []
+                for i in 0..<a.count {
+                    guard let s = a[i].string else { throw error(path, "element \(i + 1) is not a string") }
+                    strings.append(s)
+                }
+                out[k] = .strings(strings)
+            case .numberArray:
+                guard let a = v.array else { throw error(path, "expected an array of numbers like [1.0, 2.0], got \(describe(v))") }
+                var nums: [Double] = []
+                for i in 0..<a.count {
+                    if let d = a[i].double { nums.append(d) }
+                    else if let n = a[i].int { nums.append(Double(n)) }
+                    else { throw error(path, "element \(i + 1) is not a number") }
+                }
+                out[k] = .numbers(nums)
+            }
+        }
+        return out
+    }
+
+    func describe(_ v: TOMLValueConvertible) -> String {
+        switch v.type {
+        case .string: return "a string"
+        case .int: return "a whole number"
+        case .double: return "a number"
+        case .bool: return "a boolean"
+        case .array: return "an array"
+        case .table: return "a table"
+        default: return "a \(v.type)"
+        }
+    }
+
+    func display(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.DisplaySettings {
+        var d = KioskConfiguration.DisplaySettings()
+        if let s = v["backend"]?.string {
+            guard let b = KioskConfiguration.DisplayBackendKind(rawValue: s) else {
+                throw error("\(prefix).backend", "'\(s)' is not a backend: use drm, fbdev or png")
+            }
+            d.backend = b
+        }
+        if let s = v["card"]?.string, s != "auto" { d.card = s }
+        if let s = v["connector"]?.string, s != "auto" { d.connector = s }
+        if let s = v["mode"]?.string, s != "preferred" {
+            guard let m = Self.parseMode(s) else {
+                throw error("\(prefix).mode", "'\(s)' is not a mode: write \"preferred\", \"1920x1080\" or \"1920x1080@60\"")
+            }
+            d.mode = m
+        }
+        if let r = v["rotation"]?.integer { d.rotation = try rotation(r, "\(prefix).rotation") }
+        if let s = v["fbdev"]?.string { d.fbdev = s }
+        if let s = v["png_dir"]?.string { d.pngDirectory = s }
+        if let s = v["size"]?.string {
+            guard let m = Self.parseMode(s), m.refresh == nil else { throw error("\(prefix).size", "'\(s)' is not a size: write \"1280x800\"") }
+            d.pngSize = (m.width, m.height)
+        }
+        if let f = v["max_fps"]?.integer {
+            guard (1...1000).contains(f) else { throw error("\(prefix).max_fps", "must be between 1 and 1000, got \(f)") }
+            d.maxFPS = f
+        }
+        if let a = v["physical_size_mm"]?.numbers {
+            guard a.count == 2, a[0] > 0, a[1] > 0 else { throw error("\(prefix).physical_size_mm", "write two positive numbers: [width, height]") }
+            d.physicalSizeMM = (a[0], a[1])
+        }
+        return d
+    }
+
+    static func parseMode(_ s: String) -> KioskConfiguration.ModeRequest? {
+        let parts = s.split(separator: "@")
+        guard (1...2).contains(parts.count) else { return nil }
+        let wh = parts[0].split(separator: "x")
+        guard wh.count == 2, let w = Int(wh[0]), let h = Int(wh[1]), w > 0, h > 0 else { return nil }
+        var hz: Int? = nil
+        if parts.count == 2 { guard let r = Int(parts[1]), r > 0 else { return nil }; hz = r }
+        return .init(width: w, height: h, refresh: hz)
+    }
+
+    func rotation(_ r: Int, _ path: String) throws -> Int {
+        guard [0, 90, 180, 270].contains(r) else { throw error(path, "must be 0, 90, 180 or 270, got \(r)") }
+        return r
+    }
+
+    func touch(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.TouchSettings {
+        var t = KioskConfiguration.TouchSettings()
+        if let s = v["match"]?.string {
+            guard let m = Self.parseMatch(s) else {
+                throw error("\(prefix).match", "'\(s)' is not a device match: use \"auto\", a /dev/input path, \"name:TEXT\" or \"VVVV:PPPP\" in hex")
+            }
+            t.match = m
+        }
+        if let c = v["calibration"]?.numbers {
+            guard c.count == 6, c.allSatisfy(\.isFinite) else { throw error("\(prefix).calibration", "needs exactly six numbers (a b c d e f), got \(c.count)") }
+            t.calibration = c
+        }
+        if let r = v["rotation"]?.integer { t.rotation = try rotation(r, "\(prefix).rotation") }
+        if let s = v["mirror"]?.string {
+            guard let m = KioskConfiguration.Mirror(rawValue: s) else { throw error("\(prefix).mirror", "'\(s)' is not none, horizontal or vertical") }
+            t.mirror = m
+        }
+        if let b = v["smoothing"]?.boolean { t.smoothing = b }
+        if let b = v["grab"]?.boolean { t.grab = b }
+        return t
+    }
+
+    static func parseMatch(_ s: String) -> KioskConfiguration.DeviceMatch? {
+        if s == "auto" { return .auto }
+        if s.hasPrefix("/") { return .path(s) }
+        if s.hasPrefix("name:") { let n = String(s.dropFirst(5)); return n.isEmpty ? nil : .name(n) }
+        let p = s.split(separator: ":")
+        if p.count == 2, p[0].count == 4, p[1].count == 4, let v = UInt16(p[0], radix: 16), let pr = UInt16(p[1], radix: 16) {
+            return .usb(vendor: v, product: pr)
+        }
+        return nil
+    }
+
+    static let thresholdKeys = ["tap_slop_mm", "tap_max_duration_s", "double_tap_timeout_s", "double_tap_slop_mm",
+                                "long_press_s", "pan_threshold_mm", "pinch_threshold_mm", "rotate_threshold_deg",
+                                "tilt_threshold_mm", "fling_min_speed_mm_s"]
+
+    func gestures(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.GestureSettings {
+        var g = KioskConfiguration.GestureSettings()
+        if let names = v["enabled"]?.strings {
+            var mask: GestureMask = []
+            for n in names {
+                if n == "all" { mask = .all; continue }
+                guard let m = GestureMask.names.first(where: { $0.0 == n })?.1 else {
+                    var msg = "'\(n)' is not a gesture"
+                    if let s = suggestion(for: n, among: GestureMask.names.map(\.0)) { msg += " (did you mean '\(s)'?)" }
+                    throw error("\(prefix).enabled", msg)
+                }
+                mask.insert(m)
+            }
+            g.enabled = mask
+        }
+        if let s = v["two_finger_horizontal"]?.string {
+            guard let m = KioskConfiguration.TwoFingerHorizontal(rawValue: s) else {
+                throw error("\(prefix).two_finger_horizontal", "'\(s)' is not rotate or pan")
+            }
+            g.twoFingerHorizontal = m
+        }
+        for k in Self.thresholdKeys {
+            if let d = v[k]?.number {
+                guard d.isFinite, d > 0 else { throw error("\(prefix).\(k)", "must be a positive number, got \(d)") }
+                g.thresholds[k] = d
+            }
+        }
+        if let d = v["pixels_per_mm"]?.number {
+            guard d > 0 else { throw error("\(prefix).pixels_per_mm", "must be positive") }
+            g.pixelsPerMM = d
+        }
+        return g
+    }
+
+    func map(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.MapSettings {
+        var m = KioskConfiguration.MapSettings()
+        let source = v["source"]?.string ?? (v["mbtiles"] != nil ? "mbtiles" : "builtin")
+        switch source {
+        case "builtin": m.source = .builtin
+        case "mbtiles":
+            guard let p = v["mbtiles"]?.string, !p.isEmpty else {
+                throw error("\(prefix).source", "source = \"mbtiles\" needs the key mbtiles = \"/path/to/map.mbtiles\"")
+            }
+            m.source = .mbtiles(p)
+        default:
+            throw error("\(prefix).source", "'\(source)' is not a map source: use \"builtin\" or \"mbtiles\"")
+        }
+        var cam = m.camera
+        if let d = v["latitude"]?.number {
+            guard (-90...90).contains(d) else { throw error("\(prefix).latitude", "must be within -90...90, got \(d)") }
+            cam.target.latitude = d
+        }
+        if let d = v["longitude"]?.number {
+            guard (-180...180).contains(d) else { throw error("\(prefix).longitude", "must be within -180...180, got \(d)") }
+            cam.target.longitude = d
+        }
+        if let d = v["zoom"]?.number {
+            guard (0...24).contains(d) else { throw error("\(prefix).zoom", "must be within 0...24, got \(d)") }
+            cam.zoom = d
+        }
+        if let d = v["bearing"]?.number { cam.bearing = CameraPosition.normalizedBearing(d) }
+        if let d = v["tilt"]?.number {
+            guard (0...75).contains(d) else { throw error("\(prefix).tilt", "must be within 0...75, got \(d)") }
+            cam.tilt = d
+        }
+        m.camera = cam
+        if let d = v["min_zoom"]?.number {
+            guard (0...24).contains(d) else { throw error("\(prefix).min_zoom", "must be within 0...24, got \(d)") }
+            m.minZoom = d
+        }
+        if let d = v["max_zoom"]?.number {
+            guard (0...24).contains(d) else { throw error("\(prefix).max_zoom", "must be within 0...24, got \(d)") }
+            m.maxZoom = d
+        }
+        return m
+    }
+
+    func marker(_ v: [String: ConfigValue], prefix: String, index: Int) throws -> KioskConfiguration.MarkerSettings {
+        guard let lat = v["latitude"]?.number else { throw error(prefix, "a marker needs latitude and longitude") }
+        guard let lon = v["longitude"]?.number else { throw error(prefix, "a marker needs latitude and longitude") }
+        guard (-90...90).contains(lat) else { throw error("\(prefix).latitude", "must be within -90...90, got \(lat)") }
+        guard (-180...180).contains(lon) else { throw error("\(prefix).longitude", "must be within -180...180, got \(lon)") }
+        var m = KioskConfiguration.MarkerSettings(id: v["id"]?.string ?? "marker\(index + 1)",
+                                                  coordinate: Coordinate(latitude: lat, longitude: lon))
+        m.title = v["title"]?.string
+        m.snippet = v["snippet"]?.string
+        m.zIndex = v["z_index"]?.integer ?? 0
+        return m
+    }
+
+    func camera(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.CameraSettings {
+        var c = KioskConfiguration.CameraSettings()
+        if let s = v["mode"]?.string {
+            guard let m = KioskConfiguration.CameraModeName(rawValue: s) else { throw error("\(prefix).mode", "'\(s)' is not free, following or overview") }
+            c.mode = m
+        }
+        if let s = v["position_source"]?.string {
+            guard let p = KioskConfiguration.PositionSourceName(rawValue: s) else { throw error("\(prefix).position_source", "'\(s)' is not fixed or track") }
+            c.positionSource = p
+        }
+        if let a = v["position"]?.numbers {
+            guard a.count == 2, (-90...90).contains(a[0]), (-180...180).contains(a[1]) else {
+                throw error("\(prefix).position", "write [latitude, longitude] in degrees")
+            }
+            c.position = Coordinate(latitude: a[0], longitude: a[1])
+        }
+        if let d = v["heading"]?.number { c.heading = CameraPosition.normalizedBearing(d) }
+        if let d = v["auto_return_s"]?.number {
+            guard d >= 0 else { throw error("\(prefix).auto_return_s", "must be 0 (off) or more, got \(d)") }
+            c.autoReturnSeconds = d
+        }
+        if c.mode == .following && c.positionSource == .fixed && c.position == nil {
+            throw error("\(prefix).mode", "following needs a position: set position = [latitude, longitude] or position_source = \"track\"")
+        }
+        return c
+    }
+
+    func log(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.LogSettings {
+        var l = KioskConfiguration.LogSettings()
+        if let s = v["events"]?.string { l.events = s }
+        if let s = v["level"]?.string {
+            guard ["error", "warning", "info", "debug"].contains(s) else { throw error("\(prefix).level", "'\(s)' is not error, warning, info or debug") }
+            l.level = s
+        }
+        return l
+    }
+}
+
+enum ConfigValue {
+    case string(String), integer(Int), number(Double), boolean(Bool), strings([String]), numbers([Double])
+    var string: String? { if case .string(let s) = self { return s }; return nil }
+    var integer: Int? { if case .integer(let i) = self { return i }; return nil }
+    var number: Double? { if case .number(let d) = self { return d }; return nil }
+    var boolean: Bool? { if case .boolean(let b) = self { return b }; return nil }
+    var strings: [String]? { if case .strings(let s) = self { return s }; return nil }
+    var numbers: [Double]? { if case .numbers(let n) = self { return n }; return nil }
+}

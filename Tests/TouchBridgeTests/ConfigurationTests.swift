@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+import Gestures
+@testable import TouchBridge
+
+let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite struct ConfigurationTests {
+    func parse(_ text: String) throws -> KioskConfiguration {
+        try KioskConfiguration.parse(text: text, file: "test.toml")
+    }
+    func error(_ text: String) -> ConfigError? {
+        do { _ = try parse(text); return nil } catch let e as ConfigError { return e } catch { return nil }
+    }
+
+    @Test func defaultFileDocumentsAndSetsEveryKey() throws {
+        let path = repoRoot.appendingPathComponent("Configs/default.toml").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for key in ConfigSchema.keys {
+            // Every key appears in the documented default file (set or shown commented out).
+            #expect(text.contains("\n\(key.name) =") || text.contains("\n# \(key.name) ="), "\(key.path) is not documented in default.toml")
+        }
+        let cfg = try KioskConfiguration.load(path: path)
+        #expect(cfg.display.backend == .drm)
+        #expect(cfg.display.mode == nil && cfg.display.card == nil)
+        #expect(cfg.touch.count == 1 && cfg.touch[0].match == .auto)
+        #expect(cfg.touch[0].calibration == [1, 0, 0, 0, 1, 0])
+        #expect(cfg.gestures.enabled == .all)
+        #expect(cfg.gestures.thresholds["rotate_threshold_deg"] == 12)
+        #expect(cfg.gestures.thresholds.count == ConfigReader.thresholdKeys.count)
+        #expect(cfg.gestures.pixelsPerMM == 3.78)
+        #expect(cfg.markers.first?.title == "Paris")
+        #expect(cfg.camera.autoReturnSeconds == 5)
+        #expect(abs(cfg.map.camera.target.latitude - 48.8566) < 1e-9)
+    }
+
+    @Test func everyKeyIsReadIntoTheConfiguration() throws {
+        let cfg = try parse("""
+        [display]
+        backend = "png"
+        card = "/dev/dri/card1"
+        connector = "HDMI-A-1"
+        mode = "1920x1080@60"
+        rotation = 270
+        fbdev = "/dev/fb1"
+        png_dir = "/tmp/frames"
+        size = "800x480"
+        max_fps = 30
+        physical_size_mm = [154.0, 86.0]
+        [[touch]]
+        match = "0eef:0001"
+        calibration = [0, 1, 0, -1, 0, 1]
+        rotation = 90
+        mirror = "horizontal"
+        smoothing = true
+        grab = true
+        [[touch]]
+        match = "name:ELAN"
+        [gestures]
+        enabled = ["tap", "pan"]
+        two_finger_horizontal = "pan"
+        tap_slop_mm = 2.5
+        tap_max_duration_s = 0.25
+        double_tap_timeout_s = 0.35
+        double_tap_slop_mm = 9
+        long_press_s = 0.6
+        pan_threshold_mm = 2
+        pinch_threshold_mm = 5
+        rotate_threshold_deg = 15
+        tilt_threshold_mm = 3
+        fling_min_speed_mm_s = 60
+        pixels_per_mm = 5
+        [map]
+        source = "mbtiles"
+        mbtiles = "/srv/map.mbtiles"
+        latitude = 1.5
+        longitude = -2.5
+        zoom = 4
+        bearing = 370
+        tilt = 30
+        min_zoom = 1
+        max_zoom = 8
+        [[markers]]
+        id = "a"
+        latitude = 1
+        longitude = 2
+        title = "A"
+        snippet = "first"
+        z_index = 3
+        [camera]
+        mode = "following"
+        position_source = "track"
+        position = [3.0, 4.0]
+        heading = 90
+        auto_return_s = 7.5
+        [log]
+        events = "-"
+        level = "debug"
+        """)
+        #expect(cfg.display.backend == .png)
+        #expect(cfg.display.card == "/dev/dri/card1" && cfg.display.connector == "HDMI-A-1")
+        #expect(cfg.display.mode == .init(width: 1920, height: 1080, refresh: 60))
+        #expect(cfg.display.rotation == 270 && cfg.display.fbdev == "/dev/fb1" && cfg.display.pngDirectory == "/tmp/frames")
+        #expect(cfg.display.pngSize == (800, 480) && cfg.display.maxFPS == 30)
+        #expect(cfg.display.physicalSizeMM?.0 == 154 && cfg.display.physicalSizeMM?.1 == 86)
+        #expect(cfg.touch.count == 2)
+        #expect(cfg.touch[0].match == .usb(vendor: 0x0eef, product: 0x0001))
+        #expect(cfg.touch[0].calibration == [0, 1, 0, -1, 0, 1] && cfg.touch[0].rotation == 90)
+        #expect(cfg.touch[0].mirror == .horizontal && cfg.touch[0].smoothing && cfg.touch[0].grab)
+        #expect(cfg.touch[1].match == .name("ELAN"))
+        #expect(cfg.gestures.enabled == [.tap, .pan] && cfg.gestures.twoFingerHorizontal == .pan)
+        #expect(cfg.gestures.thresholds == ["tap_slop_mm": 2.5, "tap_max_duration_s": 0.25, "double_tap_timeout_s": 0.35,
+                                            "double_tap_slop_mm": 9, "long_press_s": 0.6, "pan_threshold_mm": 2,
+                                            "pinch_threshold_mm": 5, "rotate_threshold_deg": 15, "tilt_threshold_mm": 3,
+                                            "fling_min_speed_mm_s": 60])
+        #expect(cfg.gestures.pixelsPerMM == 5)
+        #expect(cfg.map.source == .mbtiles("/srv/map.mbtiles"))
+        #expect(cfg.map.camera.target.latitude == 1.5 && cfg.map.camera.target.longitude == -2.5)
+        #expect(cfg.map.camera.zoom == 4 && cfg.map.camera.bearing == 10 && cfg.map.camera.tilt == 30)
+        #expect(cfg.map.minZoom == 1 && cfg.map.maxZoom == 8)
+        #expect(cfg.markers == [.init(id: "a", coordinate: .init(latitude: 1, longitude: 2), title: "A", snippet: "first", zIndex: 3)])
+        #expect(cfg.camera.mode == .following && cfg.camera.positionSource == .track)
+        #expect(cfg.camera.position == .init(latitude: 3, longitude: 4) && cfg.camera.heading == 90 && cfg.camera.autoReturnSeconds == 7.5)
+        #expect(cfg.log.events == "-" && cfg.log.level == "debug")
+    }
+
+    @Test func exampleConfigsAreValid() throws {
+        for name in ["portrait-panel.toml", "mbtiles-map.toml"] {
+            let cfg = try KioskConfiguration.load(path: repoRoot.appendingPathComponent("Configs/\(name)").path)
+            #expect(cfg.touch.count >= 1)
+        }
+    }
+
+    @Test func emptyFileGivesDefaults() throws {
+        #expect(try parse("") == KioskConfiguration())
+    }
+
+    @Test func unknownKeyNamesFileLineKeyAndSuggests() {
+        let e = error("[display]\nbackend = \"drm\"\nconector = \"HDMI-A-1\"\n")
+        #expect(e?.file == "test.toml")
+        #expect(e?.line == 3)
+        #expect(e?.key == "display.conector")
+        #expect(e?.message.contains("did you mean 'connector'") == true)
+        #expect(e?.description.hasPrefix("test.toml:3: key 'display.conector'") == true)
+    }
+
+    @Test func unknownSectionSuggests() {
+        let e = error("\n[gesture]\ntap_slop_mm = 3\n")
+        #expect(e?.line == 2 && e?.message.contains("'gestures'") == true)
+    }
+
+    @Test func wrongTypeNamesTheKeyAndLine() {
+        let e = error("[map]\n\nzoom = \"high\"\n")
+        #expect(e?.line == 3 && e?.key == "map.zoom" && e?.message.contains("expected a number") == true)
+    }
+
+    @Test func badValueInSecondArrayTableNamesItsLine() {
+        let e = error("[[touch]]\nmatch = \"auto\"\n[[touch]]\nrotation = 45\n")
+        #expect(e?.line == 4 && e?.key == "touch.rotation")
+    }
+
+    @Test func syntaxErrorNamesTheLine() {
+        let e = error("[display]\nbackend = \"drm\n")
+        #expect(e?.line == 2)
+        #expect(e?.message.contains("syntax") == true)
+    }
+
+    @Test func valueErrorsAreSpecific() {
+        #expect(error("[display]\nmode = \"big\"\n")?.message.contains("1920x1080") == true)
+        #expect(error("[gestures]\nenabled = [\"tapp\"]\n")?.message.contains("did you mean 'tap'") == true)
+        #expect(error("[[touch]]\ncalibration = [1, 0, 0]\n")?.message.contains("six numbers") == true)
+        #expect(error("[map]\nsource = \"mbtiles\"\n")?.message.contains("mbtiles =") == true)
+        #expect(error("[map]\nmin_zoom = 10\nmax_zoom = 5\n")?.key == "map.min_zoom")
+        #expect(error("[camera]\nmode = \"following\"\n")?.message.contains("position") == true)
+    }
+
+    @Test func missingFileSaysSo() {
+        do {
+            _ = try KioskConfiguration.load(path: "/nonexistent/touchbridge.toml")
+            Issue.record("expected an error")
+        } catch let e as ConfigError {
+            #expect(e.file == "/nonexistent/touchbridge.toml" && e.message.contains("cannot read"))
+        } catch { Issue.record("wrong error \(error)") }
+    }
+}
