@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Measurement helpers for `touchbridge bench`: monotonic nanoseconds, repeated timing with
+/// warm-up, percentiles, peak resident memory and the plain frame-copy floor.
+public enum BenchSupport {
+    public static func nanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Runs `body` `warmup` times, then until both `minRuns` runs and `minSeconds` have passed
+    /// (or `maxRuns`); returns each run's time in milliseconds.
+    public static func timeRuns(warmup: Int = 3, minRuns: Int = 10, maxRuns: Int = 1000, minSeconds: Double = 0.5,
+                                _ body: () -> Void) -> [Double] {
+        for _ in 0..<warmup { body() }
+        var out: [Double] = []
+        let start = nanos()
+        while out.count < maxRuns && (out.count < minRuns || Double(nanos() - start) / 1e9 < minSeconds) {
+            let t0 = nanos()
+            body()
+            out.append(Double(nanos() - t0) / 1e6)
+        }
+        return out
+    }
+
+    public static func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let s = values.sorted()
+        let rank = min(Double(s.count - 1), max(0, p / 100 * Double(s.count - 1)))
+        let lo = Int(rank.rounded(.down)), hi = Int(rank.rounded(.up))
+        return s[lo] + (s[hi] - s[lo]) * (rank - Double(lo))
+    }
+
+    public static func median(_ v: [Double]) -> Double { percentile(v, 50) }
+
+    /// Peak resident set size of this process in MiB (VmHWM), or nil when /proc is not there.
+    public static func peakRSSMiB() -> Double? { procStatus("VmHWM:") }
+    public static func currentRSSMiB() -> Double? { procStatus("VmRSS:") }
+
+    static func procStatus(_ key: String) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(key) {
+            let kb = line.split(separator: " ").compactMap { Double($0) }.first
+            return kb.map { $0 / 1024 }
+        }
+        return nil
+    }
+
+    /// The floor: milliseconds to copy one frame's bytes between two ordinary buffers.
+    public static func frameCopyMS(width: Int, height: Int) -> [Double] {
+        let bytes = width * height * 4
+        let a = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        let b = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        defer { a.deallocate(); b.deallocate() }
+        memset(a, 0x5a, bytes); memset(b, 0, bytes)
+        return timeRuns(minRuns: 30) { memcpy(b, a, bytes) }
+    }
+}
