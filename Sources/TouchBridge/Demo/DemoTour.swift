@@ -64,8 +64,8 @@ public struct DemoTour {
         }
         step("Long press: reported with its coordinate") { $0.hold(Point(x: c.x - 200, y: c.y + 120), duration: 0.8) }
         step("Tap on the compass: back to north and flat") {
-            let f = MapControls.compassFrame(screen: screen)
-            $0.tap(Point(x: f.origin.x + f.size.width / 2, y: f.origin.y + f.size.height / 2))
+            // The compass: top right, 48 px, 16 px margin (MapControls).
+            $0.tap(Point(x: screen.width - 16 - 24, y: 16 + 24))
         }
     }
 
