@@ -3,21 +3,25 @@
 # Usage: scripts/install-deps.sh [build|test]   (test adds the VM and e2e tools)
 set -euo pipefail
 want=${1:-build}
-pkgs=(pkg-config libevdev-dev libdrm-dev libudev-dev libcairo2-dev libpango1.0-dev
+# make and the C toolchain/libraries the Swift toolchain itself needs on Debian 12, then ours.
+pkgs=(make git ca-certificates binutils gcc libc6-dev libstdc++-12-dev libcurl4-openssl-dev libxml2-dev
+      libedit2 libz3-dev libncurses-dev libpython3-dev uuid-dev tzdata python3
+      pkg-config libevdev-dev libdrm-dev libudev-dev libcairo2-dev libpango1.0-dev
       libsqlite3-dev fonts-dejavu-core)
 if [ "$want" = test ]; then
   pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio)
 fi
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+export PATH="/opt/swift/usr/bin:$PATH"
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "install-deps: swift is at /opt/swift/usr/bin; add it to PATH" >&2
@@ -27,6 +31,13 @@ if ! command -v swift >/dev/null 2>&1; then
   exit 1
 fi
 if [ "$want" = test ]; then
-  python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet pytest
+  if ! python3 -c 'import pytest' 2>/dev/null; then
+    # Debian's python3-pytest for the system Python; pip for another Python (e.g. pyenv).
+    if [ "$(command -v python3)" = /usr/bin/python3 ]; then
+      $SUDO apt-get install -y -qq python3-pytest >/dev/null
+    else
+      python3 -m pip install --quiet pytest
+    fi
+  fi
 fi
 exit 0
