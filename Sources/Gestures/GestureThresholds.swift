@@ -1,0 +1,74 @@
+/// Every threshold of the recogniser in one value, in physical units (millimetres, degrees,
+/// seconds) so one configuration suits a 7" panel and a 55" one alike. The recogniser turns
+/// millimetres into screen pixels with `PixelDensity.pixelsPerMillimetre`.
+///
+/// Defaults start from the phone SDKs (see docs/gestures.md for the sources): 1 dp = 0.159 mm.
+public struct GestureThresholds: Sendable, Hashable, Codable {
+    // MARK: Taps and presses
+    /// Farthest a finger may wander from its touch-down point and still tap. Android's touch
+    /// slop is 1.3 mm, MapLibre's 0.6 mm; kiosk users tap less cleanly, hence more.
+    public var tapMaxMovement: Double = 2.5 /* mm */
+    /// Longest touch that still counts as a tap.
+    public var tapMaxDuration: Double = 0.4 /* s */
+    /// Longest gap from the first tap's lift to the second touch-down of a double tap (Android: 300 ms).
+    public var doubleTapTimeout: Double = 0.3 /* s */
+    /// Farthest the second tap of a double tap may land from the first (Android: 100 dp = 16 mm).
+    public var doubleTapMaxDistance: Double = 12 /* mm */
+    /// How long a still finger must stay down to long-press (Android: 400..500 ms).
+    public var longPressTime: Double = 0.5 /* s */
+    /// Farthest a finger may wander and still long-press.
+    public var longPressSlop: Double = 2.5 /* mm */
+    /// Longest two-finger tap, from the first finger down to the last finger up (MapLibre: 150 ms).
+    public var twoFingerTapMaxDuration: Double = 0.3 /* s */
+    /// Farthest each finger of a two-finger tap may wander (MapLibre: 5 dp = 0.8 mm).
+    public var twoFingerTapSlop: Double = 3 /* mm */
+
+    // MARK: One finger
+    /// Distance from the touch-down point at which one finger starts to pan.
+    public var panStartDistance: Double = 2.5 /* mm */
+    /// Span of the release velocity estimate, ending at the lift.
+    public var velocityWindow: Double = 0.1 /* s */
+    /// Slowest release that carries momentum; slower releases report zero velocity
+    /// (Qt: 75 px/s; MapLibre ignores flings below 1000 px/s on phones, about 60..150 mm/s).
+    public var momentumMinVelocity: Double = 50 /* mm/s */
+    /// Zoom levels for a quick-zoom drag over the full screen height (MapLibre's figure).
+    public var quickZoomLevelsPerScreenHeight: Double = 4 /* zoom levels */
+
+    // MARK: Two fingers
+    /// Change of the distance between two fingers that starts a pinch (Qt: 40 px, about 10 mm).
+    public var pinchStartSpanChange: Double = 5 /* mm */
+    /// Turn of the finger line that starts a rotation. Deliberate, so that the few degrees of
+    /// incidental twist in a pinch do not rotate the map (users measured about 10 deg on Google
+    /// Maps iOS; mapbox-gestures uses 15.3 deg).
+    public var rotationStartAngle: Double = 12 /* deg */
+    /// Focal-point travel that starts a two-finger pan.
+    public var twoFingerPanStartDistance: Double = 4 /* mm */
+    /// Largest angle between either finger's motion and the fingers' common motion for the
+    /// fingers to count as moving together (tilt, rotation about the centre, two-finger pan).
+    public var parallelMaxAngle: Double = 30 /* deg */
+    /// Largest angle of the finger line from horizontal for a tilt (MapLibre: 20, Qt: 40).
+    public var tiltMaxFingerLineAngle: Double = 25 /* deg */
+    /// Largest angle of the common motion from vertical for a tilt.
+    public var tiltMaxDirectionAngle: Double = 30 /* deg */
+    /// Vertical travel of each finger that starts a tilt (MapLibre: 16 dp = 2.5 mm).
+    public var tiltStartDistance: Double = 3 /* mm */
+    /// Tilt per millimetre of vertical finger travel; up tilts towards the horizon.
+    public var tiltDegreesPerMillimetre: Double = 1 /* deg/mm */
+    /// Largest angle of the common motion from horizontal for a rotation about the screen
+    /// centre (`TwoFingerHorizontalMode.rotate`).
+    public var centreRotationMaxDirectionAngle: Double = 30 /* deg */
+    /// Horizontal travel of the focal point that starts a rotation about the screen centre.
+    public var centreRotationStartDistance: Double = 4 /* mm */
+    /// Rotation about the screen centre per millimetre of horizontal finger travel.
+    public var centreRotationDegreesPerMillimetre: Double = 0.5 /* deg/mm */
+
+    public init() {}
+}
+
+/// What two fingers moved horizontally together do.
+public enum TwoFingerHorizontalMode: String, Sendable, Hashable, Codable, CaseIterable {
+    /// HERE SDK: turn the map about the screen centre.
+    case rotate
+    /// Google Maps: pan the map with the fingers.
+    case pan
+}

@@ -1,0 +1,50 @@
+import Foundation
+import TouchCore
+
+/// Focal point, span and angle of two fingers: the quantities pinch, rotate, pan and tilt are
+/// made of.
+struct TwoFingerGeometry: Sendable, Hashable {
+    var a: Point
+    var b: Point
+
+    /// Midpoint of the two fingers.
+    var focal: Point { (a + b) / 2 }
+    /// Distance between the fingers, px.
+    var span: Double { a.distance(to: b) }
+    /// Direction from finger a to finger b, degrees clockwise on screen from +x (y points down).
+    var angle: Double { atan2(b.y - a.y, b.x - a.x) * 180 / .pi }
+    /// Angle of the finger line from horizontal, 0...90 degrees.
+    var lineAngleFromHorizontal: Double {
+        let d = abs(angle).truncatingRemainder(dividingBy: 180)
+        return min(d, 180 - d)
+    }
+}
+
+/// `a - b` in degrees, normalised to -180..<180.
+func angleDifference(_ a: Double, _ b: Double) -> Double {
+    var d = (a - b).truncatingRemainder(dividingBy: 360)
+    if d >= 180 { d -= 360 }
+    if d < -180 { d += 360 }
+    return d
+}
+
+/// Angle between two vectors, 0...180 degrees (0 when either is zero).
+func angleBetween(_ u: Point, _ v: Point) -> Double {
+    let lu = u.length, lv = v.length
+    guard lu > 0, lv > 0 else { return 0 }
+    let c = max(-1, min(1, (u.x * v.x + u.y * v.y) / (lu * lv)))
+    return acos(c) * 180 / .pi
+}
+
+/// Angle of a vector from vertical, 0...90 degrees.
+func angleFromVertical(_ v: Point) -> Double {
+    atan2(abs(v.x), abs(v.y)) * 180 / .pi
+}
+
+/// Angle of a vector from horizontal, 0...90 degrees.
+func angleFromHorizontal(_ v: Point) -> Double {
+    atan2(abs(v.y), abs(v.x)) * 180 / .pi
+}
+
+/// Compact number for reasons and logs: one decimal.
+func fmt(_ x: Double) -> String { String(format: "%.1f", x) }
