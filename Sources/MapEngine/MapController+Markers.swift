@@ -1,0 +1,157 @@
+import Foundation
+import TouchCore
+import Gestures
+
+/// Markers, the one info window, points of interest and what a tap or long press hits.
+extension MapController {
+    // MARK: markers
+
+    /// Adds a marker, or replaces the one with the same id in place (keeping its stacking order).
+    public func add(_ marker: Marker) {
+        if let i = markers.firstIndex(where: { $0.id == marker.id }) { markers[i] = marker } else { markers.append(marker) }
+    }
+
+    /// Removes a marker; its info window closes (didCloseInfoWindow) if shown.
+    public func removeMarker(id: String, at time: Double? = nil) {
+        let t = max(time ?? now, now)
+        if shownInfoWindowID == id { closeInfoWindow(at: t) }
+        markers.removeAll { $0.id == id }
+    }
+
+    public func marker(id: String) -> Marker? { markers.first { $0.id == id } }
+
+    /// Markers bottom first, the order to draw them in: zIndex, then insertion order.
+    public var markersInDrawingOrder: [Marker] {
+        markers.enumerated().sorted { a, b in
+            a.element.zIndex != b.element.zIndex ? a.element.zIndex < b.element.zIndex : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// The topmost marker whose drawn icon contains a screen point: the pin's shape for default
+    /// pins, the icon box for images.
+    public func marker(at p: Point) -> Marker? {
+        let proj = projection
+        for m in markersInDrawingOrder.reversed() {
+            guard let s = proj.point(for: m.position) else { continue }
+            if m.iconContains(p, markerAt: s) { return m }
+        }
+        return nil
+    }
+
+    // MARK: the info window
+
+    /// Id of the marker whose info window is shown (GMS's selectedMarker). Setting it shows that
+    /// marker's window (closing any other), nil hides it; a marker with nothing to show opens none,
+    /// so the value then reads nil. Events are stamped with `now`.
+    public var selectedMarker: String? {
+        get { shownInfoWindowID }
+        set { select(newValue, at: now) }
+    }
+
+    public func select(_ id: String?, at time: Double? = nil) {
+        let t = max(time ?? now, now)
+        guard id != shownInfoWindowID else { return }
+        closeInfoWindow(at: t)
+        if let id, let m = marker(id: id) { openInfoWindow(m) }
+    }
+
+    /// The marker whose info window is shown.
+    public var infoWindowMarker: Marker? { shownInfoWindowID.flatMap { marker(id: $0) } }
+
+    /// What the shown info window holds: the delegate's custom content, else title and snippet.
+    public func infoWindowContent() -> InfoWindowContent? {
+        infoWindowMarker.flatMap { content(for: $0) }
+    }
+
+    func content(for m: Marker) -> InfoWindowContent? {
+        if let custom = delegate?.markerInfoWindow(m) { return custom }
+        return m.hasInfo ? InfoWindowContent(marker: m) : nil
+    }
+
+    /// Where the info window is drawn: upright whatever the bearing, its bottom centre at the
+    /// marker's `infoWindowAnchor`, `infoWindowSize(marker)` large. The renderer draws it here and
+    /// taps are tested against it.
+    public func infoWindowFrame() -> (origin: Point, size: Size)? {
+        guard let m = infoWindowMarker, let p = projection.point(for: m.position) else { return nil }
+        let a = m.infoWindowAnchorPoint(at: p)
+        let s = infoWindowSize(m)
+        return (Point(x: a.x - s.width / 2, y: a.y - s.height), s)
+    }
+
+    func infoWindowContains(_ p: Point) -> Bool {
+        guard let f = infoWindowFrame() else { return false }
+        return ScreenRect(origin: f.origin, size: f.size).contains(p)
+    }
+
+    func openInfoWindow(_ m: Marker) {
+        guard content(for: m) != nil else { return }
+        shownInfoWindowID = m.id
+    }
+
+    func closeInfoWindow(at t: Double) {
+        guard let id = shownInfoWindowID else { return }
+        shownInfoWindowID = nil
+        emit(.didCloseInfoWindow(id), at: t, marker: marker(id: id))
+    }
+
+    /// A guess at an info window's size from its text (about 8 px per title character, 7 per
+    /// snippet character, 20 and 18 px lines, 12 px padding, a 10 px tail), 80...320 px wide.
+    public static func estimatedInfoWindowSize(_ m: Marker) -> Size {
+        let title = Double((m.title ?? "").count), snippet = Double((m.snippet ?? "").count)
+        let width = min(max(max(title * 8, snippet * 7) + 24, 80), 320)
+        var height = 24.0 + 10
+        if title > 0 { height += 20 }
+        if snippet > 0 { height += 18 }
+        return Size(width: width, height: height)
+    }
+
+    // MARK: points of interest
+
+    /// The visible point of interest (zoom >= its minZoom) nearest a screen point, within
+    /// `poiHitRadius` px of its dot.
+    public func pointOfInterest(at p: Point) -> PointOfInterest? {
+        let proj = projection
+        var best: (PointOfInterest, Double)?
+        for poi in pointsOfInterest where camera.zoom >= poi.minZoom {
+            guard let s = proj.point(for: poi.coordinate) else { continue }
+            let d = s.distance(to: p)
+            if d <= configuration.poiHitRadius && d < (best?.1 ?? .infinity) { best = (poi, d) }
+        }
+        return best?.0
+    }
+
+    // MARK: taps
+
+    /// A tap: the info window, else the topmost marker, else a point of interest, else the map.
+    func handleTap(at p: Point, time t: Double) {
+        if let m = infoWindowMarker, infoWindowContains(p) {
+            emit(.didTapInfoWindow(m.id), at: t, marker: m)
+            return
+        }
+        if let m = marker(at: p) {
+            emit(.didTapMarker(m.id), at: t, marker: m)
+            let handled = delegate?.didTap(marker: m) ?? false
+            guard !handled else { return }
+            // Another marker switches; the shown one closes and reopens; no info opens none.
+            closeInfoWindow(at: t)
+            openInfoWindow(m)
+            return
+        }
+        if let poi = pointOfInterest(at: p) {
+            closeInfoWindow(at: t)
+            emit(.didTapPOI(name: poi.name, coordinate: poi.coordinate), at: t)
+            return
+        }
+        closeInfoWindow(at: t)
+        if let c = projection.coordinate(at: p) { emit(.didTapAt(c), at: t) }
+    }
+
+    /// A long press: on the info window, else on the map (markers do not take long presses).
+    func handleLongPress(at p: Point, time t: Double) {
+        if let m = infoWindowMarker, infoWindowContains(p) {
+            emit(.didLongPressInfoWindow(m.id), at: t, marker: m)
+            return
+        }
+        if let c = projection.coordinate(at: p) { emit(.didLongPressAt(c), at: t) }
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+import TouchCore
+import Gestures
+
+/// The map's brain, pure: gesture events, programmatic calls and time go in; camera positions,
+/// delegate calls and recorded `MapEvent`s come out. It never reads a clock: every input carries
+/// its time (seconds, one monotonic clock) and the event loop calls `advance(to:)` at
+/// `nextDeadline` for animation frames, flings, the pending `idleAt` and the auto-return timer.
+///
+/// Delegate sequence: `willMove(gesture:)` before any change, `didChange` while moving, one
+/// `idleAt` once every gesture, fling and animation has stopped (see `MapViewDelegate`).
+public final class MapController {
+    public internal(set) var camera: CameraPosition
+    public internal(set) var screenSize: Size
+    public var configuration: MapConfiguration
+    public weak var delegate: MapViewDelegate?
+    /// Sees every raw gesture first (after on-screen controls); return true to replace the
+    /// default map behaviour for it (HERE's usesGestureRecognizers).
+    public var gestureHandler: ((GestureEvent) -> Bool)?
+    /// Size (px, including any tail) of a marker's info window. The default is an estimate from
+    /// title and snippet; the renderer sets it to measured sizes so hit tests match the drawing.
+    public var infoWindowSize: (Marker) -> Size = MapController.estimatedInfoWindowSize
+    /// Labelled places of the base map that report `didTapPOI`.
+    public var pointsOfInterest: [PointOfInterest] = []
+    /// A route polyline that overview mode fits (markers when empty).
+    public var route: [Coordinate] = []
+    /// Where "you" are; following mode tracks it.
+    public var positionSource: PositionSource?
+    public internal(set) var cameraMode: CameraMode = .free
+    /// Markers in insertion order.
+    public internal(set) var markers: [Marker] = []
+    /// The latest time the controller has seen (seconds).
+    public internal(set) var now: Double
+    /// The position source's value at `now`, for the renderer's "you are here" puck.
+    public internal(set) var currentFix: PositionFix?
+
+    // Motion state.
+    /// willMove has been emitted and idleAt not yet.
+    var moving = false
+    /// Continuous gestures between began and ended/cancelled.
+    var activeGestures: Set<GestureKind> = []
+    var animation: CameraAnimation?
+    var momentum: Momentum?
+    /// Following mode is moving the camera with a moving position source.
+    var followingMotion = false
+    /// Everything stopped at this time; idleAt goes out at the next advance.
+    var idlePendingAt: Double?
+    /// Start of the quiet interval that ends free mode.
+    var quietSince: Double?
+    /// Marker whose info window is shown.
+    var shownInfoWindowID: String?
+    var events: [TimedMapEvent] = []
+
+    public init(camera: CameraPosition, screenSize: Size, configuration: MapConfiguration = MapConfiguration(),
+                time: Double = 0) {
+        self.configuration = configuration
+        self.camera = configuration.limits.clamp(camera)
+        self.screenSize = screenSize
+        self.now = time
+    }
+
+    /// The projection for the current camera and screen.
+    public var projection: Projection { Projection(camera: camera, screen: screenSize) }
+
+    /// Events emitted since the last call, oldest first (the delegate has already been called).
+    public func drainEvents() -> [TimedMapEvent] {
+        defer { events.removeAll() }
+        return events
+    }
+
+    /// Whether a gesture, fling or animation is moving the camera (willMove sent, idleAt not yet).
+    public var isMoving: Bool { moving }
+
+    public func setScreenSize(_ size: Size) { screenSize = size }
+
+    // MARK: time
+
+    /// Runs animations, flings, following mode and the auto-return timer up to `time`, and sends
+    /// a pending idleAt.
+    public func advance(to time: Double) {
+        step(to: time, emitIdleAtSameTime: true)
+    }
+
+    /// When the loop must call `advance(to:)` next: the next animation frame (every
+    /// `frameInterval` s while anything moves), a pending idleAt, or the auto-return time.
+    public var nextDeadline: Double? {
+        var deadlines: [Double] = []
+        if let p = idlePendingAt { deadlines.append(p) }
+        let tracking = cameraMode == .following && activeGestures.isEmpty
+            && (positionSource?.isMoving(at: now) ?? false)
+        if animation != nil || momentum != nil || tracking {
+            var next = now + configuration.frameInterval
+            if let a = animation, a.end > now { next = min(next, a.end) }
+            if let m = momentum, m.end > now { next = min(next, m.end) }
+            deadlines.append(next)
+        }
+        if let r = autoReturnTime { deadlines.append(r) }
+        return deadlines.min()
+    }
+
+    var autoReturnTime: Double? {
+        guard cameraMode == .free, activeGestures.isEmpty, positionSource != nil,
+              let interval = configuration.autoReturnInterval, let q = quietSince else { return nil }
+        return q + interval
+    }
+
+    func step(to time: Double, emitIdleAtSameTime: Bool) {
+        let t = max(time, now)
+        now = t
+        if let p = idlePendingAt, p < t { emitIdle(at: p) }
+        currentFix = positionSource?.fix(at: t)
+
+        if let r = autoReturnTime, t >= r {
+            quietSince = nil
+            enterFollowing(at: t)
+        }
+        if var m = momentum {
+            let d = m.law.displacement(m.velocity, after: t - m.start)
+            var stop = t >= m.end
+            if (d - m.applied).length > 0 {
+                if let cam = cameraKeeping(screen: m.origin + m.applied, at: m.origin + d,
+                                           zoom: camera.zoom, bearing: camera.bearing, tilt: camera.tilt) {
+                    changeCamera(to: cam, at: t)
+                } else {
+                    stop = true   // the dragged point went above the horizon: nothing left to drag
+                }
+            }
+            m.applied = d
+            momentum = stop ? nil : m
+        }
+        if var a = animation {
+            if a.endFollowsSource, let f = followingCamera(at: t) { a.to = f }
+            changeCamera(to: cameraOf(a, at: t), at: t)
+            animation = t >= a.end ? nil : a
+        }
+        trackPositionSource(at: t)
+        checkIdle(at: t)
+        if emitIdleAtSameTime, let p = idlePendingAt, p <= t { emitIdle(at: p) }
+    }
+
+    /// The camera an animation shows at a time.
+    func cameraOf(_ a: CameraAnimation, at t: Double) -> CameraPosition {
+        let f = a.fraction(at: t)
+        if f >= 1 { return a.to }
+        if let focus = a.focus,
+           let cam = cameraKeeping(focus.coordinate, at: focus.screen,
+                                   zoom: a.from.zoom + f * (a.to.zoom - a.from.zoom),
+                                   bearing: a.from.bearing + f * CameraInterpolation.shortestTurn(from: a.from.bearing, to: a.to.bearing),
+                                   tilt: a.from.tilt + f * (a.to.tilt - a.from.tilt)) {
+            return cam
+        }
+        return CameraInterpolation.camera(from: a.from, to: a.to, fraction: f)
+    }
+
+    // MARK: motion bookkeeping
+
+    /// A movement starts: willMove unless one is already under way; again when the new movement
+    /// interrupts an animation or fling.
+    func beginMotion(gesture: Bool, interrupting: Bool, at t: Double) {
+        idlePendingAt = nil
+        if !moving || interrupting {
+            moving = true
+            emit(.willMove(gesture: gesture), at: t)
+        }
+    }
+
+    /// Moves the camera (clamped), sending didChange when it changed.
+    func changeCamera(to newCamera: CameraPosition, at t: Double) {
+        let c = configuration.limits.clamp(newCamera)
+        guard c != camera else { return }
+        if !moving { beginMotion(gesture: false, interrupting: false, at: t) }
+        camera = c
+        emit(.didChange(c), at: t)
+    }
+
+    /// Marks the idle time once nothing moves any more.
+    func checkIdle(at t: Double) {
+        guard moving, activeGestures.isEmpty, animation == nil, momentum == nil, !followingMotion,
+              idlePendingAt == nil else { return }
+        idlePendingAt = t
+    }
+
+    func emitIdle(at t: Double) {
+        idlePendingAt = nil
+        guard moving else { return }
+        moving = false
+        emit(.idleAt(camera), at: t)
+    }
+
+    /// Stops animations and flings (a gesture takes over); returns whether one was running.
+    @discardableResult
+    func stopMotion() -> Bool {
+        let was = animation != nil || momentum != nil || followingMotion
+        animation = nil
+        momentum = nil
+        followingMotion = false
+        return was
+    }
+
+    /// Starts an animation from the current camera.
+    func startAnimation(to target: CameraPosition, duration: Double, focus: CameraAnimation.Focus? = nil,
+                        byGesture: Bool, endFollowsSource: Bool = false, at t: Double) {
+        let interrupting = stopMotion()
+        beginMotion(gesture: byGesture, interrupting: interrupting, at: t)
+        let a = CameraAnimation(from: camera, to: configuration.limits.clamp(target), start: t,
+                                duration: max(duration, 0), focus: focus, byGesture: byGesture,
+                                endFollowsSource: endFollowsSource)
+        if a.duration == 0 {
+            changeCamera(to: a.to, at: t)
+        } else {
+            animation = a
+        }
+        checkIdle(at: t)
+    }
+
+    // MARK: programmatic moves (gesture: false; the map leaves following/overview for free)
+
+    /// Animates to a camera over `duration` seconds (ease in-out).
+    public func animate(to target: CameraPosition, duration: Double, at time: Double? = nil) {
+        let t = programmaticTime(time)
+        userTookOver(at: t)
+        startAnimation(to: target, duration: duration, byGesture: false, at: t)
+    }
+
+    /// Jumps to a camera.
+    public func move(to target: CameraPosition, at time: Double? = nil) {
+        animate(to: target, duration: 0, at: time)
+    }
+
+    /// Shows every coordinate with `padding` px to spare on each side, north up and flat;
+    /// animated when `duration` > 0.
+    public func fit(coordinates: [Coordinate], padding: Double, duration: Double = 0, at time: Double? = nil) {
+        guard let target = CameraFit.camera(fitting: coordinates, screen: screenSize, padding: padding,
+                                            limits: configuration.limits, maxZoom: configuration.fitMaxZoom)
+        else { return }
+        animate(to: target, duration: duration, at: time)
+    }
+
+    func programmaticTime(_ time: Double?) -> Double {
+        let t = max(time ?? now, now)
+        step(to: t, emitIdleAtSameTime: false)
+        return t
+    }
+
+    // MARK: camera arithmetic (all through Projection)
+
+    /// The camera with the given zoom, bearing and tilt (clamped) that shows `coordinate` at the
+    /// screen point `s`; nil when `s` is above that camera's horizon.
+    public func cameraKeeping(_ coordinate: Coordinate, at s: Point, zoom: Double, bearing: Double,
+                              tilt: Double) -> CameraPosition? {
+        let limits = configuration.limits
+        var cam = limits.clamp(CameraPosition(target: camera.target, zoom: zoom, bearing: bearing, tilt: tilt))
+        let proj = Projection(camera: cam, screen: screenSize)
+        guard let g = proj.groundOffset(screen: s) else { return nil }
+        // World offset from the target to the point under s, for the new bearing and tilt.
+        let offset = proj.worldPoint(ground: g) - proj.centerWorld
+        let world = WebMercator.worldPoint(coordinate, zoom: cam.zoom)
+        cam.target = WebMercator.coordinate(world: world - offset, zoom: cam.zoom)
+        return limits.clamp(cam)
+    }
+
+    /// The camera that moves the map point under screen point `from` to screen point `to`.
+    func cameraKeeping(screen from: Point, at to: Point, zoom: Double, bearing: Double, tilt: Double) -> CameraPosition? {
+        guard let c = projection.coordinate(at: from) else { return nil }
+        return cameraKeeping(c, at: to, zoom: zoom, bearing: bearing, tilt: tilt)
+    }
+
+    // MARK: events
+
+    func emit(_ event: MapEvent, at t: Double, marker: Marker? = nil) {
+        events.append(TimedMapEvent(time: t, event: event))
+        guard let d = delegate else { return }
+        switch event {
+        case .willMove(let g): d.willMove(gesture: g)
+        case .didChange(let c): d.didChange(c)
+        case .idleAt(let c): d.idleAt(c)
+        case .didTapAt(let c): d.didTapAt(c)
+        case .didLongPressAt(let c): d.didLongPressAt(c)
+        case .didTapMarker: break   // the caller asks `didTap(marker:)` itself for its answer
+        case .didTapInfoWindow: if let m = marker { d.didTapInfoWindowOf(m) }
+        case .didLongPressInfoWindow: if let m = marker { d.didLongPressInfoWindowOf(m) }
+        case .didCloseInfoWindow: if let m = marker { d.didCloseInfoWindowOf(m) }
+        case .didTapPOI(let name, let c): d.didTapPOI(name: name, coordinate: c)
+        case .cameraMode(let m): d.cameraModeDidChange(m)
+        }
+    }
+}

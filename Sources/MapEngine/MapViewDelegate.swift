@@ -1,0 +1,48 @@
+import TouchCore
+
+/// The app's side of the map, following GMSMapViewDelegate. Every method has a default no-op
+/// implementation, so an app implements only what it needs.
+///
+/// Sequence rules the controller keeps:
+/// - `willMove(gesture:)` comes before any camera change; `gesture` is true when the user moved
+///   the map (including double tap and fling), false for programmatic moves, the compass,
+///   the Re-center button and camera-mode transitions.
+/// - `didChange(_:)` repeats while a gesture or animation runs.
+/// - `idleAt(_:)` comes exactly once after the last change, when all gestures, flings and
+///   animations have stopped.
+/// - A gesture that interrupts an animation or fling calls `willMove(gesture: true)` again
+///   (with no `idleAt` between).
+public protocol MapViewDelegate: AnyObject {
+    func willMove(gesture: Bool)
+    func didChange(_ camera: CameraPosition)
+    func idleAt(_ camera: CameraPosition)
+    func didTapAt(_ coordinate: Coordinate)
+    func didLongPressAt(_ coordinate: Coordinate)
+    /// Return true when the app handled the tap: the default behaviour (open, switch or
+    /// reopen the info window) is then skipped.
+    func didTap(marker: Marker) -> Bool
+    func didTapInfoWindowOf(_ marker: Marker)
+    func didLongPressInfoWindowOf(_ marker: Marker)
+    func didCloseInfoWindowOf(_ marker: Marker)
+    func didTapPOI(name: String, coordinate: Coordinate)
+    /// Custom info-window content for a marker (drawn by the renderer), or nil for the default
+    /// (title and snippet). A marker with neither title nor snippet opens a window only when this
+    /// returns content.
+    func markerInfoWindow(_ marker: Marker) -> InfoWindowContent?
+    func cameraModeDidChange(_ mode: CameraMode)
+}
+
+public extension MapViewDelegate {
+    func willMove(gesture: Bool) {}
+    func didChange(_ camera: CameraPosition) {}
+    func idleAt(_ camera: CameraPosition) {}
+    func didTapAt(_ coordinate: Coordinate) {}
+    func didLongPressAt(_ coordinate: Coordinate) {}
+    func didTap(marker: Marker) -> Bool { false }
+    func didTapInfoWindowOf(_ marker: Marker) {}
+    func didLongPressInfoWindowOf(_ marker: Marker) {}
+    func didCloseInfoWindowOf(_ marker: Marker) {}
+    func didTapPOI(name: String, coordinate: Coordinate) {}
+    func markerInfoWindow(_ marker: Marker) -> InfoWindowContent? { nil }
+    func cameraModeDidChange(_ mode: CameraMode) {}
+}
