@@ -1,0 +1,86 @@
+import Foundation
+import MapEngine
+import TouchCore
+
+/// Everything one frame shows, as plain values. The map controller's state is mapped onto this
+/// by the façade; the renderer reads nothing else.
+public struct MapScene: Sendable {
+    public var camera: CameraPosition
+    public var markers: [MarkerSprite]
+    public var infoWindow: InfoWindowContent?
+    public var showsCompass: Bool
+    public var showsRecenterButton: Bool
+    public var showsScaleBar: Bool
+    /// Extra attribution (e.g. the app's own data); the base map's own is always added.
+    public var attribution: String?
+
+    public init(camera: CameraPosition, markers: [MarkerSprite] = [], infoWindow: InfoWindowContent? = nil,
+                showsCompass: Bool = true, showsRecenterButton: Bool = false, showsScaleBar: Bool = true,
+                attribution: String? = nil) {
+        self.camera = camera
+        self.markers = markers
+        self.infoWindow = infoWindow
+        self.showsCompass = showsCompass
+        self.showsRecenterButton = showsRecenterButton
+        self.showsScaleBar = showsScaleBar
+        self.attribution = attribution
+    }
+}
+
+/// An opaque RGB colour, components 0...1.
+public struct RGBColor: Sendable, Hashable {
+    public var r: Double, g: Double, b: Double
+    public init(r: Double, g: Double, b: Double) { self.r = r; self.g = g; self.b = b }
+    /// From 0xRRGGBB.
+    public init(hex: UInt32) {
+        r = Double((hex >> 16) & 0xff) / 255; g = Double((hex >> 8) & 0xff) / 255; b = Double(hex & 0xff) / 255
+    }
+    /// As an XRGB8888 pixel value.
+    public var pixel: UInt32 {
+        func c(_ v: Double) -> UInt32 { UInt32((min(max(v, 0), 1) * 255).rounded()) }
+        return 0xff00_0000 | c(r) << 16 | c(g) << 8 | c(b)
+    }
+}
+
+/// A marker as the renderer draws it: the tip (default pin) or the icon's anchor sits at the
+/// coordinate's projected pixel.
+public struct MarkerSprite: Sendable {
+    public enum Icon: Sendable {
+        /// The default pin (`PinGeometry`) in a colour.
+        case defaultPin(RGBColor)
+        /// Premultiplied ARGB32 pixels (cairo's native order: 0xAARRGGBB per 32-bit word),
+        /// `size` in px, `anchor` in 0...1 of the size (0.5, 1 = bottom centre).
+        case argb(pixels: [UInt32], width: Int, height: Int, anchor: Point)
+        /// A PNG file; `anchor` as above.
+        case png(path: String, anchor: Point)
+    }
+    public var id: String
+    public var coordinate: Coordinate
+    public var icon: Icon
+    public var zIndex: Int
+
+    public init(id: String, coordinate: Coordinate, icon: Icon = .defaultPin(RGBColor(hex: 0xE53935)), zIndex: Int = 0) {
+        self.id = id
+        self.coordinate = coordinate
+        self.icon = icon
+        self.zIndex = zIndex
+    }
+}
+
+/// The one info window: drawn upright, centred horizontally on the marker's projected point
+/// shifted by `anchorOffset` (px, the marker's infoWindowAnchor: for the default pin the top of
+/// the head, `Point(x: 0, y: -PinGeometry.size.height)`), with its pointer's tip there.
+public struct InfoWindowContent: Sendable {
+    public var title: String
+    public var snippet: String?
+    public var coordinate: Coordinate
+    public var anchorOffset: Point
+
+    public init(title: String, snippet: String? = nil, coordinate: Coordinate,
+                anchorOffset: Point = Point(x: 0, y: -PinGeometry.size.height)) {
+        self.title = title
+        self.snippet = snippet
+        self.coordinate = coordinate
+        self.anchorOffset = anchorOffset
+    }
+}

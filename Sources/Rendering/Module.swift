@@ -1,1 +1,0 @@
-// Rendering: see docs/architecture.md for where this stage sits in the one-way data flow.

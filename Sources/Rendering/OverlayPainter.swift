@@ -1,0 +1,266 @@
+import CCairo
+import Foundation
+import MapEngine
+import TouchCore
+
+/// Screen-space furniture drawn over the map, always upright: sky, markers, the info window,
+/// compass, scale bar, attribution and the re-center button. Frames match the controller's
+/// `MapControls` (compass top right 48x48 with a 16 px margin; Re-center bottom right 120x44,
+/// 16 px margin above the 20 px attribution strip).
+struct OverlayPainter {
+    let style: MapStyle
+
+    static let compassSize = 48.0, controlMargin = 16.0
+    static let recenterSize = Size(width: 120, height: 44)
+    static let attributionHeight = 20.0
+    /// Info window: widest text block, px; lines of title and snippet before the ellipsis.
+    static let infoMaxTextWidth = 240.0, infoPadding = 10.0, infoPointer = 10.0
+    static let infoTitleLines = 2, infoSnippetLines = 4
+
+    static func compassFrame(screen: Size) -> (x: Double, y: Double, w: Double, h: Double) {
+        (screen.width - controlMargin - compassSize, controlMargin, compassSize, compassSize)
+    }
+    static func recenterFrame(screen: Size) -> (x: Double, y: Double, w: Double, h: Double) {
+        (screen.width - controlMargin - recenterSize.width,
+         screen.height - attributionHeight - controlMargin - recenterSize.height, recenterSize.width, recenterSize.height)
+    }
+
+    // MARK: sky
+
+    /// Above the horizon: sky; from the horizon down to the far clip line opaque sky (it hides
+    /// where the drawn ground ends), then a fade to transparent over the ground.
+    func paintSky(cr: OpaquePointer, view: GroundView) {
+        guard let far = view.skyLineY, let horizon = view.horizonY else { return }
+        let fade = max(40, (far - horizon) * 1.5)
+        guard far + fade > 0 else { return }
+        let sky = style.sky
+        cairo_new_path(cr)
+        cairo_rectangle(cr, 0, 0, view.width, max(0, far))
+        cairo_set_source_rgb(cr, sky.r, sky.g, sky.b)
+        cairo_fill(cr)
+        let g = cairo_pattern_create_linear(0, far, 0, far + fade)!
+        cairo_pattern_add_color_stop_rgba(g, 0, sky.r, sky.g, sky.b, 1)
+        cairo_pattern_add_color_stop_rgba(g, 1, sky.r, sky.g, sky.b, 0)
+        cairo_rectangle(cr, 0, far, view.width, fade)
+        cairo_set_source(cr, g)
+        cairo_fill(cr)
+        cairo_pattern_destroy(g)
+    }
+
+    // MARK: markers
+
+    func paintMarkers(cr: OpaquePointer, scene: MapScene, view: GroundView, icons: IconCache) {
+        let drawn = scene.markers.enumerated().compactMap { (i, m) -> (Int, MarkerSprite, Point)? in
+            guard let p = view.visiblePoint(m.coordinate, slack: 64) else { return nil }
+            return (i, m, p)
+        }.sorted { ($0.1.zIndex, $0.2.y, $0.0) < ($1.1.zIndex, $1.2.y, $1.0) }
+        for (_, marker, p) in drawn {
+            switch marker.icon {
+            case let .defaultPin(color):
+                paintPin(cr: cr, tip: p, color: color)
+            case let .argb(_, _, _, anchor), let .png(_, anchor):
+                if let img = icons.image(for: marker) {
+                    let x = p.x - anchor.x * Double(img.width), y = p.y - anchor.y * Double(img.height)
+                    cairo_set_source_surface(cr, img.surface, x.rounded(), y.rounded())
+                    cairo_paint(cr)
+                } else {
+                    paintPin(cr: cr, tip: p, color: RGBColor(hex: 0x888888))
+                }
+            }
+        }
+    }
+
+    /// The default pin exactly as `PinGeometry` hit-tests it: head disc and the cone from the tip
+    /// to the head's tangent points.
+    func paintPin(cr: OpaquePointer, tip: Point, color: RGBColor) {
+        let c = PinGeometry.headCenter(tip: tip)
+        let r = PinGeometry.headRadius, d = PinGeometry.headHeight
+        let ang = asin(r / d)
+        // Tangent points: angle between the axis (up) and the tangent is `ang`.
+        let tx = d * cos(ang) * sin(ang), ty = d * cos(ang) * cos(ang)
+        cairo_new_path(cr)
+        cairo_move_to(cr, tip.x, tip.y)
+        cairo_line_to(cr, tip.x - tx, tip.y - ty)
+        let a0 = atan2(-ty + d, -tx)        // from the centre to the left tangent point (y down)
+        cairo_arc(cr, c.x, c.y, r, a0, 3 * .pi - a0)   // over the top to the right tangent point (at pi - a0)
+        cairo_line_to(cr, tip.x, tip.y)
+        cairo_close_path(cr)
+        // Shadow-free: fill, darker rim, white dot.
+        cairo_set_source_rgb(cr, color.r, color.g, color.b)
+        cairo_fill_preserve(cr)
+        cairo_set_source_rgb(cr, color.r * 0.6, color.g * 0.6, color.b * 0.6)
+        cairo_set_line_width(cr, 1.5)
+        cairo_stroke(cr)
+        cairo_arc(cr, c.x, c.y, r * 0.38, 0, 2 * .pi)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_fill(cr)
+    }
+
+    // MARK: info window
+
+    /// The window's rectangle (without its pointer) for a marker point, for tests and callers.
+    static func infoWindowRect(anchor: Point, contentWidth: Double, contentHeight: Double) -> (x: Double, y: Double, w: Double, h: Double) {
+        let w = contentWidth + 2 * infoPadding, h = contentHeight + 2 * infoPadding
+        return ((anchor.x - w / 2).rounded(), (anchor.y - infoPointer - h).rounded(), w.rounded(), h.rounded())
+    }
+
+    func paintInfoWindow(cr: OpaquePointer, content: InfoWindowContent, view: GroundView, text: TextRenderer) {
+        guard let p = view.visiblePoint(content.coordinate, slack: 400) else { return }
+        let anchor = p + content.anchorOffset
+        let titleStyle = TextRenderer.Style(sizePx: 15, bold: true, width: OverlayPainter.infoMaxTextWidth, maxLines: OverlayPainter.infoTitleLines)
+        let snippetStyle = TextRenderer.Style(sizePx: 12.5, bold: false, width: OverlayPainter.infoMaxTextWidth, maxLines: OverlayPainter.infoSnippetLines)
+        let title = text.layout(content.title, titleStyle)
+        let snippet = content.snippet.flatMap { $0.isEmpty ? nil : text.layout($0, snippetStyle) }
+        // Measure the text's own width (pango reports the wrap width for wrapped layouts).
+        func inkWidth(_ l: OpaquePointer) -> Double {
+            var ink = PangoRectangle(), logical = PangoRectangle()
+            pango_layout_get_pixel_extents(l, &ink, &logical)
+            return Double(logical.x + logical.width)
+        }
+        let tw = inkWidth(title), th = text.size(title).height
+        let sw = snippet.map(inkWidth) ?? 0, sh = snippet.map { text.size($0).height + 4 } ?? 0
+        let cw = min(OverlayPainter.infoMaxTextWidth, max(tw, sw, 60))
+        let r = OverlayPainter.infoWindowRect(anchor: anchor, contentWidth: cw, contentHeight: th + sh)
+        // Box with a pointer whose tip is at the anchor.
+        let rad = 6.0, pw = 9.0
+        cairo_new_path(cr)
+        cairo_move_to(cr, r.x + rad, r.y)
+        cairo_arc(cr, r.x + r.w - rad, r.y + rad, rad, -.pi / 2, 0)
+        cairo_arc(cr, r.x + r.w - rad, r.y + r.h - rad, rad, 0, .pi / 2)
+        cairo_line_to(cr, anchor.x + pw, r.y + r.h)
+        cairo_line_to(cr, anchor.x, anchor.y)
+        cairo_line_to(cr, anchor.x - pw, r.y + r.h)
+        cairo_arc(cr, r.x + rad, r.y + r.h - rad, rad, .pi / 2, .pi)
+        cairo_arc(cr, r.x + rad, r.y + rad, rad, .pi, 3 * .pi / 2)
+        cairo_close_path(cr)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_fill_preserve(cr)
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.35)
+        cairo_set_line_width(cr, 1)
+        cairo_stroke(cr)
+        let x = r.x + OverlayPainter.infoPadding, y = r.y + OverlayPainter.infoPadding
+        text.draw(title, cr: cr, x: x, y: y, color: RGBColor(hex: 0x202124))
+        if let snippet { text.draw(snippet, cr: cr, x: x, y: y + th + 4, color: RGBColor(hex: 0x5F6368)) }
+    }
+
+    // MARK: controls
+
+    func paintCompass(cr: OpaquePointer, bearing: Double, screen: Size) {
+        let f = OverlayPainter.compassFrame(screen: screen)
+        let cx = f.x + f.w / 2, cy = f.y + f.h / 2, r = f.w / 2
+        cairo_new_path(cr)
+        cairo_arc(cr, cx, cy, r - 1, 0, 2 * .pi)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_fill_preserve(cr)
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.3)
+        cairo_set_line_width(cr, 1.5)
+        cairo_stroke(cr)
+        // North on screen is the bearing turned back: the needle points there.
+        let b = bearing * .pi / 180
+        let ux = -sin(b), uy = -cos(b)            // unit vector to north (screen, y down)
+        let px = -uy, py = ux                      // perpendicular
+        let len = r * 0.72, half = r * 0.2
+        func needle(_ dir: Double, _ color: RGBColor) {
+            cairo_new_path(cr)
+            cairo_move_to(cr, cx + dir * ux * len, cy + dir * uy * len)
+            cairo_line_to(cr, cx + px * half, cy + py * half)
+            cairo_line_to(cr, cx - px * half, cy - py * half)
+            cairo_close_path(cr)
+            cairo_set_source_rgb(cr, color.r, color.g, color.b)
+            cairo_fill(cr)
+        }
+        needle(1, RGBColor(hex: 0xE53935))
+        needle(-1, RGBColor(hex: 0x9E9E9E))
+    }
+
+    func paintRecenterButton(cr: OpaquePointer, screen: Size, text: TextRenderer) {
+        let f = OverlayPainter.recenterFrame(screen: screen)
+        roundedRect(cr, f.x, f.y, f.w, f.h, 8)
+        cairo_set_source_rgb(cr, 1, 1, 1)
+        cairo_fill_preserve(cr)
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.3)
+        cairo_set_line_width(cr, 1)
+        cairo_stroke(cr)
+        // A small target icon, then the label.
+        let ix = f.x + 18, iy = f.y + f.h / 2
+        cairo_new_path(cr)
+        cairo_arc(cr, ix, iy, 7, 0, 2 * .pi)
+        cairo_set_source_rgb(cr, 0.10, 0.45, 0.91)
+        cairo_set_line_width(cr, 2)
+        cairo_stroke(cr)
+        cairo_arc(cr, ix, iy, 3, 0, 2 * .pi)
+        cairo_fill(cr)
+        let layout = text.layout("Re-center", TextRenderer.Style(sizePx: 13, bold: true, width: nil, maxLines: 1))
+        let (w, h) = text.size(layout)
+        text.draw(layout, cr: cr, x: (f.x + 30 + (f.w - 30 - w) / 2).rounded(), y: (f.y + (f.h - h) / 2).rounded(),
+                  color: RGBColor(hex: 0x1A73E8))
+    }
+
+    func paintScaleBar(cr: OpaquePointer, projection: Projection, text: TextRenderer) {
+        // Metres per screen pixel at the screen centre (one world pixel there is one screen pixel).
+        let lat = projection.camera.target.latitude * .pi / 180
+        let metresPerPixel = 40_075_016.686 * cos(lat) / projection.worldSize
+        guard metresPerPixel > 0, metresPerPixel.isFinite else { return }
+        let maxWidth = 120.0 // px
+        let maxMetres = metresPerPixel * maxWidth
+        let p = pow(10, floor(log10(maxMetres)))
+        let nice = [5.0, 2, 1].map { $0 * p }.first { $0 <= maxMetres } ?? p
+        let w = nice / metresPerPixel
+        let label = nice >= 1000 ? "\(Int(nice / 1000)) km" : "\(Int(nice)) m"
+        let x = 12.0, y = projection.screen.height - OverlayPainter.attributionHeight - 12
+        cairo_new_path(cr)
+        cairo_move_to(cr, x, y - 6); cairo_line_to(cr, x, y); cairo_line_to(cr, x + w, y); cairo_line_to(cr, x + w, y - 6)
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.9)
+        cairo_set_line_width(cr, 4)
+        cairo_stroke_preserve(cr)
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2)
+        cairo_set_line_width(cr, 1.5)
+        cairo_stroke(cr)
+        let layout = text.layout(label, TextRenderer.Style(sizePx: 11, bold: false, width: nil, maxLines: 1))
+        let (_, h) = text.size(layout)
+        text.drawWithHalo(layout, cr: cr, x: x + 4, y: (y - 6 - h).rounded(), color: RGBColor(hex: 0x333333), halo: style.halo)
+    }
+
+    func paintAttribution(cr: OpaquePointer, text attribution: String, screen: Size, renderer: TextRenderer) {
+        let layout = renderer.layout(attribution, TextRenderer.Style(sizePx: 11, bold: false, width: nil, maxLines: 1))
+        let (w, h) = renderer.size(layout)
+        let sh = OverlayPainter.attributionHeight
+        let x = screen.width - w - 8
+        cairo_new_path(cr)
+        cairo_rectangle(cr, x - 6, screen.height - sh, w + 14, sh)
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.75)
+        cairo_fill(cr)
+        renderer.draw(layout, cr: cr, x: x.rounded(), y: (screen.height - sh + (sh - h) / 2).rounded(), color: RGBColor(hex: 0x444444))
+    }
+
+    private func roundedRect(_ cr: OpaquePointer, _ x: Double, _ y: Double, _ w: Double, _ h: Double, _ r: Double) {
+        cairo_new_path(cr)
+        cairo_arc(cr, x + w - r, y + r, r, -.pi / 2, 0)
+        cairo_arc(cr, x + w - r, y + h - r, r, 0, .pi / 2)
+        cairo_arc(cr, x + r, y + h - r, r, .pi / 2, .pi)
+        cairo_arc(cr, x + r, y + r, r, .pi, 3 * .pi / 2)
+        cairo_close_path(cr)
+    }
+}
+
+/// Decoded custom marker icons, kept by marker id (and PNG path).
+final class IconCache {
+    private var images: [String: CairoImage?] = [:]
+    func image(for marker: MarkerSprite) -> CairoImage? {
+        switch marker.icon {
+        case .defaultPin: return nil
+        case let .argb(pixels, w, h, _):
+            let key = "argb:\(marker.id):\(w)x\(h):\(pixels.hashValue)"
+            if let hit = images[key] { return hit }
+            let img = CairoImage.argb(pixels, width: w, height: h)
+            images[key] = img
+            return img
+        case let .png(path, _):
+            let key = "png:" + path
+            if let hit = images[key] { return hit }
+            let img = CairoImage.pngFile(path)
+            images[key] = img
+            return img
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Decoded MBTiles tiles with a bounded least-recently-used cache, parent tiles for missing
+/// children and over-zoom beyond the set's max zoom.
+public final class RasterTileSource: @unchecked Sendable {
+    public let tiles: MBTiles
+    /// Most decoded tiles kept (each 256 KiB at 256x256).
+    public let capacity: Int
+    /// Errors met while decoding (e.g. JPEG tiles), each reported once.
+    public private(set) var warnings: [String] = []
+
+    struct Key: Hashable { let z: Int, x: Int, y: Int }
+    private enum Entry { case image(CairoImage), missing }
+    private var cache: [Key: (entry: Entry, lastUse: UInt64)] = [:]
+    private var clock: UInt64 = 0
+
+    public init(tiles: MBTiles, capacity: Int = 256) {
+        self.tiles = tiles
+        self.capacity = max(1, capacity)
+    }
+
+    public var cachedTileCount: Int { cache.count }
+
+    /// A tile image covering (z, x, y): the tile itself, or the part of its nearest ancestor
+    /// that covers it (`source` is the rectangle of `image` to draw, in its pixels).
+    public struct Found {
+        public let image: CairoImage
+        public let sourceX: Double, sourceY: Double, sourceSize: Double
+        /// How many levels up the image came from (0: the tile itself).
+        public let levelsUp: Int
+    }
+
+    public func find(z: Int, x: Int, y: Int) -> Found? {
+        let meta = tiles.metadata
+        var d = 0
+        while z - d >= meta.minZoom && d <= 12 {
+            let pz = z - d
+            if pz <= meta.maxZoom, let img = image(z: pz, x: x >> d, y: y >> d) {
+                let tileW = Double(img.width)
+                let sub = tileW / Double(1 << d)
+                let ox = Double(x & ((1 << d) - 1)) * sub
+                let oy = Double(y & ((1 << d) - 1)) * sub
+                return Found(image: img, sourceX: ox, sourceY: oy, sourceSize: sub, levelsUp: d)
+            }
+            d += 1
+        }
+        return nil
+    }
+
+    /// The decoded tile (z, x, y) or nil when absent or undecodable.
+    public func image(z: Int, x: Int, y: Int) -> CairoImage? {
+        let key = Key(z: z, x: x, y: y)
+        clock += 1
+        if let hit = cache[key] {
+            cache[key] = (hit.entry, clock)
+            if case let .image(img) = hit.entry { return img }
+            return nil
+        }
+        var entry = Entry.missing
+        do {
+            if let data = try tiles.tileData(z: z, x: x, y: y) {
+                switch TileImageFormat.sniff(data) {
+                case .png:
+                    if let img = CairoImage.png(data) { entry = .image(img) } else {
+                        warn("\(tiles.path): tile \(z)/\(x)/\(y) is not a decodable PNG; skipped")
+                    }
+                case .jpeg:
+                    warn(MBTilesError.unsupportedTileFormat(path: tiles.path, format: "JPEG").description)
+                case .webp:
+                    warn(MBTilesError.unsupportedTileFormat(path: tiles.path, format: "WebP").description)
+                case .unknown:
+                    warn("\(tiles.path): tile \(z)/\(x)/\(y) is in an unknown image format; skipped")
+                }
+            }
+        } catch {
+            warn("\(error)")
+        }
+        insert(key, entry)
+        if case let .image(img) = entry { return img }
+        return nil
+    }
+
+    private func insert(_ key: Key, _ entry: Entry) {
+        if cache.count >= capacity, let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            cache.removeValue(forKey: oldest)
+        }
+        cache[key] = (entry, clock)
+    }
+
+    private func warn(_ s: String) {
+        if !warnings.contains(s) { warnings.append(s) }
+    }
+}

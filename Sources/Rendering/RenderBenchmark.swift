@@ -1,0 +1,52 @@
+import Foundation
+import MapEngine
+import TouchCore
+
+/// Measures frame costs on this machine: a full redraw, a pan frame from the cached base map,
+/// and a plain memcpy of one frame (the floor).
+public enum RenderBenchmark {
+    public static func run(renderer: MapRenderer, scene: MapScene, frame: FrameBuffer, frames: Int) -> String {
+        func ms(_ f: () -> Void) -> [Double] {
+            (0..<frames).map { _ in
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                f()
+                return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            }
+        }
+        func stats(_ v: [Double]) -> String {
+            let s = v.sorted()
+            return String(format: "min %.2f median %.2f ms", s.first!, s[s.count / 2])
+        }
+        // Warm up: fonts, cache.
+        renderer.render(scene, into: frame)
+        let saved = renderer.usesBaseMapCache
+        renderer.usesBaseMapCache = false
+        let full = ms { renderer.render(scene, into: frame) }
+        renderer.usesBaseMapCache = true
+        renderer.render(scene, into: frame)
+        var pan = scene
+        var i = 0
+        let panTimes = ms {
+            i += 1
+            // Pan by a few pixels per frame, within the cached area.
+            let p = Projection(camera: scene.camera, screen: Size(width: Double(frame.width), height: Double(frame.height)))
+            let off = Double((i % 40) * 3)
+            if let c = p.coordinate(at: Point(x: Double(frame.width) / 2 + off, y: Double(frame.height) / 2 + off / 2)) {
+                pan.camera.target = c
+            }
+            renderer.render(pan, into: frame)
+        }
+        renderer.usesBaseMapCache = saved
+        let bytes = frame.stride * frame.height
+        let other = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        other.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        defer { other.deallocate() }
+        let copy = ms { other.copyMemory(from: frame.pixels, byteCount: bytes) }
+        return """
+        \(frame.width)x\(frame.height), \(frames) frames, camera \(scene.camera)
+          full redraw: \(stats(full))
+          pan frame (cached base map): \(stats(panTimes))
+          memcpy of one frame: \(stats(copy))
+        """
+    }
+}
