@@ -49,7 +49,7 @@ public struct EventStreamEncoder {
     /// Fix t = 0 at the first input event's time.
     public mutating func setOrigin(_ time: Double) { if origin == nil { origin = time } }
 
-    func relative(_ time: Double) -> Double { max(0, time - (origin ?? time)) }
+    public func relative(_ time: Double) -> Double { max(0, time - (origin ?? time)) }
 
     public static func camera(_ c: CameraPosition) -> String {
         var o = JSONLine()

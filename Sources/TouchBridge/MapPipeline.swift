@@ -1,0 +1,209 @@
+import Foundation
+import TouchCore
+import Gestures
+import MapEngine
+import Rendering
+
+/// The pure middle of the data flow, wired once for every user (run, demo, replay, tune, bench):
+/// contact frames -> GestureRecognizer -> MapController, with every step written to the event
+/// stream. No fds and no clock: time comes with the frames or is passed to `advance(to:)`.
+public final class MapPipeline {
+    public let screen: Size
+    public private(set) var recognizer: GestureRecognizer
+    public let controller: MapController
+    public private(set) var encoder = EventStreamEncoder()
+    /// Receives each line of the event stream (without newline).
+    public var sink: (String) -> Void
+    /// Also write a `contacts` line per frame.
+    public var writesContacts = false
+    /// Gesture events as they happen (for `tune`).
+    public var gestureObserver: ((GestureEvent) -> Void)?
+    /// Set when something visible changed since `takeNeedsRedraw()`.
+    private var dirty = true
+    public private(set) var contactsDown = 0
+    public private(set) var lastTime: Double?
+    private var started = false
+
+    public init(screen: Size, camera: CameraPosition, recognizer: GestureRecognizer,
+                mapConfiguration: MapConfiguration, sink: @escaping (String) -> Void = { _ in }) {
+        self.screen = screen
+        self.recognizer = recognizer
+        self.controller = MapController(camera: camera, screenSize: screen, configuration: mapConfiguration)
+        self.sink = sink
+    }
+
+    /// Builds the recogniser and controller from a kiosk configuration.
+    public convenience init(configuration cfg: KioskConfiguration, screen: Size, density: PixelDensity,
+                            sink: @escaping (String) -> Void = { _ in }) {
+        let recognizer = GestureRecognizer(thresholds: cfg.gestures.thresholdValues, mask: cfg.gestures.enabled,
+                                           density: density, screen: screen,
+                                           twoFingerHorizontal: cfg.gestures.twoFingerHorizontal == .pan ? .pan : .rotate)
+        self.init(screen: screen, camera: cfg.map.camera, recognizer: recognizer,
+                  mapConfiguration: cfg.mapConfiguration, sink: sink)
+        for m in cfg.markers {
+            controller.add(Marker(id: m.id, position: m.coordinate, title: m.title, snippet: m.snippet, zIndex: m.zIndex))
+        }
+        controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom) }
+        switch cfg.camera.positionSource {
+        case .fixed:
+            if let p = cfg.camera.position { controller.positionSource = .fixed(PositionFix(coordinate: p, heading: cfg.camera.heading)) }
+        case .track:
+            controller.positionSource = .track(DemoTrack.points)
+        }
+    }
+
+    /// Writes the `start` line (t = 0 is the first input event's time).
+    public func start() {
+        guard !started else { return }
+        started = true
+        sink(encoder.start(screen: screen, camera: controller.camera))
+    }
+
+    /// Marks where t = 0 is and sets the controller's clock without emitting anything.
+    public func begin(at time: Double) {
+        start()
+        encoder.setOrigin(time)
+        if lastTime == nil { lastTime = time; controller.advance(to: time); drainMapEvents() }
+    }
+
+    /// Runs deadlines (gesture timeouts, animations, momentum, auto-return) up to `time`, in order.
+    public func advance(to time: Double) {
+        begin(at: time)
+        var guardCount = 0
+        while let d = nextDeadline, d <= time, guardCount < 100_000 {
+            guardCount += 1
+            step(to: d)
+        }
+        step(to: time)
+    }
+
+    private func step(to time: Double) {
+        if let rd = recognizer.nextDeadline, rd <= time {
+            deliver(recognizer.expire(at: rd))
+        }
+        controller.advance(to: max(time, controller.now))
+        lastTime = max(lastTime ?? time, time)
+        drainMapEvents()
+    }
+
+    /// One contact frame from the assembler.
+    public func handle(_ frame: ContactFrame) {
+        advance(to: frame.time)
+        if writesContacts { sink(encoder.contacts(frame)) }
+        contactsDown = frame.contacts.count
+        deliver(recognizer.process(frame))
+        drainMapEvents()
+        dirty = true // contacts themselves are visible in `tune`
+    }
+
+    private func deliver(_ events: [GestureEvent]) {
+        for e in events {
+            sink(encoder.gesture(e))
+            gestureObserver?(e)
+            controller.handle(e)
+            drainMapEvents()
+        }
+    }
+
+    private func drainMapEvents() {
+        for te in controller.drainEvents() {
+            sink(te.event.jsonLine(t: encoder.relative(te.time)))
+            dirty = true
+        }
+    }
+
+    /// The earliest time something must happen without input.
+    public var nextDeadline: Double? {
+        [recognizer.nextDeadline, controller.nextDeadline].compactMap { $0 }.min()
+    }
+
+    /// Whether a frame must be drawn; clears the flag.
+    public func takeNeedsRedraw() -> Bool {
+        defer { dirty = false }
+        return dirty
+    }
+    public func setNeedsRedraw() { dirty = true }
+
+    /// After the input is exhausted: run the clock on until nothing is pending (bounded), then `end`.
+    public func finish(maxSeconds: Double = 60) {
+        let t0 = lastTime ?? 0
+        var t = t0
+        while let d = nextDeadline, d - t0 < maxSeconds {
+            t = max(t, d)
+            advance(to: t)
+        }
+        sink(encoder.end(time: lastTime ?? t, contacts: contactsDown, camera: controller.camera))
+    }
+
+    /// What the renderer draws now.
+    public func scene(attribution: String?) -> MapScene {
+        let markers = controller.markersInDrawingOrder.map { m -> MarkerSprite in
+            let icon: MarkerSprite.Icon
+            switch m.icon {
+            case .defaultPin: icon = .defaultPin(RGBColor(hex: 0xE53935))
+            case .image(let name, _, let anchor): icon = .png(path: name, anchor: anchor)
+            }
+            return MarkerSprite(id: m.id, coordinate: m.position, icon: icon, zIndex: m.zIndex)
+        }
+        var info: Rendering.InfoWindowContent? = nil
+        if let m = controller.infoWindowMarker, let content = controller.infoWindowContent(),
+           let p = controller.projection.point(for: m.position) {
+            let a = m.infoWindowAnchorPoint(at: p)
+            info = Rendering.InfoWindowContent(title: content.title ?? "", snippet: content.lines.isEmpty ? nil : content.lines.joined(separator: "\n"),
+                                               coordinate: m.position, anchorOffset: a - p)
+        }
+        let controls = controller.controls
+        return MapScene(camera: controller.camera, markers: markers, infoWindow: info,
+                        showsCompass: controls.compassVisible, showsRecenterButton: controls.recenterVisible,
+                        attribution: attribution)
+    }
+}
+
+/// The demo's scripted position track: a loop through central Europe (following mode).
+public enum DemoTrack {
+    public static let points: [TrackPoint] = {
+        let stops = [(48.8566, 2.3522), (49.6, 6.1), (50.1109, 8.6821), (48.1351, 11.582), (47.3769, 8.5417), (48.8566, 2.3522)]
+        var out: [TrackPoint] = []
+        for (i, s) in stops.enumerated() {
+            let next = stops[min(i + 1, stops.count - 1)]
+            let heading = atan2((next.1 - s.1) * cos(s.0 * .pi / 180), next.0 - s.0) * 180 / .pi
+            out.append(TrackPoint(time: Double(i) * 20, coordinate: Coordinate(latitude: s.0, longitude: s.1),
+                                  heading: CameraPosition.normalizedBearing(heading)))
+        }
+        return out
+    }()
+}
+
+extension KioskConfiguration.GestureSettings {
+    /// The recogniser's thresholds with this file's overrides applied.
+    public var thresholdValues: GestureThresholds {
+        var t = GestureThresholds()
+        for (k, v) in thresholds {
+            switch k {
+            case "tap_slop_mm": t.tapMaxMovement = v
+            case "tap_max_duration_s": t.tapMaxDuration = v
+            case "double_tap_timeout_s": t.doubleTapTimeout = v
+            case "double_tap_slop_mm": t.doubleTapMaxDistance = v
+            case "long_press_s": t.longPressTime = v
+            case "pan_threshold_mm": t.panStartDistance = v
+            case "pinch_threshold_mm": t.pinchStartSpanChange = v
+            case "rotate_threshold_deg": t.rotationStartAngle = v
+            case "tilt_threshold_mm": t.tiltStartDistance = v
+            case "fling_min_speed_mm_s": t.momentumMinVelocity = v
+            default: break
+            }
+        }
+        return t
+    }
+}
+
+extension KioskConfiguration {
+    public var mapConfiguration: MapConfiguration {
+        var m = MapConfiguration()
+        m.limits.minZoom = map.minZoom
+        m.limits.maxZoom = map.maxZoom
+        m.gestureMask = gestures.enabled
+        m.autoReturnInterval = camera.autoReturnSeconds > 0 ? camera.autoReturnSeconds : nil
+        return m
+    }
+}

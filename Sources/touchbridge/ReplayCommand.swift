@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import TouchBridge
+import TouchCore
+import MapEngine
+
+/// `touchbridge replay`: an evemu recording through the real pipeline, as the JSON event stream.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay an evemu recording through the frame assembler, gesture recogniser and map controller.",
+        discussion: "Prints the JSON event stream (docs/event-stream.md): start, gesture and camera events, end.")
+
+    @Argument(help: "evemu recording (a combined file, or an .events file with --desc)")
+    var file: String
+
+    @Option(help: "evemu device description, when FILE holds only events")
+    var desc: String?
+
+    @Option(help: "screen size the device's axis range maps onto, WIDTHxHEIGHT")
+    var screen: String = "1280x800"
+
+    @Flag(help: "also print the contact frames")
+    var contacts = false
+
+    @Option(help: "start camera: LAT,LON,ZOOM[,BEARING,TILT]")
+    var camera: String?
+
+    @Option(help: "configuration file for gestures, markers and camera settings")
+    var config: String?
+
+    @Option(help: "calibration matrix, six numbers \"a b c d e f\" (libinput convention)")
+    var calibration: String?
+
+    func run() throws {
+        let size = try parseSize(screen, option: "--screen")
+        var cfg = KioskConfiguration()
+        if let config {
+            do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }
+        }
+        if let camera { cfg.map.camera = try parseCamera(camera) }
+        var cal = Calibration.identity
+        if let calibration {
+            guard let c = Calibration(libinputString: calibration) else {
+                throw ValidationError("--calibration needs six numbers, e.g. \"1 0 0 0 1 0\"")
+            }
+            cal = c
+        }
+        let recording: Evemu.Recording
+        do { recording = try Replay.load(path: file, descPath: desc) } catch { fail("\(error)", code: 1) }
+        let out = FileHandle.standardOutput
+        var buffer = ""
+        Replay.run(recording, screen: size, configuration: cfg, calibration: cal, contacts: contacts) { line in
+            buffer += line + "\n"
+            if buffer.utf8.count > 1 << 16 { out.write(Data(buffer.utf8)); buffer = "" }
+        }
+        out.write(Data(buffer.utf8))
+    }
+}
+
+func parseSize(_ s: String, option: String) throws -> Size {
+    let p = s.lowercased().split(separator: "x")
+    guard p.count == 2, let w = Int(p[0]), let h = Int(p[1]), w > 0, h > 0 else {
+        throw ValidationError("\(option) needs WIDTHxHEIGHT, e.g. 1280x800; got '\(s)'")
+    }
+    return Size(width: Double(w), height: Double(h))
+}
+
+func parseCamera(_ s: String) throws -> CameraPosition {
+    let v = s.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+    guard (3...5).contains(v.count), v.allSatisfy({ $0 != nil }) else {
+        throw ValidationError("--camera needs LAT,LON,ZOOM[,BEARING,TILT]; got '\(s)'")
+    }
+    let n = v.map { $0! }
+    guard (-90...90).contains(n[0]), (-180...180).contains(n[1]), (0...24).contains(n[2]) else {
+        throw ValidationError("--camera: latitude -90...90, longitude -180...180, zoom 0...24; got '\(s)'")
+    }
+    return CameraPosition(target: Coordinate(latitude: n[0], longitude: n[1]), zoom: n[2],
+                          bearing: n.count > 3 ? n[3] : 0, tilt: n.count > 4 ? n[4] : 0)
+}
+
+/// Prints a message for the user on stderr and exits with `code`.
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data(("touchbridge: " + message + "\n").utf8))
+    exit(code)
+}
