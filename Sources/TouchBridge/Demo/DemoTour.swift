@@ -35,10 +35,10 @@ public struct DemoTour {
         step("Tap on a marker: its info window opens") { $0.tap(pinHead) }
         step("Tap on the map: the window closes, didTapAt") { $0.tap(Point(x: c.x - 420, y: c.y + 260)) }
         step("Pan: the map follows the finger") {
-            $0.move([0: Point(x: c.x + 200, y: c.y + 100)], [0: Point(x: c.x - 150, y: c.y - 50)], duration: 0.8)
+            $0.move([0: Point(x: c.x + 120, y: c.y + 60)], [0: Point(x: c.x - 80, y: c.y - 10)], duration: 0.8)
         }
         step("Fling: released with speed, the map glides to a stop") {
-            $0.fling(from: Point(x: c.x - 200, y: c.y), to: Point(x: c.x + 100, y: c.y + 30), duration: 0.12)
+            $0.fling(from: Point(x: c.x + 60, y: c.y + 10), to: Point(x: c.x - 40, y: c.y), duration: 0.12)
             $0.wait(1.5)
         }
         step("Pinch out: zoom in about the fingers") {

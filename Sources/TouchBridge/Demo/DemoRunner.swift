@@ -1,0 +1,100 @@
+import Foundation
+import TouchCore
+import Gestures
+import MapEngine
+import Rendering
+
+/// `touchbridge demo`: the scripted tour through the whole pipeline (synthetic evdev frames ->
+/// assembler -> recogniser -> controller -> renderer), written as PNG frames, a captioned
+/// contact sheet and the JSON event stream.
+public struct DemoRunner {
+    public struct Result {
+        public var frames: [(path: String, caption: String)]
+        public var contactSheet: String
+        public var eventStream: String
+        public var evemuDescription: String
+        public var evemuEvents: String
+        /// Gesture names recognised during each step.
+        public var gesturesPerStep: [[String]]
+        public var finalCamera: CameraPosition
+    }
+
+    public var outputDirectory: String
+    /// Called with each frame after it is drawn (e.g. to show it on a display).
+    public var onFrame: ((FrameBuffer) -> Void)?
+
+    public init(outputDirectory: String) { self.outputDirectory = outputDirectory }
+
+    public static func configuration() -> KioskConfiguration {
+        var cfg = KioskConfiguration()
+        cfg.map.camera = DemoTour.startCamera
+        cfg.markers = DemoTour.markers
+        cfg.camera.autoReturnSeconds = 0
+        return cfg
+    }
+
+    public func run() throws -> Result {
+        let fm = FileManager.default
+        let framesDir = (outputDirectory as NSString).appendingPathComponent("frames")
+        try fm.createDirectory(atPath: framesDir, withIntermediateDirectories: true)
+        if let old = try? fm.contentsOfDirectory(atPath: framesDir) {
+            for f in old where f.hasSuffix(".png") { try? fm.removeItem(atPath: (framesDir as NSString).appendingPathComponent(f)) }
+        }
+        let tour = DemoTour()
+        let screen = DemoTour.screen
+        let caps = tour.script.device
+        var lines: [String] = []
+        var gestureNames: [String] = []
+        let cfg = DemoRunner.configuration()
+        let pipeline = MapPipeline(configuration: cfg, screen: screen,
+                                   density: Replay.density(for: caps, screen: screen)) { line in
+            lines.append(line)
+        }
+        pipeline.gestureObserver = { e in
+            if e.phase == .recognized || e.phase == .began { gestureNames.append(e.kind.rawValue) }
+        }
+        var assembler = FrameAssembler(capabilities: caps, screen: screen)
+        let renderer = MapRenderer()
+        let frame = OwnedFrameBuffer(width: Int(screen.width), height: Int(screen.height))
+        var frames: [(String, String)] = []
+        var perStep: [[String]] = []
+
+        func snapshot(_ index: Int, _ caption: String) throws {
+            renderer.render(pipeline.scene(attribution: nil), into: frame.buffer)
+            onFrame?(frame.buffer)
+            let slug = caption.lowercased().prefix(while: { $0 != ":" }).map { $0.isLetter || $0.isNumber ? $0 : "-" }
+            let path = (framesDir as NSString).appendingPathComponent(String(format: "%02d-", index) + String(slug) + ".png")
+            try frame.buffer.writePNG(to: path)
+            frames.append((path, caption))
+        }
+
+        let events = tour.script.events
+        pipeline.start()
+        if let first = events.first { pipeline.begin(at: first.time) }
+        try snapshot(0, "Start: the built-in world map, three markers")
+        var next = 0
+        for (i, step) in tour.steps.enumerated() {
+            gestureNames = []
+            while next < events.count && events[next].time <= step.end {
+                if let f = assembler.process(events[next]) { pipeline.handle(f) }
+                next += 1
+            }
+            // Let timeouts, animations and momentum run to just before the next step.
+            pipeline.advance(to: step.end + 0.85)
+            perStep.append(gestureNames)
+            try snapshot(i + 1, step.caption)
+        }
+        pipeline.finish()
+
+        let eventsPath = (outputDirectory as NSString).appendingPathComponent("events.jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: eventsPath, atomically: true, encoding: .utf8)
+        let sheet = (outputDirectory as NSString).appendingPathComponent("contact-sheet.png")
+        try ContactSheet.write(frames: frames, to: sheet)
+        let desc = (outputDirectory as NSString).appendingPathComponent("tour.desc")
+        try Evemu.describe(caps).write(toFile: desc, atomically: true, encoding: .utf8)
+        let ev = (outputDirectory as NSString).appendingPathComponent("tour.events")
+        try tour.script.evemuEvents().write(toFile: ev, atomically: true, encoding: .utf8)
+        return Result(frames: frames, contactSheet: sheet, eventStream: eventsPath, evemuDescription: desc,
+                      evemuEvents: ev, gesturesPerStep: perStep, finalCamera: pipeline.controller.camera)
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import TouchBridge
+
+/// `touchbridge demo`: the main job on a machine with no touchscreen or display.
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run a scripted tour of every gesture through the whole pipeline; write PNG frames, a contact sheet and the event stream.")
+
+    @Option(help: "output folder")
+    var out: String = "out/demo"
+
+    func run() throws {
+        let started = Date()
+        let result: DemoRunner.Result
+        do {
+            result = try DemoRunner(outputDirectory: out).run()
+        } catch {
+            fail("demo failed: \(error)", code: 1)
+        }
+        print("TouchBridge demo: a scripted tour of every gesture through the real pipeline")
+        print("(synthetic evdev frames -> frame assembler -> gesture recogniser -> map controller -> renderer)\n")
+        for (i, f) in result.frames.enumerated() {
+            let g = i == 0 ? "" : "  [" + (result.gesturesPerStep[i - 1].isEmpty ? "no gesture" : result.gesturesPerStep[i - 1].joined(separator: ", ")) + "]"
+            print(String(format: "%2d. ", i) + f.caption + g)
+        }
+        print("\nFrames:        \(result.frames.first.map { ($0.path as NSString).deletingLastPathComponent } ?? "")/")
+        print("Contact sheet: \(result.contactSheet)")
+        print("Event stream:  \(result.eventStream)")
+        print("Tour as evemu: \(result.evemuDescription), \(result.evemuEvents)")
+        print("Final camera:  \(result.finalCamera)")
+        print(String(format: "Done in %.1f s.", Date().timeIntervalSince(started)))
+    }
+}
