@@ -50,11 +50,28 @@ struct TwoFingerTests {
 
     @Test(arguments: Rig.all)
     func pinchRotateAndPanKeepTheMapUnderBothFingers(rig: Rig) {
-        // Spread, twist and drift all at once.
+        mapFollowsBothFingers(rig: rig, mask: .all, drift: Point(x: 30, y: -15))
+    }
+
+    @Test(arguments: Rig.all)
+    func pinchAndRotateCarryTheFocalMotionWhenTwoFingerPanIsOff(rig: Rig) {
+        mapFollowsBothFingers(rig: rig, mask: GestureMask.all.subtracting(.twoFingerPan), drift: Point(x: 8, y: 6))
+    }
+
+    @Test(arguments: Rig.all)
+    func pinchAndRotateCarryTheFocalMotionBeforeTwoFingerPanStarts(rig: Rig) {
+        mapFollowsBothFingers(rig: rig, mask: .all, drift: Point(x: 2, y: 2))
+    }
+
+    /// Spread, twist and drift all at once; once pinch and rotate are both active, summing the
+    /// events reproduces the fingers' focal motion, span ratio and angle, and a map that applies
+    /// them keeps the points under both fingers exactly under them.
+    func mapFollowsBothFingers(rig: Rig, mask: GestureMask, drift: Point,
+                               sourceLocation: SourceLocation = #_sourceLocation) {
         let s = twoFingers(rig, over: 0.8) { f in
-            (Point(x: 100 + 30 * f, y: 70 - 15 * f), 40 + 30 * f, -50 * f)
+            (Point(x: 100, y: 70) + drift * f, 40 + 30 * f, -50 * f)
         }
-        var r = rig.recognizer()
+        var r = rig.recognizer(mask: mask)
         var map = SimilarityMap()
         var begun: Set<GestureKind> = []
         var reference: (a: Point, b: Point, geometry: TwoFingerGeometry)?
@@ -81,15 +98,21 @@ struct TwoFingerTests {
             }
             last = frame
         }
-        let ref = try! #require(reference, "rotation must have begun")
+        guard let ref = reference else {
+            Issue.record("pinch and rotation must both have begun", sourceLocation: sourceLocation)
+            return
+        }
         let a = last.contact(id: 1)!.position, b = last.contact(id: 2)!.position
         let g = TwoFingerGeometry(a: a, b: b)
-        #expect(map.toScreen(ref.a).distance(to: a) < 1e-9, "map point under finger 1 stays under it")
-        #expect(map.toScreen(ref.b).distance(to: b) < 1e-9, "map point under finger 2 stays under it")
-        #expect((sums.translation - (g.focal - ref.geometry.focal)).length < 1e-9)
-        #expect(abs(sums.scale - g.span / ref.geometry.span) < 1e-9)
-        #expect(abs(sums.rotation - angleDifference(g.angle, ref.geometry.angle)) < 1e-9)
-        #expect(everyFrameTranslates, "translation is delivered every frame")
+        #expect(map.toScreen(ref.a).distance(to: a) < 1e-9, "map point under finger 1 stays under it",
+                sourceLocation: sourceLocation)
+        #expect(map.toScreen(ref.b).distance(to: b) < 1e-9, "map point under finger 2 stays under it",
+                sourceLocation: sourceLocation)
+        #expect((sums.translation - (g.focal - ref.geometry.focal)).length < 1e-9, sourceLocation: sourceLocation)
+        #expect(abs(sums.scale - g.span / ref.geometry.span) < 1e-9, sourceLocation: sourceLocation)
+        #expect(abs(sums.rotation - angleDifference(g.angle, ref.geometry.angle)) < 1e-9,
+                sourceLocation: sourceLocation)
+        #expect(everyFrameTranslates, "translation is delivered every frame", sourceLocation: sourceLocation)
     }
 
     @Test(arguments: Rig.all)
