@@ -63,6 +63,36 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
     public var centreRotationDegreesPerMillimetre: Double = 0.5 /* deg/mm */
 
     public init() {}
+
+    /// Every threshold with its name and unit, in declaration order: for logs, the `tune` tool
+    /// and the table in docs/gestures.md (a test keeps that table equal to these defaults).
+    public var entries: [(name: String, value: Double, unit: String)] {
+        [
+            ("tapMaxMovement", tapMaxMovement, "mm"),
+            ("tapMaxDuration", tapMaxDuration, "s"),
+            ("doubleTapTimeout", doubleTapTimeout, "s"),
+            ("doubleTapMaxDistance", doubleTapMaxDistance, "mm"),
+            ("longPressTime", longPressTime, "s"),
+            ("longPressSlop", longPressSlop, "mm"),
+            ("twoFingerTapMaxDuration", twoFingerTapMaxDuration, "s"),
+            ("twoFingerTapSlop", twoFingerTapSlop, "mm"),
+            ("panStartDistance", panStartDistance, "mm"),
+            ("velocityWindow", velocityWindow, "s"),
+            ("momentumMinVelocity", momentumMinVelocity, "mm/s"),
+            ("quickZoomLevelsPerScreenHeight", quickZoomLevelsPerScreenHeight, "zoom levels"),
+            ("pinchStartSpanChange", pinchStartSpanChange, "mm"),
+            ("rotationStartAngle", rotationStartAngle, "deg"),
+            ("twoFingerPanStartDistance", twoFingerPanStartDistance, "mm"),
+            ("parallelMaxAngle", parallelMaxAngle, "deg"),
+            ("tiltMaxFingerLineAngle", tiltMaxFingerLineAngle, "deg"),
+            ("tiltMaxDirectionAngle", tiltMaxDirectionAngle, "deg"),
+            ("tiltStartDistance", tiltStartDistance, "mm"),
+            ("tiltDegreesPerMillimetre", tiltDegreesPerMillimetre, "deg/mm"),
+            ("centreRotationMaxDirectionAngle", centreRotationMaxDirectionAngle, "deg"),
+            ("centreRotationStartDistance", centreRotationStartDistance, "mm"),
+            ("centreRotationDegreesPerMillimetre", centreRotationDegreesPerMillimetre, "deg/mm"),
+        ]
+    }
 }
 
 /// What two fingers moved horizontally together do.

@@ -1,0 +1,86 @@
+import Testing
+import TouchCore
+@testable import Gestures
+
+/// One-finger pan with release velocity, and quick zoom.
+struct OneFingerTests {
+    @Test(arguments: Rig.all)
+    func panTranslationsAddUpToTheFingersMotionFromTouchDown(rig: Rig) {
+        var s = Script(rig)
+        s.down(1, 60, 60)
+        s.move([1: (100, 80)], over: 0.4)
+        s.hold(0.2)
+        s.up(1)
+        var r = rig.recognizer()
+        let events = run(s, &r)
+        #expect(story(events) == ["pan.began", "pan.changed", "pan.ended"])
+        let first = s.frames.first!.contacts[0].position
+        let last = s.frames[s.frames.count - 2].contacts[0].position
+        let total = events.reduce(Point.zero) { $0 + $1.translation }
+        #expect((total - (last - first)).length < 1e-9, "the map point first touched stays under the finger")
+        #expect(events[0].anchor == first)
+        #expect(events[0].reason?.contains("panStartDistance") == true)
+        // Held still before lifting: no momentum.
+        #expect(events.last!.velocity == .zero)
+        #expect(events.last!.reason?.contains("momentumMinVelocity") == true)
+    }
+
+    @Test(arguments: Rig.all)
+    func flickReleaseVelocityComesFromTheLast100Milliseconds(rig: Rig) {
+        var s = Script(rig)
+        s.down(1, 40, 60)
+        s.move([1: (60, 60)], over: 0.4)   // slow start: 50 mm/s
+        s.move([1: (120, 60)], over: 0.3)  // flick: 200 mm/s
+        s.up(1)
+        var r = rig.recognizer()
+        let ended = run(s, &r).last!
+        #expect(ended.kind == .pan && ended.phase == .ended)
+        let mmPerSecond = ended.velocity.x / rig.ppm
+        #expect(abs(mmPerSecond - 200) < 20, "measured \(mmPerSecond) mm/s")
+        #expect(abs(ended.velocity.y / rig.ppm) < 15)
+    }
+
+    @Test func momentumDisabledReleasesWithZeroVelocity() {
+        var s = Script(.plain)
+        s.down(1, 40, 60)
+        s.move([1: (120, 60)], over: 0.3)
+        s.up(1)
+        var r = Rig.plain.recognizer(mask: GestureMask.all.subtracting(.momentum))
+        let events = run(s, &r)
+        #expect(events.last!.phase == .ended)
+        #expect(events.last!.velocity == .zero)
+    }
+
+    @Test(arguments: Rig.all)
+    func quickZoomScalesByFourLevelsPerScreenHeight(rig: Rig) {
+        var s = Script(rig)
+        s.tap(1, 80, 40)
+        s.wait(0.1)
+        s.down(2, 80, 40)
+        let quarter = Rig.screen.height / 4 / rig.ppm
+        s.move([2: (80, 40 + quarter)], over: 0.4)
+        s.up(2)
+        var r = rig.recognizer()
+        let events = run(s, &r)
+        #expect(story(events) == ["quickZoom.began", "quickZoom.changed", "quickZoom.ended"])
+        let down = s.frames.first { $0.contacts.first?.id == 2 }!.contacts[0].position
+        let last = s.frames[s.frames.count - 2].contacts[0].position
+        let levels = log2(events.reduce(1.0) { $0 * $1.scale })
+        #expect(abs(levels - 4 * (last.y - down.y) / Rig.screen.height) < 1e-9)
+        #expect(abs(levels - 1) < 0.02, "a quarter screen height down zooms in one level")
+        #expect(events.allSatisfy { $0.position == down && $0.translation == .zero })
+    }
+
+    @Test func quickZoomDisabledTurnsTheDragIntoTapThenPan() {
+        var s = Script(.plain)
+        s.tap(1, 80, 40)
+        s.wait(0.1)
+        s.down(2, 80, 40)
+        s.move([2: (80, 80)], over: 0.3)
+        s.up(2)
+        var r = Rig.plain.recognizer(mask: GestureMask.all.subtracting(.quickZoom))
+        #expect(story(run(s, &r)) == ["tap.recognized", "pan.began", "pan.changed", "pan.ended"])
+    }
+}
+
+import Foundation
