@@ -57,6 +57,7 @@ public struct CameraLimits: Sendable, Hashable, Codable {
 
     /// Longitude folded into -180..<180.
     public static func wrapLongitude(_ lon: Double) -> Double {
+        if lon >= -180 && lon < 180 { return lon }
         var r = (lon + 180).truncatingRemainder(dividingBy: 360)
         if r < 0 { r += 360 }
         if r >= 360 { r = 0 }
