@@ -54,7 +54,8 @@ let package = Package(
         .testTarget(name: "TouchDevicesTests", dependencies: ["TouchDevices"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "TouchCore"]),
         .testTarget(name: "MapEngineTests", dependencies: ["MapEngine"]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering"]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge"]),
     ]

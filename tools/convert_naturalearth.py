@@ -56,7 +56,13 @@ def read_shp(path):
     return out
 
 
-def read_dbf(path, encoding='utf-8'):
+def read_dbf(path, encoding=None):
+    if encoding is None:
+        # The .cpg file next to the .dbf names its code page (naturalearth_cities is ISO-8859-1).
+        try:
+            encoding = open(path[:-4] + '.cpg').read().strip() or 'utf-8'
+        except OSError:
+            encoding = 'utf-8'
     data = open(path, 'rb').read()
     nrec, hlen, rlen = struct.unpack('<IHH', data[4:12])
     fields = []

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Display
 import Foundation
 import MapEngine
 import Rendering
+import TouchCore
 
 /// `touchbridge render`: draws one frame of the map for a camera into a PNG file (or onto a
 /// display), headless. For screenshots, the README and the display e2e test.
@@ -31,6 +33,24 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Show the Re-center button.")
     var recenter = false
 
+    @Option(help: "Where the frame goes: png (the --out file), drm (a DRM/KMS card) or fbdev (a Linux framebuffer).")
+    var display: String = "png"
+
+    @Option(help: "Device for --display drm or fbdev (default /dev/dri/card0 or /dev/fb0).")
+    var device: String?
+
+    @Option(help: "DRM connector name, e.g. Virtual-1 or HDMI-A-1 (default: the first connected one).")
+    var connector: String?
+
+    @Option(help: "DRM mode WxH[@Hz] (default: the connector's preferred mode).")
+    var mode: String?
+
+    @Option(help: "Keep the frame on the display this many seconds; negative: until SIGTERM or SIGINT.")
+    var hold: Double = 0
+
+    @Option(help: "Pan the map for this many frames on the display, paced to its refresh, then report.")
+    var panFrames: Int = 0
+
     @Option(help: "Render this many frames and print milliseconds per frame (full, pan, memcpy).")
     var bench: Int?
 
@@ -59,6 +79,10 @@ struct RenderCommand: ParsableCommand {
             let t = info.split(separator: "|", maxSplits: 1).map(String.init)
             scene.infoWindow = InfoWindowContent(title: t[0], snippet: t.count > 1 ? t[1] : nil, coordinate: first.coordinate)
         }
+        if display != "png" {
+            try showOnDisplay(renderer: renderer, scene: scene)
+            return
+        }
         let frame = OwnedFrameBuffer(width: parts[0], height: parts[1])
         if let n = bench {
             print(RenderBenchmark.run(renderer: renderer, scene: scene, frame: frame.buffer, frames: max(n, 1)))
@@ -68,6 +92,68 @@ struct RenderCommand: ParsableCommand {
         if let raster { for w in raster.warnings { FileHandle.standardError.write(Data(("warning: " + w + "\n").utf8)) } }
     }
 
+    /// Draws the scene on a DRM or fbdev display, also writes it to --out when given, keeps it
+    /// shown (optionally panning), and on SIGTERM/SIGINT or when done restores the display.
+    private func showOnDisplay(renderer: MapRenderer, scene start: MapScene) throws {
+        let backend: DisplayBackend
+        switch display {
+        case "drm":
+            backend = try DRMDisplay(path: device ?? "/dev/dri/card0", connector: connector,
+                                     mode: try mode.map { try ModeRequest(parsing: $0) })
+        case "fbdev":
+            backend = try FBDevDisplay(path: device ?? "/dev/fb0")
+        default:
+            throw ValidationError("--display must be png, drm or fbdev (got \(display))")
+        }
+        defer { backend.close(); log("closed \(backend.name)") }
+        SignalFlag.install()
+        log("showing on \(backend.name)")
+        func frame() -> FrameBuffer {
+            let f = backend.backBuffer()
+            return FrameBuffer(width: f.width, height: f.height, stride: f.stride, pixels: f.pixels)
+        }
+        renderer.render(start, into: frame())
+        try frame().writePNG(to: out)
+        try present(backend)
+        var pacer = FramePacer(refreshHz: backend.refreshHz)
+        pacer.didPresent(at: now())
+        var scene = start
+        var presented = 1
+        let t0 = now()
+        for i in 0..<panFrames where !SignalFlag.raised {
+            let wait = pacer.nextPresentTime - now()
+            if wait > 0 { usleep(useconds_t(wait * 1e6)) }
+            let p = Projection(camera: scene.camera, screen: Size(width: Double(backend.width), height: Double(backend.height)))
+            if let c = p.coordinate(at: Point(x: Double(backend.width) / 2 + 4, y: Double(backend.height) / 2 + (i % 2 == 0 ? 1 : -1))) {
+                scene.camera.target = c
+            }
+            renderer.render(scene, into: frame())
+            try present(backend)
+            pacer.didPresent(at: now())
+            presented += 1
+        }
+        if panFrames > 0 {
+            let s = now() - t0
+            log(String(format: "presented %d frames in %.2f s (%.1f frames/s, refresh %.1f Hz)", presented, s, Double(presented - 1) / max(s, 1e-9), backend.refreshHz))
+            // Back to the first frame, so what stays on screen is what --out holds.
+            renderer.render(start, into: frame())
+            try present(backend)
+        }
+        let until = hold < 0 ? Double.infinity : now() + hold
+        while !SignalFlag.raised && now() < until { usleep(20_000) }
+        if SignalFlag.raised { log("signal received, restoring the display") }
+    }
+
+    /// Presents and waits for the flip to complete (DRM), so the frame is on screen.
+    private func present(_ backend: DisplayBackend) throws {
+        try backend.present()
+        if let drm = backend as? DRMDisplay { try drm.waitForFlip(timeout: 1) }
+    }
+
+    private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    private func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
     static func parseCamera(_ s: String) throws -> CameraPosition {
         let v = s.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard v.count == 3 || v.count == 5, v.allSatisfy({ $0 != nil }) else {
@@ -76,5 +162,16 @@ struct RenderCommand: ParsableCommand {
         let d = v.map { $0! }
         return CameraPosition(target: Coordinate(latitude: d[0], longitude: d[1]), zoom: d[2],
                               bearing: d.count == 5 ? d[3] : 0, tilt: d.count == 5 ? d[4] : 0)
+    }
+}
+
+
+/// SIGTERM and SIGINT set a flag the display loop polls, so it can restore the display.
+enum SignalFlag {
+    nonisolated(unsafe) static var value: sig_atomic_t = 0
+    static var raised: Bool { value != 0 }
+    static func install() {
+        signal(SIGTERM) { _ in SignalFlag.value = 1 }
+        signal(SIGINT) { _ in SignalFlag.value = 1 }
     }
 }

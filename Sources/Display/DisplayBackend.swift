@@ -1,0 +1,59 @@
+import Foundation
+
+/// Memory holding one XRGB8888 frame to draw into (0xXXRRGGBB little-endian words), as cairo's
+/// CAIRO_FORMAT_RGB24 and DRM_FORMAT_XRGB8888 lay it out. Ordinary memory owned by the backend:
+/// never a dumb buffer or framebuffer mapping (those may be write-combined and slow to read).
+public struct DisplayFrame: @unchecked Sendable {
+    public let width: Int
+    public let height: Int
+    /// Bytes per row.
+    public let stride: Int
+    public let pixels: UnsafeMutableRawPointer
+}
+
+/// Where frames go: a DRM/KMS output, a Linux framebuffer, or PNG files.
+///
+/// The loop draws into `backBuffer()`, calls `present()`, and while `isFlipPending` waits for
+/// `eventFileDescriptor` to be readable and calls `handleEvents()`. It presents at most one
+/// frame per `refreshHz` (see `FramePacer`): the VM's bochs device completes flips at once.
+public protocol DisplayBackend: AnyObject {
+    var width: Int { get }
+    var height: Int { get }
+    /// Physical size of the visible area in millimetres, when the output reports it.
+    var physicalSizeMM: (width: Int, height: Int)? { get }
+    /// Refresh rate of the output's mode, Hz.
+    var refreshHz: Double { get }
+    /// A short description for logs ("DRM /dev/dri/card0 Virtual-1 1920x1080@75").
+    var name: String { get }
+    /// The memory to draw the next frame into.
+    func backBuffer() -> DisplayFrame
+    /// Shows what was drawn into the back buffer. Returns false (and shows nothing) while the
+    /// previous flip is still pending.
+    @discardableResult func present() throws -> Bool
+    /// True from a page flip until its completion event has been handled.
+    var isFlipPending: Bool { get }
+    /// A file descriptor that becomes readable when a flip completes (nil: presents complete at once).
+    var eventFileDescriptor: Int32? { get }
+    /// Reads and handles pending flip-complete events (call when the fd is readable).
+    func handleEvents() throws
+    /// Releases everything and restores what was shown before. Safe to call twice.
+    func close()
+}
+
+/// Frame pacing to the display's refresh: at most one present per refresh interval. Pure: the
+/// caller passes the monotonic time in seconds.
+public struct FramePacer: Sendable, Equatable {
+    public let interval: Double
+    public private(set) var lastPresent: Double?
+
+    public init(refreshHz: Double) {
+        interval = 1 / (refreshHz > 1 ? refreshHz : 60)
+    }
+
+    /// The earliest time the next frame may be presented.
+    public var nextPresentTime: Double { (lastPresent ?? -.infinity) + interval }
+
+    public func mayPresent(now: Double) -> Bool { now >= nextPresentTime - 0.0005 }
+
+    public mutating func didPresent(at now: Double) { lastPresent = now }
+}

@@ -1,0 +1,104 @@
+import CDRM
+import Foundation
+
+/// A Linux framebuffer (/dev/fb0), for panels without a DRM driver. 32 bpp only. When the
+/// virtual height holds two screens, frames are double buffered by drawing into the hidden
+/// half and panning to it (FBIOPAN_DISPLAY); otherwise they are copied into the visible memory.
+/// Frames are drawn into ordinary memory and copied in; the mapping is never read.
+public final class FBDevDisplay: DisplayBackend {
+    public let path: String
+    public let width: Int
+    public let height: Int
+    public let refreshHz: Double
+    public let physicalSizeMM: (width: Int, height: Int)?
+    public let doubleBuffered: Bool
+    public var name: String { "fbdev \(path) \(width)x\(height)" + (doubleBuffered ? " (pan double buffer)" : "") }
+    public var isFlipPending: Bool { false }
+    public var eventFileDescriptor: Int32? { nil }
+
+    private var fd: Int32
+    private var map: UnsafeMutableRawPointer?
+    private let mapLength: Int
+    private let lineLength: Int
+    private var vinfo: fb_var_screeninfo
+    private let savedYOffset: UInt32
+    private var visiblePage = 0
+    private let back: UnsafeMutableRawPointer
+
+    public init(path: String = "/dev/fb0") throws {
+        self.path = path
+        let fd = open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw DisplayError.opening(path, errno: errno) }
+        var v = fb_var_screeninfo(), f = fb_fix_screeninfo()
+        guard tb_fb_get_vscreeninfo(fd, &v) == 0, tb_fb_get_fscreeninfo(fd, &f) == 0 else {
+            Glibc.close(fd)
+            throw DisplayError.notFramebuffer(path: path)
+        }
+        guard v.bits_per_pixel == 32 else {
+            Glibc.close(fd)
+            throw DisplayError.unsupportedPixelFormat(path: path, bitsPerPixel: Int(v.bits_per_pixel))
+        }
+        width = Int(v.xres)
+        height = Int(v.yres)
+        lineLength = Int(f.line_length)
+        mapLength = Int(f.smem_len)
+        doubleBuffered = v.yres_virtual >= 2 * v.yres && mapLength >= 2 * lineLength * height
+        physicalSizeMM = v.width > 0 && v.height > 0 && v.width != UInt32.max ? (Int(v.width), Int(v.height)) : nil
+        // pixclock is picoseconds per pixel; the frame is all pixels plus margins and syncs.
+        let htotal = Double(v.xres + v.left_margin + v.right_margin + v.hsync_len)
+        let vtotal = Double(v.yres + v.upper_margin + v.lower_margin + v.vsync_len)
+        refreshHz = v.pixclock > 0 ? 1e12 / (Double(v.pixclock) * htotal * vtotal) : 60
+        let m = mmap(nil, mapLength, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let m, m != MAP_FAILED else {
+            let e = errno
+            Glibc.close(fd)
+            throw DisplayError.systemCall(path: path, call: "mmap", errno: e)
+        }
+        map = m
+        vinfo = v
+        savedYOffset = v.yoffset
+        visiblePage = v.yoffset >= v.yres ? 1 : 0
+        self.fd = fd
+        back = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * height, alignment: 64)
+        back.initializeMemory(as: UInt8.self, repeating: 0, count: width * 4 * height)
+    }
+
+    deinit { close() }
+
+    public func backBuffer() -> DisplayFrame {
+        DisplayFrame(width: width, height: height, stride: width * 4, pixels: back)
+    }
+
+    @discardableResult
+    public func present() throws -> Bool {
+        guard fd >= 0, let map else { return false }
+        let page = doubleBuffered ? 1 - visiblePage : visiblePage
+        let base = map + page * lineLength * height
+        for y in 0..<height {
+            (base + y * lineLength).copyMemory(from: back + y * width * 4, byteCount: width * 4)
+        }
+        if doubleBuffered {
+            vinfo.yoffset = UInt32(page * height)
+            if tb_fb_pan_display(fd, &vinfo) != 0 {
+                throw DisplayError.systemCall(path: path, call: "FBIOPAN_DISPLAY", errno: errno)
+            }
+            visiblePage = page
+        }
+        return true
+    }
+
+    public func handleEvents() throws {}
+
+    public func close() {
+        guard fd >= 0 else { return }
+        if doubleBuffered && vinfo.yoffset != savedYOffset {
+            vinfo.yoffset = savedYOffset
+            _ = tb_fb_pan_display(fd, &vinfo)
+        }
+        if let map { munmap(map, mapLength) }
+        map = nil
+        back.deallocate()
+        Glibc.close(fd)
+        fd = -1
+    }
+}

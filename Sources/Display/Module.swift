@@ -1,1 +1,0 @@
-// Display: see docs/architecture.md for where this stage sits in the one-way data flow.

@@ -1,0 +1,73 @@
+import CCairo
+import Foundation
+
+/// Headless output: each presented frame is written as a PNG file, either always to one file
+/// or to numbered files (`pattern` with one `%d`-style field, e.g. "frames/frame-%05d.png").
+public final class PNGDisplay: DisplayBackend {
+    public enum Output: Sendable, Equatable {
+        case file(String)
+        case numbered(pattern: String)
+    }
+    public let width: Int
+    public let height: Int
+    public let refreshHz: Double
+    public var physicalSizeMM: (width: Int, height: Int)? { nil }
+    public let output: Output
+    public var name: String { "PNG \(width)x\(height)" }
+    public var isFlipPending: Bool { false }
+    public var eventFileDescriptor: Int32? { nil }
+    /// Frames written so far.
+    public private(set) var framesWritten = 0
+    /// The last file written.
+    public private(set) var lastPath: String?
+
+    private var back: UnsafeMutableRawPointer?
+
+    public init(width: Int, height: Int, output: Output, refreshHz: Double = 60) {
+        precondition(width > 0 && height > 0)
+        self.width = width
+        self.height = height
+        self.output = output
+        self.refreshHz = refreshHz
+        let b = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * height, alignment: 64)
+        b.initializeMemory(as: UInt8.self, repeating: 0, count: width * 4 * height)
+        back = b
+    }
+
+    deinit { close() }
+
+    public func backBuffer() -> DisplayFrame {
+        DisplayFrame(width: width, height: height, stride: width * 4, pixels: back!)
+    }
+
+    /// The file the next frame goes to.
+    public var nextPath: String {
+        switch output {
+        case let .file(p): return p
+        case let .numbered(pattern): return String(format: pattern, framesWritten)
+        }
+    }
+
+    @discardableResult
+    public func present() throws -> Bool {
+        guard let back else { return false }
+        let path = nextPath
+        let s = cairo_image_surface_create_for_data(back.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                    Int32(width), Int32(height), Int32(width * 4))!
+        defer { cairo_surface_destroy(s) }
+        let status = cairo_surface_write_to_png(s, path)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw DisplayError.systemCall(path: path, call: "writing PNG (\(String(cString: cairo_status_to_string(status))))", errno: errno)
+        }
+        framesWritten += 1
+        lastPath = path
+        return true
+    }
+
+    public func handleEvents() throws {}
+
+    public func close() {
+        back?.deallocate()
+        back = nil
+    }
+}

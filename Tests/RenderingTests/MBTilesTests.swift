@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+import MapEngine
+import TouchCore
+@testable import Rendering
+
+@Suite struct MBTilesTests {
+    @Test func readsMetadataAndSniffsTheFormatWhenMissing() throws {
+        let geo = try MBTiles(path: fixture("mbtileserver_geography-class-png.mbtiles"))
+        #expect(geo.metadata.name == "Geography Class")
+        #expect(geo.metadata.minZoom == 0 && geo.metadata.maxZoom == 1)
+        #expect(geo.metadata.attribution == nil, "empty attribution is none")
+        let b = try #require(geo.metadata.bounds)
+        #expect(b.west == -180 && b.north == 85.0511)
+        let plain = try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles"))
+        #expect(plain.metadata.minZoom == 0 && plain.metadata.maxZoom == 4, "from the tiles table")
+        #expect(plain.metadata.format == "png", "sniffed from a tile")
+    }
+
+    @Test func rowsAreFlippedFromTMS() throws {
+        let plain = try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles"))
+        // At zoom 3 the set holds TMS rows 1...7 only: XYZ row 0 (TMS 7) exists, XYZ row 7 (TMS 0) does not.
+        #expect(try plain.tileData(z: 3, x: 0, y: 0) != nil)
+        #expect(try plain.tileData(z: 3, x: 0, y: 7) == nil)
+        #expect(try plain.tileData(z: 3, x: 8, y: 0) == nil, "outside the grid")
+    }
+
+    @Test func corruptAndInvalidFilesAreErrorsNamingTheFile() {
+        for name in ["node-mbtiles_corrupt.mbtiles", "mbtileserver_invalid.mbtiles", "does-not-exist.mbtiles"] {
+            let path = name == "does-not-exist.mbtiles" ? "/nonexistent/does-not-exist.mbtiles" : fixture(name)
+            do {
+                _ = try MBTiles(path: path)
+                Issue.record("\(name) opened")
+            } catch let e as MBTilesError {
+                #expect(e.description.contains(path), "\(e)")
+            } catch { Issue.record("\(error)") }
+            let opened = MapRenderer.openRaster(path: path)
+            #expect(opened.source == nil)
+            #expect(opened.warning?.contains(path) == true && opened.warning?.contains("built-in world") == true)
+        }
+        #expect(throws: MBTilesError.self) { try MBTiles(path: fixture("node-mbtiles_corrupt.mbtiles")) }
+    }
+
+    @Test func knownTileIsDrawnAtItsPlace() throws {
+        let path = fixture("mbtileserver_geography-class-png.mbtiles")
+        let source = try RasterTileSource(tiles: MBTiles(path: path))
+        let renderer = MapRenderer(raster: source)
+        // Zoom 1 centred on (0, 0) over 512x512: the screen is exactly the 2x2 tiles of zoom 1.
+        let f = RenderedFrame(MapScene(camera: CameraPosition(target: Coordinate(latitude: 0, longitude: 0), zoom: 1)),
+                              width: 512, height: 512, renderer: renderer, name: "mbtiles-z1")
+        let nw = try #require(source.image(z: 1, x: 0, y: 0))
+        let sw = try #require(source.image(z: 1, x: 0, y: 1))
+        var differ = 0
+        for (x, y) in stride(from: 5, to: 250, by: 17).flatMap({ x in stride(from: 5, to: 250, by: 23).map { (x, $0) } }) {
+            #expect(f.pixel(x, y) == nw.pixel(x: x, y: y) & 0xffffff, "north-west tile at \(x),\(y)")
+            if nw.pixel(x: x, y: y) != sw.pixel(x: x, y: y) { differ += 1 }
+        }
+        #expect(differ > 50, "north and south tiles differ, so the row flip matters")
+        // The south-east tile (1, 1, 1) fills the bottom-right quarter (above the attribution strip).
+        let se = try #require(source.image(z: 1, x: 1, y: 1))
+        #expect(f.pixel(256 + 40, 256 + 100) == se.pixel(x: 40, y: 100) & 0xffffff)
+        #expect(renderer.attribution().contains("Geography Class"))
+    }
+
+    @Test func overZoomAndMissingTilesUseTheNearestAncestor() throws {
+        let source = try RasterTileSource(tiles: MBTiles(path: fixture("mbtileserver_geography-class-png.mbtiles")))
+        let deep = try #require(source.find(z: 3, x: 5, y: 2))
+        #expect(deep.levelsUp == 2)
+        #expect(deep.sourceSize == 64 && deep.sourceX == 64 && deep.sourceY == 128)
+        let plain = try RasterTileSource(tiles: MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles")))
+        let missing = try #require(plain.find(z: 3, x: 0, y: 7), "child missing: its parent stands in")
+        #expect(missing.levelsUp == 1)
+    }
+
+    @Test func decodedTilesAreKeptInABoundedCache() throws {
+        let source = try RasterTileSource(tiles: MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles")), capacity: 3)
+        for x in 0..<4 { _ = source.image(z: 2, x: x, y: 1) }
+        #expect(source.cachedTileCount == 3)
+        let a = source.image(z: 2, x: 3, y: 1)
+        let b = source.image(z: 2, x: 3, y: 1)
+        #expect(a != nil && a === b, "a cached tile is the same decoded image")
+    }
+}
