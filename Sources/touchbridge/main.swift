@@ -5,6 +5,6 @@ struct TouchBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touchbridge",
         abstract: "Map gestures from evdev touchscreens, drawn straight to DRM/KMS.",
-        subcommands: [ReplayCommand.self, RecordCommand.self])
+        subcommands: [DevicesCommand.self, ReplayCommand.self, RecordCommand.self])
 }
 TouchBridgeCommand.main()
