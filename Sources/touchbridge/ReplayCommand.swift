@@ -48,10 +48,16 @@ struct ReplayCommand: ParsableCommand {
         var out = ReplayPrinter(screen: size, camera: cam, printContacts: contacts)
         if live {
             let device = try TouchDevice(path: file, screen: size, calibration: cal)
-            _ = try LiveReadLoop.run(device, duration: duration) { frames in
+            out.start() // printed once the device is open: a script may wait for this line
+            fflush(nil)
+            let ending = try LiveReadLoop.run(device, duration: duration) { frames in
                 for f in frames { out.frame(f) }
+                fflush(nil)
             }
             out.end(contactsDown: device.assembler.contactsDown)
+            if ending == .deviceGone {
+                FileHandle.standardError.write(Data("touchbridge replay: \(file) disappeared; its contacts were cancelled\n".utf8))
+            }
             return
         }
         let recording = try Self.loadRecording(file: file, desc: desc)
