@@ -3,6 +3,7 @@ import Foundation
 import TouchBridge
 import TouchCore
 import MapEngine
+import TouchDevices
 
 /// `touchbridge replay`: an evemu recording through the real pipeline, as the JSON event stream.
 struct ReplayCommand: ParsableCommand {
@@ -11,7 +12,7 @@ struct ReplayCommand: ParsableCommand {
         abstract: "Replay an evemu recording through the frame assembler, gesture recogniser and map controller.",
         discussion: "Prints the JSON event stream (docs/event-stream.md): start, gesture and camera events, end.")
 
-    @Argument(help: "evemu recording (a combined file, or an .events file with --desc)")
+    @Argument(help: "evemu recording (a combined file, or an .events file with --desc); with --live, a /dev/input/eventN node")
     var file: String
 
     @Option(help: "evemu device description, when FILE holds only events")
@@ -32,6 +33,12 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "calibration matrix, six numbers \"a b c d e f\" (libinput convention)")
     var calibration: String?
 
+    @Flag(help: "read FILE as a live evdev device until SIGINT, --duration, or unplug")
+    var live = false
+
+    @Option(help: "with --live: stop after this many seconds")
+    var duration: Double?
+
     func run() throws {
         let size = try parseSize(screen, option: "--screen")
         var cfg = KioskConfiguration()
@@ -46,8 +53,15 @@ struct ReplayCommand: ParsableCommand {
             }
             cal = c
         }
+        if live {
+            try runLive(size: size, configuration: cfg, calibration: cal)
+            return
+        }
         let recording: Evemu.Recording
         do { recording = try Replay.load(path: file, descPath: desc) } catch { fail("\(error)", code: 1) }
+        guard recording.capabilities.positionAxes != nil else {
+            fail("\(recording.capabilities.name) (\(desc ?? file)) has no absolute position axes; is this a touchscreen recording?", code: 1)
+        }
         let out = FileHandle.standardOutput
         var buffer = ""
         Replay.run(recording, screen: size, configuration: cfg, calibration: cal, contacts: contacts) { line in
@@ -56,6 +70,32 @@ struct ReplayCommand: ParsableCommand {
         }
         out.write(Data(buffer.utf8))
     }
+
+    /// A live device through the same pipeline; the start line is printed once the device is
+    /// open (a script may wait for it), each batch of lines is flushed.
+    func runLive(size: Size, configuration cfg: KioskConfiguration, calibration cal: Calibration) throws {
+        let device: TouchDevice
+        do { device = try TouchDevice(path: file, screen: size, calibration: cal) } catch { fail("\(error)", code: 1) }
+        let density = Replay.density(for: device.capabilities, screen: size)
+        let pipeline = MapPipeline(configuration: cfg, screen: size, density: density) { line in print(line) }
+        pipeline.writesContacts = contacts
+        pipeline.start()
+        fflush(nil)
+        let ending = try LiveReadLoop.run(device, duration: duration) { frames in
+            for f in frames { pipeline.handle(f) }
+            fflush(nil)
+        }
+        pipeline.finish()
+        fflush(nil)
+        if ending == .deviceGone {
+            FileHandle.standardError.write(Data("touchbridge replay: \(file) disappeared; its contacts were cancelled\n".utf8))
+        }
+    }
+}
+
+/// A file the user named cannot be used: said without the usage text a flag error gets.
+struct InputFileError: Error, CustomStringConvertible {
+    var description: String
 }
 
 func parseSize(_ s: String, option: String) throws -> Size {

@@ -1,0 +1,125 @@
+import CEvdev
+import TouchCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One evdev touchscreen read through libevdev: non-blocking reads of everything available,
+/// turned into contact frames by a `FrameAssembler`; SYN_DROPPED resynced from libevdev's state;
+/// an unplugged device (ENODEV) cancels all its contacts.
+///
+/// A class (not a ~Copyable struct) so that the event loop can keep devices in a dictionary
+/// keyed by fd; it owns its fd and libevdev handle and releases both exactly once, in deinit.
+public final class TouchDevice {
+    public let path: String
+    /// Poll this fd for POLLIN, then call `readAvailable()`.
+    public let fd: Int32
+    public let capabilities: DeviceCapabilities
+    public private(set) var assembler: FrameAssembler
+    /// True after ENODEV: close this device and wait for the monitor to report it again.
+    public private(set) var isGone = false
+    let dev: OpaquePointer
+    var lastEventTime = 0.0
+
+    /// Opens `path` (O_RDONLY|O_NONBLOCK|O_CLOEXEC) with timestamps on CLOCK_MONOTONIC.
+    /// - Parameter requireTouch: throw `notATouchscreen` when the node has no absolute touch axes.
+    public init(path: String, screen: Size, calibration: Calibration = .identity,
+                filters: FilterOptions = .default, requireTouch: Bool = true) throws {
+        let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        guard fd >= 0 else { throw TouchDeviceError.cannotOpen(path: path, errno: errno) }
+        var handle: OpaquePointer?
+        let rc = libevdev_new_from_fd(fd, &handle)
+        guard rc == 0, let handle else {
+            close(fd)
+            throw TouchDeviceError.notEvdev(path: path, errno: -rc)
+        }
+        _ = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
+        let caps = LiveCapabilities.read(handle)
+        if requireTouch && caps.touchKind == nil {
+            libevdev_free(handle)
+            close(fd)
+            throw TouchDeviceError.notATouchscreen(path: path, name: caps.name)
+        }
+        self.path = path
+        self.fd = fd
+        self.dev = handle
+        self.capabilities = caps
+        self.assembler = FrameAssembler(capabilities: caps, calibration: calibration, screen: screen, filters: filters)
+    }
+
+    deinit {
+        libevdev_free(dev)
+        close(fd)
+    }
+
+    /// Replaces the calibration or output size (e.g. after a rotation), keeping contacts.
+    public func setMapping(calibration: Calibration, screen: Size) {
+        assembler.mapping.calibration = calibration
+        assembler.mapping.screen = screen
+    }
+
+    /// Reads every event available now and returns the frames they complete.
+    /// - Parameter events: sees every event read, including the delta libevdev synthesises after
+    ///   SYN_DROPPED (used by the recorder); SYN_DROPPED itself is not passed on.
+    /// - Throws: `TouchDeviceError.gone` (carrying the frames read and the cancelling frame) when
+    ///   the device vanished, `readFailed` for other errors.
+    public func readAvailable(events sink: ((InputEvent) -> Void)? = nil) throws -> [ContactFrame] {
+        guard !isGone else { return [] }
+        var frames: [ContactFrame] = []
+        var ev = input_event()
+        var syncing = false
+        var dropTime = lastEventTime
+        let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue, sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
+        while true {
+            let rc = libevdev_next_event(dev, syncing ? sync : normal, &ev)
+            if rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
+                let e = Self.event(ev)
+                lastEventTime = e.time
+                sink?(e)
+                if let f = assembler.process(e) { frames.append(f) }
+            } else if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
+                let e = Self.event(ev)
+                lastEventTime = e.time
+                if syncing {
+                    sink?(e) // the state delta: only for the recorder; the assembler resyncs from state
+                } else {
+                    syncing = true // SYN_DROPPED: drain the delta, then resync
+                    dropTime = e.time
+                }
+            } else if rc == -EAGAIN {
+                guard syncing else { break }
+                syncing = false
+                frames.append(assembler.resync(to: LiveCapabilities.state(dev, kind: assembler.kind), time: dropTime))
+            } else if rc == -EINTR {
+                continue
+            } else if rc == -ENODEV {
+                isGone = true
+                frames.append(assembler.cancelAll(time: Self.monotonicNow()))
+                throw TouchDeviceError.gone(path: path, frames: frames)
+            } else {
+                throw TouchDeviceError.readFailed(path: path, errno: -rc)
+            }
+        }
+        return frames
+    }
+
+    static func event(_ ev: input_event) -> InputEvent {
+        InputEvent(sec: Int(ev.time.tv_sec), usec: Int(ev.time.tv_usec), type: ev.type, code: ev.code, value: ev.value)
+    }
+
+    /// CLOCK_MONOTONIC now, in seconds: the time of a cancellation the device did not stamp.
+    public static func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
+
+func retryingEINTR(_ body: () -> Int32) -> Int32 {
+    while true {
+        let r = body()
+        if r >= 0 || errno != EINTR { return r }
+    }
+}

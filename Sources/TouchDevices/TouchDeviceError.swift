@@ -1,0 +1,44 @@
+import TouchCore
+
+/// What can go wrong with a touch device, written for the person at the kiosk.
+public enum TouchDeviceError: Error, Sendable, CustomStringConvertible {
+    /// open(2) failed.
+    case cannotOpen(path: String, errno: Int32)
+    /// The node is not an evdev device libevdev can read.
+    case notEvdev(path: String, errno: Int32)
+    /// read failed for another reason than "no more events".
+    case readFailed(path: String, errno: Int32)
+    /// The device vanished (unplugged, ENODEV). `frames` holds the frames read before that and,
+    /// last, the frame that cancels every contact that was down.
+    case gone(path: String, frames: [ContactFrame])
+    /// The node has no absolute touch axes.
+    case notATouchscreen(path: String, name: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let e):
+            let hint = e == 13 /* EACCES */
+                ? "add the user to the 'input' group or run as root"
+                : e == 2 /* ENOENT */ ? "check the path (ls /dev/input/by-path/) and the device's cable" : "check the device"
+            return "cannot open touch device \(path): \(errnoString(e)); \(hint)"
+        case .notEvdev(let path, let e):
+            return "\(path) is not an evdev input device (\(errnoString(e))); give a /dev/input/eventN node"
+        case .readFailed(let path, let e):
+            return "reading touch device \(path) failed: \(errnoString(e)); reconnect the device"
+        case .gone(let path, _):
+            return "touch device \(path) disappeared (unplugged?); its contacts were cancelled; it is picked up again when it comes back"
+        case .notATouchscreen(let path, let name):
+            return "\(path) (\"\(name)\") reports no absolute touch axes; pick the touchscreen's node (touchbridge devices lists them)"
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+func errnoString(_ e: Int32) -> String {
+    String(cString: strerror(e))
+}

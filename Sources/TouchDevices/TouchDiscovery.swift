@@ -1,0 +1,126 @@
+import CEvdev
+import CUdev
+import TouchCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A touchscreen found on this machine.
+public struct TouchscreenInfo: Sendable, Hashable {
+    public var path: String
+    public var capabilities: DeviceCapabilities
+    /// From the udev property LIBINPUT_CALIBRATION_MATRIX, when set.
+    public var calibration: Calibration?
+    /// How it was recognised: "udev" (ID_INPUT_TOUCHSCREEN=1), "capabilities" (INPUT_PROP_DIRECT
+    /// and absolute axes, when udev has no database) or "config" (matched explicitly).
+    public var foundBy: String
+}
+
+/// Finds touchscreens with libudev, or by their capabilities when udev has no database
+/// (a busybox system without udevd), or by a config match that overrides both.
+public enum TouchDiscovery {
+    /// Every touchscreen, or, with `match`, every touch device the match selects (whatever udev
+    /// thinks of it), sorted by path.
+    public static func touchscreens(matching match: TouchDeviceMatch? = nil) -> [TouchscreenInfo] {
+        if case .path(let p)? = match {
+            guard let caps = try? capabilities(path: p) else { return [] }
+            return [TouchscreenInfo(path: p, capabilities: caps, calibration: udevCalibration(devnode: p), foundBy: "config")]
+        }
+        var found: [TouchscreenInfo] = []
+        for node in eventNodes() {
+            let udevSaysTouch = node.initialized ? node.touchscreen : nil
+            if match == nil && udevSaysTouch == false { continue }
+            guard let caps = try? capabilities(path: node.devnode) else { continue }
+            if let match {
+                guard caps.touchKind != nil, match.matches(path: node.devnode, capabilities: caps) else { continue }
+                found.append(TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "config"))
+            } else if udevSaysTouch == true {
+                found.append(TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "udev"))
+            } else if caps.isTouchscreen {
+                found.append(TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "capabilities"))
+            }
+        }
+        return found.sorted { $0.path.localizedStandardLess($1.path) }
+    }
+
+    /// Reads a node's capabilities (opens and closes it).
+    public static func capabilities(path: String) throws -> DeviceCapabilities {
+        let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        guard fd >= 0 else { throw TouchDeviceError.cannotOpen(path: path, errno: errno) }
+        defer { close(fd) }
+        var handle: OpaquePointer?
+        let rc = libevdev_new_from_fd(fd, &handle)
+        guard rc == 0, let handle else { throw TouchDeviceError.notEvdev(path: path, errno: -rc) }
+        defer { libevdev_free(handle) }
+        return LiveCapabilities.read(handle)
+    }
+
+    /// LIBINPUT_CALIBRATION_MATRIX of the udev device behind a /dev node, when set.
+    public static func udevCalibration(devnode: String) -> Calibration? {
+        eventNodes().first { $0.devnode == devnode }?.calibration
+    }
+
+    struct EventNode {
+        var devnode: String
+        /// udev has processed the device (its database exists): properties are meaningful.
+        var initialized: Bool
+        var touchscreen: Bool
+        var calibration: Calibration?
+    }
+
+    /// input/event* nodes from udev; when udev cannot enumerate, /dev/input/event* directly.
+    static func eventNodes() -> [EventNode] {
+        var nodes: [EventNode] = []
+        if let udev = udev_new() {
+            defer { udev_unref(udev) }
+            if let e = udev_enumerate_new(udev) {
+                defer { udev_enumerate_unref(e) }
+                udev_enumerate_add_match_subsystem(e, "input")
+                udev_enumerate_add_match_sysname(e, "event*")
+                udev_enumerate_scan_devices(e)
+                var entry = udev_enumerate_get_list_entry(e)
+                while let current = entry {
+                    if let syspath = udev_list_entry_get_name(current),
+                       let d = udev_device_new_from_syspath(udev, syspath) {
+                        if let node = eventNode(d) { nodes.append(node) }
+                        udev_device_unref(d)
+                    }
+                    entry = udev_list_entry_get_next(current)
+                }
+            }
+        }
+        if nodes.isEmpty, let dir = opendir("/dev/input") {
+            defer { closedir(dir) }
+            while let ent = readdir(dir) {
+                let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name.hasPrefix("event") {
+                    nodes.append(EventNode(devnode: "/dev/input/" + name, initialized: false, touchscreen: false))
+                }
+            }
+        }
+        return nodes
+    }
+
+    static func eventNode(_ d: OpaquePointer) -> EventNode? {
+        guard let devnode = udev_device_get_devnode(d).map({ String(cString: $0) }) else { return nil }
+        func property(_ key: String) -> String? { udev_device_get_property_value(d, key).map { String(cString: $0) } }
+        let initialized = udev_device_get_is_initialized(d) != 0 && property("ID_INPUT") != nil
+        return EventNode(devnode: devnode, initialized: initialized,
+                         touchscreen: property("ID_INPUT_TOUCHSCREEN") == "1",
+                         calibration: property("LIBINPUT_CALIBRATION_MATRIX").flatMap { Calibration(libinputString: $0) })
+    }
+}
+
+extension String {
+    /// "event2" < "event10".
+    func localizedStandardLess(_ other: String) -> Bool {
+        let a = self.split(whereSeparator: { $0.isNumber == false }).last.flatMap { Int($0) }
+        let b = other.split(whereSeparator: { $0.isNumber == false }).last.flatMap { Int($0) }
+        if let a, let b, self.filter({ !$0.isNumber }) == other.filter({ !$0.isNumber }) { return a < b }
+        return self < other
+    }
+}
