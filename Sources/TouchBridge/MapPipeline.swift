@@ -52,6 +52,21 @@ public final class MapPipeline {
         }
     }
 
+    /// Applies a re-read configuration (SIGHUP): thresholds, gesture mask, camera settings and
+    /// markers. The camera stays where it is.
+    public func reconfigure(_ cfg: KioskConfiguration) {
+        recognizer = GestureRecognizer(thresholds: cfg.gestures.thresholdValues, mask: cfg.gestures.enabled,
+                                       density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
+                                       screen: screen, twoFingerHorizontal: cfg.gestures.twoFingerHorizontal == .pan ? .pan : .rotate)
+        controller.configuration = cfg.mapConfiguration
+        for m in controller.markers { controller.removeMarker(id: m.id) }
+        for m in cfg.markers {
+            controller.add(Marker(id: m.id, position: m.coordinate, title: m.title, snippet: m.snippet, zIndex: m.zIndex))
+        }
+        drainMapEvents()
+        dirty = true
+    }
+
     /// Writes the `start` line (t = 0 is the first input event's time).
     public func start() {
         guard !started else { return }

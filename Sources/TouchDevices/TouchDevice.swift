@@ -17,7 +17,7 @@ public final class TouchDevice {
     /// Poll this fd for POLLIN, then call `readAvailable()`.
     public let fd: Int32
     public let capabilities: DeviceCapabilities
-    public private(set) var assembler: FrameAssembler
+    public internal(set) var assembler: FrameAssembler
     /// True after ENODEV: close this device and wait for the monitor to report it again.
     public private(set) var isGone = false
     let dev: OpaquePointer
