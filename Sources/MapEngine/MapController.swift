@@ -50,6 +50,9 @@ public final class MapController {
     /// Marker whose info window is shown.
     var shownInfoWindowID: String?
     var events: [TimedMapEvent] = []
+    /// Whether emitted events are kept for `drainEvents()`. An app that only uses the delegate
+    /// and never drains should turn this off, or the list grows for as long as the map runs.
+    public var recordsEvents = true
 
     public init(camera: CameraPosition, screenSize: Size, configuration: MapConfiguration = MapConfiguration(),
                 time: Double = 0) {
@@ -268,7 +271,7 @@ public final class MapController {
     // MARK: events
 
     func emit(_ event: MapEvent, at t: Double, marker: Marker? = nil) {
-        events.append(TimedMapEvent(time: t, event: event))
+        if recordsEvents { events.append(TimedMapEvent(time: t, event: event)) }
         guard let d = delegate else { return }
         switch event {
         case .willMove(let g): d.willMove(gesture: g)

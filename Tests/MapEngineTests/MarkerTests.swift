@@ -154,6 +154,19 @@ import Gestures
         #expect(d.calls == ["didCloseInfoWindowOf(a)"])
     }
 
+    @Test func updatingTheShownMarkerKeepsOrClosesItsWindow() {
+        let (c, d) = setup([("a", 0, 0, "Alpha", 0)])
+        c.selectedMarker = "a"
+        var m = c.marker(id: "a")!
+        m.title = "Alpha 2"
+        c.add(m)
+        #expect(c.infoWindowContent()?.title == "Alpha 2")
+        m.title = nil
+        c.add(m)
+        #expect(c.selectedMarker == nil)
+        #expect(d.calls == ["didCloseInfoWindowOf(a)"])
+    }
+
     @Test func poiTapNearTheDotWhenVisible() {
         let c = controller(zoom: 12)
         let d = RecordingDelegate()
