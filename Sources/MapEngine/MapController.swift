@@ -45,6 +45,8 @@ public final class MapController {
     var followingMotion = false
     /// Everything stopped at this time; idleAt goes out at the next advance.
     var idlePendingAt: Double?
+    /// A gesture moved the camera at this time; its didChange goes out once the frame is over.
+    var changePendingAt: Double?
     /// Start of the quiet interval that ends free mode.
     var quietSince: Double?
     /// Marker whose info window is shown.
@@ -89,6 +91,7 @@ public final class MapController {
     public var nextDeadline: Double? {
         var deadlines: [Double] = []
         if let p = idlePendingAt { deadlines.append(p) }
+        if let p = changePendingAt { deadlines.append(p) }
         let tracking = cameraMode == .following && activeGestures.isEmpty
             && (positionSource?.isMoving(at: now) ?? false)
         if animation != nil || momentum != nil || tracking {
@@ -110,6 +113,7 @@ public final class MapController {
     func step(to time: Double, emitIdleAtSameTime: Bool) {
         let t = max(time, now)
         now = t
+        if let p = changePendingAt, p < t { flushChange() }
         if let p = idlePendingAt, p < t { emitIdle(at: p) }
         currentFix = positionSource?.fix(at: t)
 
@@ -138,7 +142,10 @@ public final class MapController {
         }
         trackPositionSource(at: t)
         checkIdle(at: t)
-        if emitIdleAtSameTime, let p = idlePendingAt, p <= t { emitIdle(at: p) }
+        if emitIdleAtSameTime {
+            flushChange()
+            if let p = idlePendingAt, p <= t { emitIdle(at: p) }
+        }
     }
 
     /// The camera an animation shows at a time.
@@ -167,13 +174,28 @@ public final class MapController {
         }
     }
 
-    /// Moves the camera (clamped), sending didChange when it changed.
-    func changeCamera(to newCamera: CameraPosition, at t: Double) {
+    /// Moves the camera (clamped), sending didChange when it changed. With `coalesce` (gesture
+    /// increments) the didChange waits until the input frame is over, so a frame whose transform
+    /// the recogniser split over several events gives one didChange: it goes out when time moves
+    /// on or the loop advances (`nextDeadline` is then that time).
+    func changeCamera(to newCamera: CameraPosition, at t: Double, coalesce: Bool = false) {
         let c = configuration.limits.clamp(newCamera)
         guard c != camera else { return }
         if !moving { beginMotion(gesture: false, interrupting: false, at: t) }
         camera = c
-        emit(.didChange(c), at: t)
+        if coalesce {
+            changePendingAt = changePendingAt ?? t
+        } else {
+            changePendingAt = nil   // this didChange carries the pending one's camera too
+            emit(.didChange(c), at: t)
+        }
+    }
+
+    /// Sends a didChange held back by `changeCamera(coalesce:)`.
+    func flushChange() {
+        guard let p = changePendingAt else { return }
+        changePendingAt = nil
+        emit(.didChange(camera), at: p)
     }
 
     /// Marks the idle time once nothing moves any more.
@@ -184,6 +206,7 @@ public final class MapController {
     }
 
     func emitIdle(at t: Double) {
+        flushChange()
         idlePendingAt = nil
         guard moving else { return }
         moving = false
