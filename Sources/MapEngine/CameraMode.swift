@@ -64,6 +64,16 @@ public enum PositionSource: Sendable, Hashable, Codable {
         }
     }
 
+    /// The same source with a track's times moved by `dt` seconds, e.g. to start a track
+    /// scripted from 0 at the loop's monotonic time of the first input event.
+    public func shifted(by dt: Double) -> PositionSource {
+        switch self {
+        case .fixed: return self
+        case .track(let pts):
+            return .track(pts.map { TrackPoint(time: $0.time + dt, coordinate: $0.coordinate, heading: $0.heading) })
+        }
+    }
+
     /// Whether the value may change after `time` (so a following camera needs frames).
     public func isMoving(at time: Double) -> Bool {
         switch self {

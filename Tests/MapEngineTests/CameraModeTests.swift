@@ -161,6 +161,9 @@ import Gestures
         #expect(mid.heading == 45)
         #expect(src.fix(at: 9)?.coordinate == Coordinate(latitude: 2, longitude: -179))
         #expect(src.isMoving(at: 3) && !src.isMoving(at: 4))
+        let late = src.shifted(by: 1000)
+        #expect(late.fix(at: 1003) == mid)
+        #expect(late.isMoving(at: 1003) && !late.isMoving(at: 1004))
     }
 
     @Test func programmaticMoveLeavesFollowing() {
