@@ -74,6 +74,17 @@ public enum PositionSource: Sendable, Hashable, Codable {
         }
     }
 
+    /// The earliest time from `time` on at which the value changes: `time` itself while a
+    /// track runs, its start before it starts, nil when it will not change any more.
+    public func nextChange(after time: Double) -> Double? {
+        switch self {
+        case .fixed: return nil
+        case .track(let pts):
+            guard let start = pts.map(\.time).min(), let end = pts.map(\.time).max(), time < end else { return nil }
+            return max(time, start)
+        }
+    }
+
     /// Whether the value may change after `time` (so a following camera needs frames).
     public func isMoving(at time: Double) -> Bool {
         switch self {

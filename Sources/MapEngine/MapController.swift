@@ -92,8 +92,10 @@ public final class MapController {
         var deadlines: [Double] = []
         if let p = idlePendingAt { deadlines.append(p) }
         if let p = changePendingAt { deadlines.append(p) }
-        let tracking = cameraMode == .following && activeGestures.isEmpty
-            && (positionSource?.isMoving(at: now) ?? false)
+        var tracking = false
+        if cameraMode == .following, activeGestures.isEmpty, let change = positionSource?.nextChange(after: now) {
+            if change > now { deadlines.append(change) } else { tracking = true }
+        }
         if animation != nil || momentum != nil || tracking {
             var next = now + configuration.frameInterval
             if let a = animation, a.end > now { next = min(next, a.end) }
