@@ -103,6 +103,16 @@ import Gestures
         #expect(c.selectedMarker == "a")
     }
 
+    @Test func theInfoWindowIsAboveEveryMarker() {
+        let (c, d) = setup([("a", 0, 100, "Alpha", 0), ("b", 0, 60, "Beta", 50)])
+        c.infoWindowSize = { _ in Size(width: 200, height: 80) }
+        c.selectedMarker = "a"
+        let onB = head(c, "b")
+        #expect(ScreenRect(origin: c.infoWindowFrame()!.origin, size: c.infoWindowFrame()!.size).contains(onB))
+        c.handle(tap(1, at: onB))
+        #expect(d.calls == ["didTapInfoWindowOf(a)"])
+    }
+
     @Test(arguments: [0.0, 90.0, 217.0])
     func infoWindowSitsUprightAboveThePinWhateverTheBearing(bearing: Double) {
         let (c, _) = setup([("a", 50, 120, "Alpha", 0)], bearing: bearing)
