@@ -64,6 +64,27 @@ public enum PositionSource: Sendable, Hashable, Codable {
         }
     }
 
+    /// The same source with a track's times moved by `dt` seconds, e.g. to start a track
+    /// scripted from 0 at the loop's monotonic time of the first input event.
+    public func shifted(by dt: Double) -> PositionSource {
+        switch self {
+        case .fixed: return self
+        case .track(let pts):
+            return .track(pts.map { TrackPoint(time: $0.time + dt, coordinate: $0.coordinate, heading: $0.heading) })
+        }
+    }
+
+    /// The earliest time from `time` on at which the value changes: `time` itself while a
+    /// track runs, its start before it starts, nil when it will not change any more.
+    public func nextChange(after time: Double) -> Double? {
+        switch self {
+        case .fixed: return nil
+        case .track(let pts):
+            guard let start = pts.map(\.time).min(), let end = pts.map(\.time).max(), time < end else { return nil }
+            return max(time, start)
+        }
+    }
+
     /// Whether the value may change after `time` (so a following camera needs frames).
     public func isMoving(at time: Double) -> Bool {
         switch self {

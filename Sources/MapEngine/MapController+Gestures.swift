@@ -104,12 +104,12 @@ extension MapController {
             guard e.tilt != 0 else { return }
             var c = camera
             c.tilt = camera.tilt + e.tilt
-            changeCamera(to: c, at: t)
+            changeCamera(to: c, at: t, coalesce: true)
         case .quickZoom:
             guard e.scale > 0, e.scale != 1, let c = projection.coordinate(at: e.position),
                   let cam = cameraKeeping(c, at: e.position, zoom: camera.zoom + log2(e.scale),
                                           bearing: camera.bearing, tilt: camera.tilt) else { return }
-            changeCamera(to: cam, at: t)
+            changeCamera(to: cam, at: t, coalesce: true)
         default:
             guard e.translation.length > 0 || (e.scale > 0 && e.scale != 1) || e.rotation != 0 else { return }
             let scale = e.scale > 0 && e.scale.isFinite ? e.scale : 1
@@ -117,7 +117,7 @@ extension MapController {
             guard let c = projection.coordinate(at: e.anchor),
                   let cam = cameraKeeping(c, at: e.position, zoom: camera.zoom + log2(scale),
                                           bearing: camera.bearing - e.rotation, tilt: camera.tilt) else { return }
-            changeCamera(to: cam, at: t)
+            changeCamera(to: cam, at: t, coalesce: true)
         }
     }
 

@@ -7,8 +7,10 @@ extension MapController {
     // MARK: markers
 
     /// Adds a marker, or replaces the one with the same id in place (keeping its stacking order).
-    public func add(_ marker: Marker) {
+    /// A shown info window follows the new value, and closes when it has nothing left to show.
+    public func add(_ marker: Marker, at time: Double? = nil) {
         if let i = markers.firstIndex(where: { $0.id == marker.id }) { markers[i] = marker } else { markers.append(marker) }
+        if shownInfoWindowID == marker.id && content(for: marker) == nil { closeInfoWindow(at: max(time ?? now, now)) }
     }
 
     /// Removes a marker; its info window closes (didCloseInfoWindow) if shown.

@@ -45,11 +45,16 @@ public final class MapController {
     var followingMotion = false
     /// Everything stopped at this time; idleAt goes out at the next advance.
     var idlePendingAt: Double?
+    /// A gesture moved the camera at this time; its didChange goes out once the frame is over.
+    var changePendingAt: Double?
     /// Start of the quiet interval that ends free mode.
     var quietSince: Double?
     /// Marker whose info window is shown.
     var shownInfoWindowID: String?
     var events: [TimedMapEvent] = []
+    /// Whether emitted events are kept for `drainEvents()`. An app that only uses the delegate
+    /// and never drains should turn this off, or the list grows for as long as the map runs.
+    public var recordsEvents = true
 
     public init(camera: CameraPosition, screenSize: Size, configuration: MapConfiguration = MapConfiguration(),
                 time: Double = 0) {
@@ -86,8 +91,11 @@ public final class MapController {
     public var nextDeadline: Double? {
         var deadlines: [Double] = []
         if let p = idlePendingAt { deadlines.append(p) }
-        let tracking = cameraMode == .following && activeGestures.isEmpty
-            && (positionSource?.isMoving(at: now) ?? false)
+        if let p = changePendingAt { deadlines.append(p) }
+        var tracking = false
+        if cameraMode == .following, activeGestures.isEmpty, let change = positionSource?.nextChange(after: now) {
+            if change > now { deadlines.append(change) } else { tracking = true }
+        }
         if animation != nil || momentum != nil || tracking {
             var next = now + configuration.frameInterval
             if let a = animation, a.end > now { next = min(next, a.end) }
@@ -107,6 +115,7 @@ public final class MapController {
     func step(to time: Double, emitIdleAtSameTime: Bool) {
         let t = max(time, now)
         now = t
+        if let p = changePendingAt, p < t { flushChange() }
         if let p = idlePendingAt, p < t { emitIdle(at: p) }
         currentFix = positionSource?.fix(at: t)
 
@@ -135,7 +144,10 @@ public final class MapController {
         }
         trackPositionSource(at: t)
         checkIdle(at: t)
-        if emitIdleAtSameTime, let p = idlePendingAt, p <= t { emitIdle(at: p) }
+        if emitIdleAtSameTime {
+            flushChange()
+            if let p = idlePendingAt, p <= t { emitIdle(at: p) }
+        }
     }
 
     /// The camera an animation shows at a time.
@@ -164,13 +176,28 @@ public final class MapController {
         }
     }
 
-    /// Moves the camera (clamped), sending didChange when it changed.
-    func changeCamera(to newCamera: CameraPosition, at t: Double) {
+    /// Moves the camera (clamped), sending didChange when it changed. With `coalesce` (gesture
+    /// increments) the didChange waits until the input frame is over, so a frame whose transform
+    /// the recogniser split over several events gives one didChange: it goes out when time moves
+    /// on or the loop advances (`nextDeadline` is then that time).
+    func changeCamera(to newCamera: CameraPosition, at t: Double, coalesce: Bool = false) {
         let c = configuration.limits.clamp(newCamera)
         guard c != camera else { return }
         if !moving { beginMotion(gesture: false, interrupting: false, at: t) }
         camera = c
-        emit(.didChange(c), at: t)
+        if coalesce {
+            changePendingAt = changePendingAt ?? t
+        } else {
+            changePendingAt = nil   // this didChange carries the pending one's camera too
+            emit(.didChange(c), at: t)
+        }
+    }
+
+    /// Sends a didChange held back by `changeCamera(coalesce:)`.
+    func flushChange() {
+        guard let p = changePendingAt else { return }
+        changePendingAt = nil
+        emit(.didChange(camera), at: p)
     }
 
     /// Marks the idle time once nothing moves any more.
@@ -181,6 +208,7 @@ public final class MapController {
     }
 
     func emitIdle(at t: Double) {
+        flushChange()
         idlePendingAt = nil
         guard moving else { return }
         moving = false
@@ -268,7 +296,7 @@ public final class MapController {
     // MARK: events
 
     func emit(_ event: MapEvent, at t: Double, marker: Marker? = nil) {
-        events.append(TimedMapEvent(time: t, event: event))
+        if recordsEvents { events.append(TimedMapEvent(time: t, event: event)) }
         guard let d = delegate else { return }
         switch event {
         case .willMove(let g): d.willMove(gesture: g)

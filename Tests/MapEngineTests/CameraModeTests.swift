@@ -161,6 +161,21 @@ import Gestures
         #expect(mid.heading == 45)
         #expect(src.fix(at: 9)?.coordinate == Coordinate(latitude: 2, longitude: -179))
         #expect(src.isMoving(at: 3) && !src.isMoving(at: 4))
+        #expect(src.nextChange(after: 0) == 2 && src.nextChange(after: 3) == 3 && src.nextChange(after: 4) == nil)
+        let late = src.shifted(by: 1000)
+        #expect(late.fix(at: 1003) == mid)
+        #expect(late.isMoving(at: 1003) && !late.isMoving(at: 1004))
+    }
+
+    @Test func aTrackNotYetStartedNeedsNoFramesUntilItStarts() {
+        let c = controller()
+        c.positionSource = .track([TrackPoint(time: 100, coordinate: paris, heading: 0),
+                                   TrackPoint(time: 110, coordinate: here.coordinate, heading: 0)])
+        c.setCameraMode(.following, at: 0)
+        runUntilIdle(c, limit: 1)
+        #expect(c.nextDeadline == 100)
+        c.advance(to: 100)
+        #expect(abs(c.nextDeadline! - (100 + 1.0 / 60)) < 1e-9)
     }
 
     @Test func programmaticMoveLeavesFollowing() {

@@ -38,6 +38,29 @@ import Gestures
         #expect(types(c.drainEvents()).filter { $0 != "cameraMode" }.count == d.calls.filter { !$0.hasPrefix("cameraMode") }.count)
     }
 
+    @Test func oneDidChangePerInputFrame() {
+        let c = controller()
+        let d = RecordingDelegate()
+        c.delegate = d
+        var focal = Point(x: 600, y: 400)
+        for i in 0..<4 {
+            // The recogniser splits each frame's transform over three events with the frame's time.
+            let t = Double(i) / 60, next = focal + Point(x: 4, y: 1)
+            let phase: GesturePhase = i == 0 ? .began : .changed
+            c.handle(gesture(.twoFingerPan, phase, t, at: next, from: focal, fingers: 2))
+            c.handle(gesture(.pinch, phase, t, at: next, scale: 1.02, fingers: 2))
+            c.handle(gesture(.rotate, phase, t, at: next, rotation: 1, fingers: 2))
+            focal = next
+        }
+        #expect(c.nextDeadline == 3.0 / 60)   // the last frame's didChange is due
+        c.advance(to: 3.0 / 60)
+        let changes = c.drainEvents().filter { $0.event.typeName == "didChange" }
+        let expectedTimes: [Double] = (0..<4).map { Double($0) / 60 }
+        #expect(changes.map(\.time) == expectedTimes)
+        #expect(changes.last?.event == .didChange(c.camera))
+        #expect(d.calls.filter { $0 == "didChange" }.count == 4)
+    }
+
     @Test func idleWaitsForEveryGestureToEnd() {
         let c = controller()
         let d = RecordingDelegate()

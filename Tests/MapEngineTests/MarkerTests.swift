@@ -103,6 +103,16 @@ import Gestures
         #expect(c.selectedMarker == "a")
     }
 
+    @Test func theInfoWindowIsAboveEveryMarker() {
+        let (c, d) = setup([("a", 0, 100, "Alpha", 0), ("b", 0, 60, "Beta", 50)])
+        c.infoWindowSize = { _ in Size(width: 200, height: 80) }
+        c.selectedMarker = "a"
+        let onB = head(c, "b")
+        #expect(ScreenRect(origin: c.infoWindowFrame()!.origin, size: c.infoWindowFrame()!.size).contains(onB))
+        c.handle(tap(1, at: onB))
+        #expect(d.calls == ["didTapInfoWindowOf(a)"])
+    }
+
     @Test(arguments: [0.0, 90.0, 217.0])
     func infoWindowSitsUprightAboveThePinWhateverTheBearing(bearing: Double) {
         let (c, _) = setup([("a", 50, 120, "Alpha", 0)], bearing: bearing)
@@ -150,6 +160,19 @@ import Gestures
         let (c, d) = setup([("a", 0, 0, "Alpha", 0)])
         c.selectedMarker = "a"
         c.removeMarker(id: "a", at: 3)
+        #expect(c.selectedMarker == nil)
+        #expect(d.calls == ["didCloseInfoWindowOf(a)"])
+    }
+
+    @Test func updatingTheShownMarkerKeepsOrClosesItsWindow() {
+        let (c, d) = setup([("a", 0, 0, "Alpha", 0)])
+        c.selectedMarker = "a"
+        var m = c.marker(id: "a")!
+        m.title = "Alpha 2"
+        c.add(m)
+        #expect(c.infoWindowContent()?.title == "Alpha 2")
+        m.title = nil
+        c.add(m)
         #expect(c.selectedMarker == nil)
         #expect(d.calls == ["didCloseInfoWindowOf(a)"])
     }
