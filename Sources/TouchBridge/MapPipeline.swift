@@ -78,7 +78,13 @@ public final class MapPipeline {
     public func begin(at time: Double) {
         start()
         encoder.setOrigin(time)
-        if lastTime == nil { lastTime = time; controller.advance(to: time); drainMapEvents() }
+        if lastTime == nil {
+            lastTime = time
+            // A scripted track starts with the input clock.
+            if case .track = controller.positionSource { controller.positionSource = controller.positionSource?.shifted(by: time) }
+            controller.advance(to: time)
+            drainMapEvents()
+        }
     }
 
     /// Runs deadlines (gesture timeouts, animations, momentum, auto-return) up to `time`, in order.

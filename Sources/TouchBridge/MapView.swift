@@ -48,6 +48,8 @@ public final class MapView {
     var eventOut: FileHandle?
     var newestInput: Double?
     var closed = false
+    /// Stop the loop at this CLOCK_MONOTONIC time (for tests and measurements).
+    public var stopTime: Double?
     public private(set) var framesPresented = 0
     public private(set) var firstFrameTime: Double?
 
@@ -300,6 +302,10 @@ public final class MapView {
             } else {
                 drawAndPresent(now: now)
             }
+        }
+        if let stopTime {
+            if now >= stopTime { loop?.stop(); return }
+            wakeAt = min(wakeAt ?? stopTime, stopTime)
         }
         loop?.setDeadline(wakeAt)
     }

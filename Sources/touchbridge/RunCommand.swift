@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import TouchBridge
+
+/// `touchbridge run`: the kiosk. What a systemd unit starts.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the map kiosk: touchscreens in, map on the display, until SIGTERM.",
+        discussion: """
+        Reads the configuration (Configs/default.toml documents every key). A configuration error \
+        names the file, line and key and exits with status 2; a display or device error exits with 1. \
+        SIGHUP re-reads the configuration; a bad new file keeps the old one running.
+        """)
+
+    @Option(help: "configuration file")
+    var config: String = "/etc/touchbridge/touchbridge.toml"
+
+    @Option(help: "override [display] backend: drm, fbdev or png")
+    var display: String?
+
+    @Option(help: "override [log] events: - for stdout, or a file path")
+    var events: String?
+
+    @Option(help: "stop after this many seconds (for tests and measurements)")
+    var duration: Double?
+
+    func run() throws {
+        var cfg: KioskConfiguration
+        if FileManager.default.fileExists(atPath: config) || config != "/etc/touchbridge/touchbridge.toml" {
+            do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }
+        } else {
+            FileHandle.standardError.write(Data("touchbridge: \(config) does not exist; running with the built-in defaults\n".utf8))
+            cfg = KioskConfiguration()
+        }
+        if let display {
+            guard let b = KioskConfiguration.DisplayBackendKind(rawValue: display) else {
+                throw ValidationError("--display must be drm, fbdev or png")
+            }
+            cfg.display.backend = b
+        }
+        if let events { cfg.log.events = events }
+        let view: MapView
+        do {
+            view = try MapView(configuration: cfg, configPath: FileManager.default.fileExists(atPath: config) ? config : nil)
+        } catch let e as ConfigError {
+            fail(e.description, code: 2)
+        } catch {
+            fail("\(error)", code: 1)
+        }
+        if let duration { view.stopTime = EventLoop.now() + duration }
+        do { try view.run() } catch { fail("\(error)", code: 1) }
+    }
+}
