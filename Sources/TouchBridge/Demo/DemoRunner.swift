@@ -33,6 +33,35 @@ public struct DemoRunner {
         return cfg
     }
 
+    /// The demo's map setup as a configuration file for `touchbridge run`.
+    public static func configurationText() -> String {
+        let c = DemoTour.startCamera
+        var t = """
+        # The demo tour's map: play tour-steps/*.events into a panel named "\(TouchScript.virtualPanel(screen: DemoTour.screen).name)"
+        [display]
+        backend = "drm"
+
+        [[touch]]
+        match = "name:\(TouchScript.virtualPanel(screen: DemoTour.screen).name)"
+
+        [map]
+        latitude = \(c.target.latitude)
+        longitude = \(c.target.longitude)
+        zoom = \(c.zoom)
+
+        [camera]
+        auto_return_s = 0.0
+
+        """
+        for m in DemoTour.markers {
+            t += "\n[[markers]]\nid = \"\(m.id)\"\nlatitude = \(m.coordinate.latitude)\nlongitude = \(m.coordinate.longitude)\n"
+            if let title = m.title { t += "title = \"\(title)\"\n" }
+            if let s = m.snippet { t += "snippet = \"\(s)\"\n" }
+            t += "z_index = \(m.zIndex)\n"
+        }
+        return t
+    }
+
     public func run() throws -> Result {
         let fm = FileManager.default
         let framesDir = (outputDirectory as NSString).appendingPathComponent("frames")
@@ -94,6 +123,24 @@ public struct DemoRunner {
         try Evemu.describe(caps).write(toFile: desc, atomically: true, encoding: .utf8)
         let ev = (outputDirectory as NSString).appendingPathComponent("tour.events")
         try tour.script.evemuEvents().write(toFile: ev, atomically: true, encoding: .utf8)
+        // The tour again, one evemu file per step (times from the step's start), and a
+        // configuration with the demo's map and markers: the kiosk e2e test plays these into a
+        // real uinput panel, and a person can do the same on a bench kiosk.
+        let stepsDir = (outputDirectory as NSString).appendingPathComponent("tour-steps")
+        try fm.createDirectory(atPath: stepsDir, withIntermediateDirectories: true)
+        for (i, step) in tour.steps.enumerated() {
+            let part = events.filter { $0.time >= step.start && $0.time <= step.end }
+            var sub = ""
+            for e in part {
+                let t = max(0, e.time - step.start)
+                let sec = Int(t), usec = min(999_999, Int(((t - Double(sec)) * 1_000_000).rounded()))
+                sub += String(format: "E: %d.%06d %04x %04x %04d\n", sec, usec, e.type, e.code, e.value)
+            }
+            try sub.write(toFile: (stepsDir as NSString).appendingPathComponent(String(format: "%02d.events", i + 1)),
+                          atomically: true, encoding: .utf8)
+        }
+        try DemoRunner.configurationText().write(toFile: (outputDirectory as NSString).appendingPathComponent("tour.toml"),
+                                                 atomically: true, encoding: .utf8)
         return Result(frames: frames, contactSheet: sheet, eventStream: eventsPath, evemuDescription: desc,
                       evemuEvents: ev, gesturesPerStep: perStep, finalCamera: pipeline.controller.camera)
     }
