@@ -1,0 +1,112 @@
+import CEvdev
+import TouchCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One evdev node found under /dev/input: what the device says about itself, or why it could
+/// not be read.
+public struct EvdevNodeInfo: Sendable {
+    public let path: String
+    public let capabilities: Result<DeviceCapabilities, EvdevInventoryError>
+}
+
+/// An evdev node that could not be opened or queried, with what to do about it.
+public struct EvdevInventoryError: Error, Sendable, CustomStringConvertible {
+    public let path: String
+    /// The errno value (positive).
+    public let code: Int32
+    public let reason: String
+    public let advice: String
+    public var description: String { advice.isEmpty ? "\(path): \(reason)" : "\(path): \(reason); \(advice)" }
+
+    init(path: String, code: Int32, during action: String) {
+        self.path = path
+        self.code = code
+        self.reason = "\(action) failed: \(String(cString: strerror(code)))"
+        switch code {
+        case EACCES, EPERM:
+            advice = "add the user to the 'input' group (usermod -aG input USER, then log in again) or run as root"
+        case ENOENT, ENODEV:
+            advice = "the device went away while it was being listed; unplugged?"
+        default:
+            advice = ""
+        }
+    }
+}
+
+/// Lists the evdev devices under /dev/input with libevdev and fills `DeviceCapabilities`.
+public enum EvdevInventory {
+    public static let defaultDirectory = "/dev/input"
+
+    /// The event nodes in `directory`, in numeric order (event2 before event10).
+    public static func nodePaths(in directory: String = defaultDirectory) -> [String] {
+        guard let dir = opendir(directory) else { return [] }
+        defer { closedir(dir) }
+        var numbers: [Int] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix("event"), let n = Int(name.dropFirst(5)) { numbers.append(n) }
+        }
+        return numbers.sorted().map { "\(directory)/event\($0)" }
+    }
+
+    /// Every event node in `directory`, each with its capabilities or the reason it is unreadable.
+    public static func scan(directory: String = defaultDirectory) -> [EvdevNodeInfo] {
+        nodePaths(in: directory).map { path in
+            EvdevNodeInfo(path: path, capabilities: Result { try capabilities(ofNodeAt: path) }
+                .mapError { $0 as! EvdevInventoryError })
+        }
+    }
+
+    /// Opens `path` read-only (no grab) and asks the kernel what the device reports.
+    public static func capabilities(ofNodeAt path: String) throws(EvdevInventoryError) -> DeviceCapabilities {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        if fd < 0 { throw EvdevInventoryError(path: path, code: errno, during: "open") }
+        defer { close(fd) }
+        var handle: OpaquePointer?
+        let rc = libevdev_new_from_fd(fd, &handle)
+        guard rc == 0, let dev = handle else {
+            throw EvdevInventoryError(path: path, code: -rc, during: "libevdev_new_from_fd")
+        }
+        defer { libevdev_free(dev) }
+        return capabilities(of: dev)
+    }
+
+    static func capabilities(of dev: OpaquePointer) -> DeviceCapabilities {
+        var caps = DeviceCapabilities(
+            name: libevdev_get_name(dev).map { String(cString: $0) } ?? "",
+            bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(dev)),
+            vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(dev)),
+            product: UInt16(truncatingIfNeeded: libevdev_get_id_product(dev)),
+            version: UInt16(truncatingIfNeeded: libevdev_get_id_version(dev)))
+        for prop in 0..<UInt32(INPUT_PROP_CNT) where libevdev_has_property(dev, prop) == 1 {
+            caps.properties.insert(UInt16(prop))
+        }
+        for type in 1..<UInt32(EV_CNT) where libevdev_has_event_type(dev, type) == 1 {
+            let maxCode = libevdev_event_type_get_max(type)
+            guard maxCode >= 0 else { continue }
+            var codes = Set<UInt16>()
+            for code in 0...UInt32(maxCode) where libevdev_has_event_code(dev, type, code) == 1 {
+                codes.insert(UInt16(code))
+                if type == UInt32(EV_ABS), let info = libevdev_get_abs_info(dev, code) {
+                    caps.absinfo[UInt16(code)] = AbsInfo(
+                        minimum: info.pointee.minimum, maximum: info.pointee.maximum, fuzz: info.pointee.fuzz,
+                        flat: info.pointee.flat, resolution: info.pointee.resolution)
+                }
+            }
+            caps.codes[UInt16(type)] = codes
+        }
+        return caps
+    }
+
+    /// The kernel's name of an absolute axis, e.g. "ABS_MT_POSITION_X".
+    public static func axisName(_ code: UInt16) -> String {
+        libevdev_event_code_get_name(UInt32(EV_ABS), UInt32(code)).map { String(cString: $0) }
+            ?? "ABS_0x" + String(code, radix: 16)
+    }
+}
