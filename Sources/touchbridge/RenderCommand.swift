@@ -115,6 +115,7 @@ struct RenderCommand: ParsableCommand {
         renderer.render(start, into: frame())
         try frame().writePNG(to: out)
         try present(backend)
+        log("frame on screen")
         var pacer = FramePacer(refreshHz: backend.refreshHz)
         pacer.didPresent(at: now())
         var scene = start
