@@ -45,7 +45,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "DRM mode WxH[@Hz] (default: the connector's preferred mode).")
     var mode: String?
 
-    @Option(help: "Keep the frame on the display this many seconds; negative: until SIGTERM or SIGINT.")
+    @Option(help: "Keep the frame on the display this many seconds; negative (--hold=-1): until SIGTERM or SIGINT.")
     var hold: Double = 0
 
     @Option(help: "Pan the map for this many frames on the display, paced to its refresh, then report.")

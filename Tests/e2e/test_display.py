@@ -22,7 +22,7 @@ mount -t debugfs none /sys/kernel/debug 2>/dev/null
 fbs() {{ cat /sys/kernel/debug/dri/0/framebuffer 2>/dev/null | grep -c 'allocated by' ; }}
 echo "$(fbs)" > fbs-before.txt
 "$TB_BIN" render --display drm --camera {CAMERA} --markers "{MARKER}" --info "{INFO}" \\
-    --out drm-frame.png --hold -1 > run1.out 2> run1.err &
+    --out drm-frame.png --hold=-1 > run1.out 2> run1.err &
 PID=$!
 i=0
 while ! grep -q "frame on screen" run1.err; do
