@@ -51,6 +51,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Pan the map for this many frames on the display, paced to its refresh, then report.")
     var panFrames: Int = 0
 
+    @Flag(help: "Draw as an interactive frame: a rotation turns the cached north-up base map (fast, slightly blurred).")
+    var interactive = false
+
     @Option(help: "Render this many frames and print milliseconds per frame (full, pan, memcpy).")
     var bench: Int?
 
@@ -87,7 +90,13 @@ struct RenderCommand: ParsableCommand {
         if let n = bench {
             print(RenderBenchmark.run(renderer: renderer, scene: scene, frame: frame.buffer, frames: max(n, 1)))
         }
-        renderer.render(scene, into: frame.buffer)
+        if interactive {
+            var northUp = scene
+            northUp.camera.bearing = 0
+            northUp.camera.tilt = 0
+            renderer.render(northUp, into: frame.buffer)
+        }
+        renderer.render(scene, into: frame.buffer, quality: interactive ? .interactive : .final)
         try frame.buffer.writePNG(to: out)
         if let raster { for w in raster.warnings { FileHandle.standardError.write(Data(("warning: " + w + "\n").utf8)) } }
     }
