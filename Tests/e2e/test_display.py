@@ -40,6 +40,20 @@ echo "$(fbs)" > fbs-after-count.txt
 tb_screenshot restored
 "$TB_BIN" render --display drm --camera {CAMERA} --out second.png --pan-frames 30 > run2.out 2> run2.err
 echo "exit $?" > run2-exit.txt
+echo 0 > /sys/class/graphics/fbcon/cursor_blink
+"$TB_BIN" render --display fbdev --camera {CAMERA} --markers "{MARKER}" --info "{INFO}" \\
+    --out fb-frame.png --hold=-1 > fb.out 2> fb.err &
+PID=$!
+i=0
+while ! grep -q "frame on screen" fb.err; do
+  sleep 0.1; i=$((i + 1))
+  if [ $i -gt 600 ] || ! kill -0 $PID 2>/dev/null; then echo "no fbdev frame" >&2; cat fb.err >&2; exit 92; fi
+done
+sleep 0.5
+tb_screenshot fbdev
+kill -TERM $PID
+wait $PID
+echo "exit $?" > fb-exit.txt
 "$TB_BIN" render --display drm --mode 1000x700@60 --out x.png > run3.out 2> run3.err
 echo "exit $?" > run3-exit.txt
 """
@@ -141,6 +155,15 @@ def test_second_run_starts_cleanly_and_paces_flips_to_the_refresh(display_run):
     assert "presented 31 frames" in err
     rate = float(err.split("(")[1].split(" frames/s")[0])
     assert rate <= 76, f"{rate} frames/s: faster than the 75 Hz mode"
+
+
+def test_fbdev_backend_shows_the_same_frame(display_run, png_backend_frame):
+    assert display_run.text("fb-exit.txt").strip() == "exit 0"
+    assert "showing on fbdev /dev/fb0 1024x768" in display_run.text("fb.err")
+    shot = display_run.screenshots["fbdev"]
+    w, h, rgb = png_backend_frame
+    same = sum(1 for i in range(0, len(rgb), 3) if rgb[i:i + 3] == shot.rgb[i:i + 3])
+    assert same / (w * h) > 0.99, f"{same} of {w * h} pixels equal"
 
 
 def test_a_mode_that_does_not_exist_lists_the_available_ones(display_run):
