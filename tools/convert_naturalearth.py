@@ -214,6 +214,10 @@ def ring_centroid(ring):
     return (cx / (3 * a), cy / (3 * a))
 
 
+# naturalearth_cities is ISO-8859-1: letters outside it were stored as '?'. Restore them.
+NAME_FIXES = {'Chi?in?u': 'Chișinău', '?saka': 'Ōsaka'}
+
+
 def city_min_zoom(pop):
     """Capitals of populous countries appear first (population of the country, persons)."""
     if pop is None:
@@ -275,7 +279,8 @@ def main():
             if any(point_in_ring(lon, lat, r) for r in rings):
                 pop = crow.get('POP_EST')
                 break
-        places.append((0, row['name'], lat, lon, city_min_zoom(pop)))
+        name = NAME_FIXES.get(row['name'], row['name'])
+        places.append((0, name, lat, lon, city_min_zoom(pop)))
 
     blob = [b'TBWM', struct.pack('<II', 1, len(layers))] + layers
     blob.append(struct.pack('<I', len(places)))

@@ -18,7 +18,14 @@ public final class MapRenderer {
         case cacheRebuilt
         /// Base map copied from the cache as it was: a pan frame.
         case cached
+        /// Base map resampled from the cache, rotated (an interactive frame during a rotation).
+        case resampled
     }
+
+    /// `final` frames are drawn exactly; `interactive` ones (during a gesture) may rotate the
+    /// cached north-up base map with a fast filter instead of redrawing it, and should be followed
+    /// by a `final` frame when the gesture ends. Place names stay upright either way.
+    public enum Quality: Sendable, Equatable { case final, interactive }
 
     public let style: MapStyle
     public let world: BuiltInWorld
@@ -31,8 +38,12 @@ public final class MapRenderer {
     private let text: TextRenderer
     private let icons = IconCache()
     private var baseCache: BaseCache?
-    /// Extra pixels the cached base map extends beyond each screen edge.
-    static let cacheMargin = 384
+    /// Extra pixels the cached base map extends beyond each screen edge: enough for the screen
+    /// turned to any angle about its centre, plus room to pan.
+    static func cacheMargin(width: Int, height: Int) -> Int {
+        let halfDiagonal = (Double(width * width + height * height)).squareRoot() / 2
+        return max(256, Int((halfDiagonal - Double(min(width, height)) / 2).rounded(.up)) + 64)
+    }
 
     public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld = .shared) {
         self.style = style
@@ -54,7 +65,7 @@ public final class MapRenderer {
     /// Forgets the cached base map (e.g. after the style or the data changed).
     public func invalidateCache() { baseCache = nil }
 
-    public func render(_ scene: MapScene, into frame: FrameBuffer) {
+    public func render(_ scene: MapScene, into frame: FrameBuffer, quality: Quality = .final) {
         let screen = Size(width: Double(frame.width), height: Double(frame.height))
         let projection = Projection(camera: scene.camera, screen: screen)
         let view = GroundView(projection: projection)
@@ -62,16 +73,19 @@ public final class MapRenderer {
                                                           Int32(frame.width), Int32(frame.height), Int32(frame.stride))!
         defer { cairo_surface_destroy(surface) }
         // Cached base map: only for flat, north-up frames.
+        let cr = cairo_create(surface)!
+        defer { cairo_destroy(cr) }
         if usesBaseMapCache && !view.tilted && scene.camera.bearing == 0 {
             lastFrameKind = copyCachedBase(projection: projection, into: frame)
             cairo_surface_mark_dirty(surface)
+            PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+        } else if usesBaseMapCache && quality == .interactive && !view.tilted {
+            lastFrameKind = resampleCachedBase(cr: cr, projection: projection, frame: frame)
+            PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
         } else {
             lastFrameKind = .full
-        }
-        let cr = cairo_create(surface)!
-        defer { cairo_destroy(cr) }
-        if lastFrameKind == .full {
             paintBase(cr: cr, view: view, zoom: scene.camera.zoom)
+            PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
         }
         let overlay = OverlayPainter(style: style)
         overlay.paintSky(cr: cr, view: view)
@@ -84,13 +98,39 @@ public final class MapRenderer {
         cairo_surface_flush(surface)
     }
 
-    /// Sea, built-in world, raster tiles and place names for a view.
+    /// Sea, built-in world and raster tiles for a view (place names are drawn per frame, upright).
     private func paintBase(cr: OpaquePointer, view: GroundView, zoom: Double) {
         cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
         cairo_paint(cr)
         VectorMapPainter(world: world, style: style).paint(cr: cr, view: view, zoom: zoom)
         if let raster { RasterMapPainter(source: raster).paint(cr: cr, view: view, zoom: zoom) }
-        PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: zoom, text: text)
+    }
+
+    /// Turns the cached north-up base map by the bearing about the screen centre with cairo's
+    /// fast filter (an interactive rotation frame).
+    private func resampleCachedBase(cr: OpaquePointer, projection: Projection, frame: FrameBuffer) -> FrameKind {
+        let vx = projection.centerWorld.x - Double(frame.width) / 2
+        let vy = projection.centerWorld.y - Double(frame.height) / 2
+        var kind = FrameKind.resampled
+        let m = Double(MapRenderer.cacheMargin(width: frame.width, height: frame.height))
+        if let c = baseCache, c.zoom == projection.camera.zoom,
+           Double(c.originX) <= vx - m + 64, Double(c.originY) <= vy - m + 64,
+           Double(c.originX + c.width) >= vx + Double(frame.width) + m - 64,
+           Double(c.originY + c.height) >= vy + Double(frame.height) + m - 64 {
+        } else {
+            baseCache = renderCache(zoom: projection.camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height)
+            kind = .cacheRebuilt
+        }
+        let c = baseCache!
+        cairo_save(cr)
+        cairo_translate(cr, Double(frame.width) / 2, Double(frame.height) / 2)
+        cairo_rotate(cr, -projection.camera.bearing * .pi / 180)
+        cairo_set_source_surface(cr, c.image.surface, Double(c.originX) - projection.centerWorld.x, Double(c.originY) - projection.centerWorld.y)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_FAST)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_paint(cr)
+        cairo_restore(cr)
+        return kind
     }
 
     // MARK: the cached base map
@@ -131,7 +171,7 @@ public final class MapRenderer {
     }
 
     private func renderCache(zoom: Double, viewX: Double, viewY: Double, width: Int, height: Int) -> BaseCache {
-        let m = MapRenderer.cacheMargin
+        let m = MapRenderer.cacheMargin(width: width, height: height)
         let originX = Int(viewX.rounded()) - m, originY = Int(viewY.rounded()) - m
         let w = width + 2 * m, h = height + 2 * m
         let image = baseCache.flatMap { $0.width == w && $0.height == h ? $0.image : nil } ?? CairoImage.rgb24(width: w, height: h)

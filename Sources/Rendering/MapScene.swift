@@ -3,8 +3,9 @@ import MapEngine
 import TouchCore
 
 /// Everything one frame shows, as plain values. The map controller's state is mapped onto this
-/// by the façade; the renderer reads nothing else.
-public struct MapScene: Sendable {
+/// by the façade; the renderer reads nothing else. Equatable, so a loop draws only when the
+/// scene changed.
+public struct MapScene: Sendable, Equatable {
     public var camera: CameraPosition
     public var markers: [MarkerSprite]
     public var infoWindow: InfoWindowContent?
@@ -44,8 +45,8 @@ public struct RGBColor: Sendable, Hashable {
 
 /// A marker as the renderer draws it: the tip (default pin) or the icon's anchor sits at the
 /// coordinate's projected pixel.
-public struct MarkerSprite: Sendable {
-    public enum Icon: Sendable {
+public struct MarkerSprite: Sendable, Equatable {
+    public enum Icon: Sendable, Equatable {
         /// The default pin (`PinGeometry`) in a colour.
         case defaultPin(RGBColor)
         /// Premultiplied ARGB32 pixels (cairo's native order: 0xAARRGGBB per 32-bit word),
@@ -70,7 +71,7 @@ public struct MarkerSprite: Sendable {
 /// The one info window: drawn upright, centred horizontally on the marker's projected point
 /// shifted by `anchorOffset` (px, the marker's infoWindowAnchor: for the default pin the top of
 /// the head, `Point(x: 0, y: -PinGeometry.size.height)`), with its pointer's tip there.
-public struct InfoWindowContent: Sendable {
+public struct InfoWindowContent: Sendable, Equatable {
     public var title: String
     public var snippet: String?
     public var coordinate: Coordinate

@@ -19,6 +19,7 @@ public enum RenderBenchmark {
         }
         // Warm up: fonts, cache.
         renderer.render(scene, into: frame)
+        renderer.render(scene, into: frame)
         let saved = renderer.usesBaseMapCache
         renderer.usesBaseMapCache = false
         let full = ms { renderer.render(scene, into: frame) }
@@ -36,6 +37,15 @@ public enum RenderBenchmark {
             }
             renderer.render(pan, into: frame)
         }
+        var turn = scene
+        turn.camera.tilt = 0
+        var deg = 0.0
+        renderer.render(turn, into: frame, quality: .interactive)
+        let rotateTimes = ms {
+            deg += 7
+            turn.camera.bearing = CameraPosition.normalizedBearing(scene.camera.bearing + deg)
+            renderer.render(turn, into: frame, quality: .interactive)
+        }
         renderer.usesBaseMapCache = saved
         let bytes = frame.stride * frame.height
         let other = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
@@ -46,6 +56,7 @@ public enum RenderBenchmark {
         \(frame.width)x\(frame.height), \(frames) frames, camera \(scene.camera)
           full redraw: \(stats(full))
           pan frame (cached base map): \(stats(panTimes))
+          rotation frame (interactive: cached base map turned, fast filter): \(stats(rotateTimes))
           memcpy of one frame: \(stats(copy))
         """
     }

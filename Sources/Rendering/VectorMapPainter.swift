@@ -118,6 +118,8 @@ struct PlaceLabelPainter {
         let cities = world.places.filter { $0.kind == .city && $0.minZoom <= zoom + 1e-9 }.sorted { $0.minZoom < $1.minZoom }
         for city in cities {
             guard let p = view.visiblePoint(city.coordinate, slack: 40) else { continue }
+            // Towards a tilted horizon the ground shrinks: show only the more important places there.
+            if view.tilted && city.minZoom > zoom - 2 && view.projection.scale(at: p) < 0.5 { continue }
             let layout = text.layout(city.name, cityStyle)
             let (w, h) = text.size(layout)
             let rect = (p.x - 3, p.y - h / 2, p.x + 6 + w, p.y + h / 2)
@@ -136,6 +138,7 @@ struct PlaceLabelPainter {
         let countries = world.places.filter { $0.kind == .country && $0.minZoom <= zoom + 0.5 }.sorted { $0.minZoom < $1.minZoom }
         for country in countries {
             guard let p = view.visiblePoint(country.coordinate, slack: 0) else { continue }
+            if view.tilted && view.projection.scale(at: p) < 0.4 { continue }
             let layout = text.layout(country.name.uppercased(), countryStyle)
             let (w, h) = text.size(layout)
             let rect = (p.x - w / 2, p.y - h / 2, p.x + w / 2, p.y + h / 2)

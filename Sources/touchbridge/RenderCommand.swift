@@ -45,11 +45,14 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "DRM mode WxH[@Hz] (default: the connector's preferred mode).")
     var mode: String?
 
-    @Option(help: "Keep the frame on the display this many seconds; negative: until SIGTERM or SIGINT.")
+    @Option(help: "Keep the frame on the display this many seconds; negative (--hold=-1): until SIGTERM or SIGINT.")
     var hold: Double = 0
 
     @Option(help: "Pan the map for this many frames on the display, paced to its refresh, then report.")
     var panFrames: Int = 0
+
+    @Flag(help: "Draw as an interactive frame: a rotation turns the cached north-up base map (fast, slightly blurred).")
+    var interactive = false
 
     @Option(help: "Render this many frames and print milliseconds per frame (full, pan, memcpy).")
     var bench: Int?
@@ -87,7 +90,13 @@ struct RenderCommand: ParsableCommand {
         if let n = bench {
             print(RenderBenchmark.run(renderer: renderer, scene: scene, frame: frame.buffer, frames: max(n, 1)))
         }
-        renderer.render(scene, into: frame.buffer)
+        if interactive {
+            var northUp = scene
+            northUp.camera.bearing = 0
+            northUp.camera.tilt = 0
+            renderer.render(northUp, into: frame.buffer)
+        }
+        renderer.render(scene, into: frame.buffer, quality: interactive ? .interactive : .final)
         try frame.buffer.writePNG(to: out)
         if let raster { for w in raster.warnings { FileHandle.standardError.write(Data(("warning: " + w + "\n").utf8)) } }
     }
@@ -115,6 +124,7 @@ struct RenderCommand: ParsableCommand {
         renderer.render(start, into: frame())
         try frame().writePNG(to: out)
         try present(backend)
+        log("frame on screen")
         var pacer = FramePacer(refreshHz: backend.refreshHz)
         pacer.didPresent(at: now())
         var scene = start

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 import MapEngine
@@ -79,5 +80,35 @@ import TouchCore
         let a = source.image(z: 2, x: 3, y: 1)
         let b = source.image(z: 2, x: 3, y: 1)
         #expect(a != nil && a === b, "a cached tile is the same decoded image")
+    }
+
+    /// A tile set written here: metadata format jpg, one JPEG-looking tile at 0/0/0.
+    func makeJPEGTileSet() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tb-jpeg-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).mbtiles").path
+        var db: OpaquePointer?
+        #expect(sqlite3_open(path, &db) == SQLITE_OK)
+        defer { sqlite3_close(db) }
+        for sql in ["CREATE TABLE metadata (name text, value text)",
+                    "CREATE TABLE tiles (zoom_level integer, tile_column integer, tile_row integer, tile_data blob)",
+                    "INSERT INTO metadata VALUES ('format', 'jpg'), ('minzoom', '0'), ('maxzoom', '0')",
+                    "INSERT INTO tiles VALUES (0, 0, 0, x'FFD8FFE000104A46494600')"] {
+            #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+        }
+        return path
+    }
+
+    @Test func jpegTilesAreSkippedWithAMessageNamingTheFile() throws {
+        let path = try makeJPEGTileSet()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let opened = MapRenderer.openRaster(path: path)
+        let source = try #require(opened.source, "the set opens; only its tiles cannot be decoded")
+        #expect(opened.warning?.contains(path) == true && opened.warning?.contains("JPG") == true)
+        #expect(source.image(z: 0, x: 0, y: 0) == nil)
+        #expect(source.warnings.count == 1)
+        #expect(source.warnings[0].contains(path) && source.warnings[0].contains("only PNG tiles are supported"))
+        // The frame still draws: the built-in world shows where the tile would be.
+        let f = RenderedFrame(MapScene(camera: CameraPosition(target: Coordinate(latitude: 38, longitude: -12), zoom: 4)),
+                              renderer: MapRenderer(raster: source))
+        #expect(f.count(of: MapStyle.standard.sea, around: f.screenPoint(38.0, -16.0)) == 49)
     }
 }

@@ -186,6 +186,30 @@ import TouchCore
         #expect(renderer.lastFrameKind == .full)
     }
 
+    @Test func interactiveRotationTurnsTheCachedBaseMapAndKeepsGeographyInPlace() {
+        let renderer = MapRenderer()
+        let buffer = OwnedFrameBuffer(width: 800, height: 600)
+        renderer.render(MapScene(camera: camera(38, -12, 4)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt)
+        let turned = MapScene(camera: camera(38, -12, 4, bearing: 45))
+        renderer.render(turned, into: buffer.buffer, quality: .interactive)
+        #expect(renderer.lastFrameKind == .resampled)
+        let p = Projection(camera: turned.camera, screen: Size(width: 800, height: 600))
+        let f = buffer.buffer
+        func count(_ color: RGBColor, _ c: Point) -> Int {
+            var n = 0
+            for dy in -3...3 { for dx in -3...3 where f.pixel(x: Int(c.x) + dx, y: Int(c.y) + dy) == color.pixel & 0xffffff { n += 1 } }
+            return n
+        }
+        let inland = p.point(for: Coordinate(latitude: 39.0, longitude: -2.6))!
+        let atlantic = p.point(for: Coordinate(latitude: 38.0, longitude: -16.0))!
+        #expect(count(style.land, inland) >= 30 && count(style.sea, atlantic) == 49)
+        // The corners are covered at any angle.
+        for (x, y) in [(0, 0), (799, 0), (0, 599), (799, 599)] { #expect(f.pixel(x: x, y: y) != 0, "corner \(x),\(y)") }
+        renderer.render(turned, into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .full, "the final frame after the gesture is drawn exactly")
+    }
+
     @Test func pngFileHoldsTheFramePixels() throws {
         let f = RenderedFrame(MapScene(camera: camera(38, -12, 4)), width: 320, height: 240)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tb-render-\(getpid()).png").path
