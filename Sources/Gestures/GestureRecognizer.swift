@@ -33,6 +33,8 @@ public struct GestureRecognizer: Sendable {
 
     // Contacts down as last seen, screen px.
     private var contacts: [Int: Point] = [:]
+    /// Contacts already known to be palms (cancelled once, then ignored until lifted).
+    private var palms: Set<Int> = []
     private var now: Double = 0
     private var out: [GestureEvent] = []
 
@@ -118,11 +120,12 @@ public struct GestureRecognizer: Sendable {
         var current: [Int: Point] = [:]
         for c in frame.contacts { current[c.id] = c.position }
 
-        let palm = frame.contacts.contains { $0.toolType == .palm }
+        let newPalm = frame.contacts.contains { $0.toolType == .palm && !palms.contains($0.id) }
+        palms = Set(frame.contacts.filter { $0.toolType == .palm }.map(\.id))
         let cancelledID = frame.cancelled.first { contacts[$0] != nil }
-        if palm || cancelledID != nil {
+        if newPalm || cancelledID != nil {
             contacts = current
-            let why = palm ? "palm contact" : "contact \(cancelledID!) cancelled"
+            let why = newPalm ? "palm contact" : "contact \(cancelledID!) cancelled"
             handle(.cancel, note: why)
             return out
         }
