@@ -642,7 +642,10 @@ public struct GestureRecognizer: Sendable {
         let t = thresholds
         let dA = g.a - start.a, dB = g.b - start.b
         let focalMove = g.focal - start.focal
+        // Moving together: each finger carries at least half the common motion, in its direction
+        // (a pinch about one still finger moves the focal point too, but is no common motion).
         let together = focalMove.length > 0
+            && min(dA.length, dB.length) >= focalMove.length / 2
             && angleBetween(dA, focalMove) <= t.parallelMaxAngle
             && angleBetween(dB, focalMove) <= t.parallelMaxAngle
         let lineAngle = start.lineAngleFromHorizontal

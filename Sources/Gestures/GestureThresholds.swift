@@ -95,6 +95,37 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
     }
 }
 
+extension GestureThresholds {
+    /// Decodes a partial configuration: every threshold not given keeps its default.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = GestureThresholds()
+        tapMaxMovement = try c.decodeIfPresent(Double.self, forKey: .tapMaxMovement) ?? d.tapMaxMovement
+        tapMaxDuration = try c.decodeIfPresent(Double.self, forKey: .tapMaxDuration) ?? d.tapMaxDuration
+        doubleTapTimeout = try c.decodeIfPresent(Double.self, forKey: .doubleTapTimeout) ?? d.doubleTapTimeout
+        doubleTapMaxDistance = try c.decodeIfPresent(Double.self, forKey: .doubleTapMaxDistance) ?? d.doubleTapMaxDistance
+        longPressTime = try c.decodeIfPresent(Double.self, forKey: .longPressTime) ?? d.longPressTime
+        longPressSlop = try c.decodeIfPresent(Double.self, forKey: .longPressSlop) ?? d.longPressSlop
+        twoFingerTapMaxDuration = try c.decodeIfPresent(Double.self, forKey: .twoFingerTapMaxDuration) ?? d.twoFingerTapMaxDuration
+        twoFingerTapSlop = try c.decodeIfPresent(Double.self, forKey: .twoFingerTapSlop) ?? d.twoFingerTapSlop
+        panStartDistance = try c.decodeIfPresent(Double.self, forKey: .panStartDistance) ?? d.panStartDistance
+        velocityWindow = try c.decodeIfPresent(Double.self, forKey: .velocityWindow) ?? d.velocityWindow
+        momentumMinVelocity = try c.decodeIfPresent(Double.self, forKey: .momentumMinVelocity) ?? d.momentumMinVelocity
+        quickZoomLevelsPerScreenHeight = try c.decodeIfPresent(Double.self, forKey: .quickZoomLevelsPerScreenHeight) ?? d.quickZoomLevelsPerScreenHeight
+        pinchStartSpanChange = try c.decodeIfPresent(Double.self, forKey: .pinchStartSpanChange) ?? d.pinchStartSpanChange
+        rotationStartAngle = try c.decodeIfPresent(Double.self, forKey: .rotationStartAngle) ?? d.rotationStartAngle
+        twoFingerPanStartDistance = try c.decodeIfPresent(Double.self, forKey: .twoFingerPanStartDistance) ?? d.twoFingerPanStartDistance
+        parallelMaxAngle = try c.decodeIfPresent(Double.self, forKey: .parallelMaxAngle) ?? d.parallelMaxAngle
+        tiltMaxFingerLineAngle = try c.decodeIfPresent(Double.self, forKey: .tiltMaxFingerLineAngle) ?? d.tiltMaxFingerLineAngle
+        tiltMaxDirectionAngle = try c.decodeIfPresent(Double.self, forKey: .tiltMaxDirectionAngle) ?? d.tiltMaxDirectionAngle
+        tiltStartDistance = try c.decodeIfPresent(Double.self, forKey: .tiltStartDistance) ?? d.tiltStartDistance
+        tiltDegreesPerMillimetre = try c.decodeIfPresent(Double.self, forKey: .tiltDegreesPerMillimetre) ?? d.tiltDegreesPerMillimetre
+        centreRotationMaxDirectionAngle = try c.decodeIfPresent(Double.self, forKey: .centreRotationMaxDirectionAngle) ?? d.centreRotationMaxDirectionAngle
+        centreRotationStartDistance = try c.decodeIfPresent(Double.self, forKey: .centreRotationStartDistance) ?? d.centreRotationStartDistance
+        centreRotationDegreesPerMillimetre = try c.decodeIfPresent(Double.self, forKey: .centreRotationDegreesPerMillimetre) ?? d.centreRotationDegreesPerMillimetre
+    }
+}
+
 /// What two fingers moved horizontally together do.
 public enum TwoFingerHorizontalMode: String, Sendable, Hashable, Codable, CaseIterable {
     /// HERE SDK: turn the map about the screen centre.
