@@ -54,6 +54,8 @@ public struct GestureRecognizer: Sendable {
     private var tapLiftTime = 0.0
     /// The pending tap ended a double tap: its timeout confirms nothing.
     private var tapEndedDoubleTap = false
+    /// The second touch of a possible double tap has been down longer than a tap.
+    private var secondTouchTooLong = false
 
     // Two fingers.
     private var ids = (0, 1)
@@ -96,7 +98,9 @@ public struct GestureRecognizer: Sendable {
         case .oneFingerDown:
             guard fresh, mask.contains(.longPress), maxMove <= px(thresholds.longPressSlop) else { return nil }
             return downTime + thresholds.longPressTime
-        case .idle, .secondTapDown, .longPressed, .panning, .quickZooming, .twoFingersDown,
+        case .secondTapDown:
+            return secondTouchTooLong ? nil : downTime + thresholds.tapMaxDuration
+        case .idle, .longPressed, .panning, .quickZooming, .twoFingersDown,
              .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
             return nil
         }
@@ -153,11 +157,11 @@ public struct GestureRecognizer: Sendable {
         while let deadline = nextDeadline, deadline <= time {
             now = max(now, deadline)
             switch state {
-            case .tapPending:
+            case .tapPending, .secondTapDown:
                 handle(.doubleTapTimeout)
             case .oneFingerDown:
                 handle(.longPressTimeout)
-            case .idle, .secondTapDown, .longPressed, .panning, .quickZooming, .twoFingersDown,
+            case .idle, .longPressed, .panning, .quickZooming, .twoFingersDown,
                  .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
                 return
             }
@@ -274,6 +278,10 @@ public struct GestureRecognizer: Sendable {
                 downTime = now
                 maxMove = 0
                 lastPoint = p
+                fresh = true
+                secondTouchTooLong = false
+                velocity.reset()
+                velocity.add(time: now, position: p)
                 state = .secondTapDown
             } else {
                 why = "touch \(mm(d)) mm away > doubleTapMaxDistance \(fmt(thresholds.doubleTapMaxDistance)) mm"
@@ -335,10 +343,19 @@ public struct GestureRecognizer: Sendable {
         case .fingerDown:
             confirmTap(because: "a second finger came down")
             startTwoFingers(tapPossible: maxMove <= px(thresholds.twoFingerTapSlop), since: downTime)
+        case .doubleTapTimeout:
+            // Held longer than a tap: no double tap can come of it, so the first tap stands.
+            // The touch may still quick-zoom if it drags; without quick zoom it is a fresh
+            // touch that can long-press.
+            secondTouchTooLong = true
+            confirmTap(because: "the second touch is held longer than tapMaxDuration "
+                       + "\(fmt(thresholds.tapMaxDuration * 1000)) ms")
+            why = "second touch held longer than tapMaxDuration \(fmt(thresholds.tapMaxDuration * 1000)) ms"
+            if !mask.contains(.quickZoom) { state = .oneFingerDown }
         case .cancel, .tooManyFingers:
             confirmTap(because: "a palm or several fingers followed")
             abandon(&why)
-        case .doubleTapTimeout, .longPressTimeout:
+        case .longPressTimeout:
             why = bug(input)
         }
     }
