@@ -385,13 +385,18 @@ public struct GestureRecognizer: Sendable {
                 lastPoint = p
             }
         case .fingerUp:
-            let (v, n) = velocity.velocity(at: now)
+            let lastReport = velocity.lastTime ?? now
+            let pause = now - lastReport
+            let (v, n) = velocity.velocity(at: lastReport)
             let speed = v.length
             let minimum = px(thresholds.momentumMinVelocity)
             var release = Point.zero
             let r: String
             if !mask.contains(.momentum) {
                 r = "momentum disabled"
+            } else if pause > thresholds.momentumMaxPause {
+                r = "lifted \(fmt(pause * 1000)) ms after the last report > momentumMaxPause "
+                    + "\(fmt(thresholds.momentumMaxPause * 1000)) ms"
             } else if speed < minimum {
                 r = "release \(mm(speed)) mm/s < momentumMinVelocity \(fmt(thresholds.momentumMinVelocity)) mm/s "
                     + "(\(n) samples in \(fmt(thresholds.velocityWindow * 1000)) ms)"

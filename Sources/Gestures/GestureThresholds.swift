@@ -26,8 +26,12 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
     // MARK: One finger
     /// Distance from the touch-down point at which one finger starts to pan.
     public var panStartDistance: Double = 2.5 /* mm */
-    /// Span of the release velocity estimate, ending at the lift.
+    /// Span of the release velocity estimate, ending at the finger's last report.
     public var velocityWindow: Double = 0.1 /* s */
+    /// Longest gap between the finger's last report and its lift for the release to carry
+    /// momentum (MapLibre: 150 ms). Longer, the finger had stopped: evdev reports nothing for a
+    /// still finger. Shorter gaps are normal: some panels release 100 ms after the last report.
+    public var momentumMaxPause: Double = 0.15 /* s */
     /// Slowest release that carries momentum; slower releases report zero velocity
     /// (Qt: 75 px/s; MapLibre ignores flings below 1000 px/s on phones, about 60..150 mm/s).
     public var momentumMinVelocity: Double = 50 /* mm/s */
@@ -78,6 +82,7 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
             ("twoFingerTapSlop", twoFingerTapSlop, "mm"),
             ("panStartDistance", panStartDistance, "mm"),
             ("velocityWindow", velocityWindow, "s"),
+            ("momentumMaxPause", momentumMaxPause, "s"),
             ("momentumMinVelocity", momentumMinVelocity, "mm/s"),
             ("quickZoomLevelsPerScreenHeight", quickZoomLevelsPerScreenHeight, "zoom levels"),
             ("pinchStartSpanChange", pinchStartSpanChange, "mm"),
@@ -110,6 +115,7 @@ extension GestureThresholds {
         twoFingerTapSlop = try c.decodeIfPresent(Double.self, forKey: .twoFingerTapSlop) ?? d.twoFingerTapSlop
         panStartDistance = try c.decodeIfPresent(Double.self, forKey: .panStartDistance) ?? d.panStartDistance
         velocityWindow = try c.decodeIfPresent(Double.self, forKey: .velocityWindow) ?? d.velocityWindow
+        momentumMaxPause = try c.decodeIfPresent(Double.self, forKey: .momentumMaxPause) ?? d.momentumMaxPause
         momentumMinVelocity = try c.decodeIfPresent(Double.self, forKey: .momentumMinVelocity) ?? d.momentumMinVelocity
         quickZoomLevelsPerScreenHeight = try c.decodeIfPresent(Double.self, forKey: .quickZoomLevelsPerScreenHeight) ?? d.quickZoomLevelsPerScreenHeight
         pinchStartSpanChange = try c.decodeIfPresent(Double.self, forKey: .pinchStartSpanChange) ?? d.pinchStartSpanChange
