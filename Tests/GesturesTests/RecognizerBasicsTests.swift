@@ -18,7 +18,7 @@ struct RecognizerBasicsTests {
     }
 
     @Test func thresholdsInMillimetresMeanTheSameMotionOnEveryDevice() {
-        // 3 mm is a pan everywhere, 2 mm a tap everywhere, whatever the pixel density.
+        // 4 mm is a pan everywhere, 2 mm a tap everywhere, whatever the pixel density.
         for ppm in [2.0, 3.78, 8.0, 15.0] {
             let rig = Rig(name: "\(ppm) px/mm", hz: 60,
                           density: PixelDensity(pixelsPerMillimetre: ppm, source: .displaySize))
@@ -50,12 +50,12 @@ struct RecognizerBasicsTests {
     @Test func traceRecordsTheThresholdThatDecided() {
         var r = GestureRecognizer(density: PixelDensity(pixelsPerMillimetre: 4, source: .displaySize), screen: Rig.screen)
         _ = r.process(ContactFrame(time: 1, contacts: [Contact(id: 1, position: Point(x: 100, y: 100))]))
-        let events = r.process(ContactFrame(time: 1.02, contacts: [Contact(id: 1, position: Point(x: 112, y: 100))]))
+        let events = r.process(ContactFrame(time: 1.02, contacts: [Contact(id: 1, position: Point(x: 114, y: 100))]))
         #expect(names(events) == ["pan.began"])
         #expect(r.trace.map(\.description) == [
-            "1.02 oneFingerDown -> motion -> panning (moved 3.0 mm > panStartDistance 2.5 mm)",
+            "1.02 oneFingerDown -> motion -> panning (moved 3.5 mm > panStartDistance 3.0 mm)",
         ])
-        #expect(events[0].reason == "moved 3.0 mm > panStartDistance 2.5 mm")
+        #expect(events[0].reason == "moved 3.5 mm > panStartDistance 3.0 mm")
     }
 
     @Test func deadlinesFireInTimeOrderBeforeALaterFrame() {
