@@ -255,12 +255,12 @@ extension TwoFingerTests {
         // As on a recorded maXTouch panel: two fingers far apart, line 24 degrees from
         // horizontal, each jumping 5 mm down as its contact patch grows, held, released.
         var s = Script(rig, seed: 23)
-        s.down(1, 230, 75)
-        s.down(2, 95, 135)
+        s.down(1, 200, 60)
+        s.down(2, 70, 118)
         s.hold(0.12)
-        s.move([1: (228, 80)], over: 0.02)
+        s.move([1: (198, 65)], over: 0.02)
         s.hold(0.03)
-        s.move([2: (97, 140)], over: 0.02)
+        s.move([2: (72, 123)], over: 0.02)
         s.hold(0.5)
         s.up(2)
         s.up(1)
