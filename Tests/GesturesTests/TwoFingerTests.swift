@@ -266,5 +266,11 @@ extension TwoFingerTests {
         s.up(1)
         var r = rig.recognizer()
         #expect(run(s, &r).isEmpty)
+        // With phone-sized start distances the same touch would tilt.
+        var phone = GestureThresholds()
+        phone.tiltStartDistance = 3
+        phone.twoFingerPanStartDistance = 4
+        var p = rig.recognizer(thresholds: phone)
+        #expect(of(.tilt, run(s, &p)).first?.phase == .began)
     }
 }
