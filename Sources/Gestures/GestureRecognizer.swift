@@ -33,6 +33,8 @@ public struct GestureRecognizer: Sendable {
 
     // Contacts down as last seen, screen px.
     private var contacts: [Int: Point] = [:]
+    /// Contacts already known to be palms (cancelled once, then ignored until lifted).
+    private var palms: Set<Int> = []
     private var now: Double = 0
     private var out: [GestureEvent] = []
 
@@ -52,6 +54,8 @@ public struct GestureRecognizer: Sendable {
     private var tapLiftTime = 0.0
     /// The pending tap ended a double tap: its timeout confirms nothing.
     private var tapEndedDoubleTap = false
+    /// The second touch of a possible double tap has been down longer than a tap.
+    private var secondTouchTooLong = false
 
     // Two fingers.
     private var ids = (0, 1)
@@ -94,7 +98,9 @@ public struct GestureRecognizer: Sendable {
         case .oneFingerDown:
             guard fresh, mask.contains(.longPress), maxMove <= px(thresholds.longPressSlop) else { return nil }
             return downTime + thresholds.longPressTime
-        case .idle, .secondTapDown, .longPressed, .panning, .quickZooming, .twoFingersDown,
+        case .secondTapDown:
+            return secondTouchTooLong ? nil : downTime + thresholds.tapMaxDuration
+        case .idle, .longPressed, .panning, .quickZooming, .twoFingersDown,
              .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
             return nil
         }
@@ -118,11 +124,12 @@ public struct GestureRecognizer: Sendable {
         var current: [Int: Point] = [:]
         for c in frame.contacts { current[c.id] = c.position }
 
-        let palm = frame.contacts.contains { $0.toolType == .palm }
+        let newPalm = frame.contacts.contains { $0.toolType == .palm && !palms.contains($0.id) }
+        palms = Set(frame.contacts.filter { $0.toolType == .palm }.map(\.id))
         let cancelledID = frame.cancelled.first { contacts[$0] != nil }
-        if palm || cancelledID != nil {
+        if newPalm || cancelledID != nil {
             contacts = current
-            let why = palm ? "palm contact" : "contact \(cancelledID!) cancelled"
+            let why = newPalm ? "palm contact" : "contact \(cancelledID!) cancelled"
             handle(.cancel, note: why)
             return out
         }
@@ -150,11 +157,11 @@ public struct GestureRecognizer: Sendable {
         while let deadline = nextDeadline, deadline <= time {
             now = max(now, deadline)
             switch state {
-            case .tapPending:
+            case .tapPending, .secondTapDown:
                 handle(.doubleTapTimeout)
             case .oneFingerDown:
                 handle(.longPressTimeout)
-            case .idle, .secondTapDown, .longPressed, .panning, .quickZooming, .twoFingersDown,
+            case .idle, .longPressed, .panning, .quickZooming, .twoFingersDown,
                  .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
                 return
             }
@@ -271,6 +278,10 @@ public struct GestureRecognizer: Sendable {
                 downTime = now
                 maxMove = 0
                 lastPoint = p
+                fresh = true
+                secondTouchTooLong = false
+                velocity.reset()
+                velocity.add(time: now, position: p)
                 state = .secondTapDown
             } else {
                 why = "touch \(mm(d)) mm away > doubleTapMaxDistance \(fmt(thresholds.doubleTapMaxDistance)) mm"
@@ -332,10 +343,19 @@ public struct GestureRecognizer: Sendable {
         case .fingerDown:
             confirmTap(because: "a second finger came down")
             startTwoFingers(tapPossible: maxMove <= px(thresholds.twoFingerTapSlop), since: downTime)
+        case .doubleTapTimeout:
+            // Held longer than a tap: no double tap can come of it, so the first tap stands.
+            // The touch may still quick-zoom if it drags; without quick zoom it is a fresh
+            // touch that can long-press.
+            secondTouchTooLong = true
+            confirmTap(because: "the second touch is held longer than tapMaxDuration "
+                       + "\(fmt(thresholds.tapMaxDuration * 1000)) ms")
+            why = "second touch held longer than tapMaxDuration \(fmt(thresholds.tapMaxDuration * 1000)) ms"
+            if !mask.contains(.quickZoom) { state = .oneFingerDown }
         case .cancel, .tooManyFingers:
             confirmTap(because: "a palm or several fingers followed")
             abandon(&why)
-        case .doubleTapTimeout, .longPressTimeout:
+        case .longPressTimeout:
             why = bug(input)
         }
     }
@@ -365,13 +385,18 @@ public struct GestureRecognizer: Sendable {
                 lastPoint = p
             }
         case .fingerUp:
-            let (v, n) = velocity.velocity(at: now)
+            let lastReport = velocity.lastTime ?? now
+            let pause = now - lastReport
+            let (v, n) = velocity.velocity(at: lastReport)
             let speed = v.length
             let minimum = px(thresholds.momentumMinVelocity)
             var release = Point.zero
             let r: String
             if !mask.contains(.momentum) {
                 r = "momentum disabled"
+            } else if pause > thresholds.momentumMaxPause {
+                r = "lifted \(fmt(pause * 1000)) ms after the last report > momentumMaxPause "
+                    + "\(fmt(thresholds.momentumMaxPause * 1000)) ms"
             } else if speed < minimum {
                 r = "release \(mm(speed)) mm/s < momentumMinVelocity \(fmt(thresholds.momentumMinVelocity)) mm/s "
                     + "(\(n) samples in \(fmt(thresholds.velocityWindow * 1000)) ms)"
@@ -639,7 +664,10 @@ public struct GestureRecognizer: Sendable {
         let t = thresholds
         let dA = g.a - start.a, dB = g.b - start.b
         let focalMove = g.focal - start.focal
+        // Moving together: each finger carries at least half the common motion, in its direction
+        // (a pinch about one still finger moves the focal point too, but is no common motion).
         let together = focalMove.length > 0
+            && min(dA.length, dB.length) >= focalMove.length / 2
             && angleBetween(dA, focalMove) <= t.parallelMaxAngle
             && angleBetween(dB, focalMove) <= t.parallelMaxAngle
         let lineAngle = start.lineAngleFromHorizontal

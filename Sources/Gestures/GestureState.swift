@@ -41,7 +41,8 @@ public enum GestureInput: String, Sendable, Hashable, Codable, CaseIterable {
     case cancel
     /// A third contact came down.
     case tooManyFingers
-    /// The double-tap timeout after a tap lifted expired: the tap is confirmed.
+    /// No double tap can follow any more: the timeout after a tap lifted expired, or the second
+    /// touch is held longer than a tap. The pending tap is confirmed.
     case doubleTapTimeout
     /// The long-press time of a still finger expired.
     case longPressTimeout

@@ -6,8 +6,9 @@
 public struct GestureThresholds: Sendable, Hashable, Codable {
     // MARK: Taps and presses
     /// Farthest a finger may wander from its touch-down point and still tap. Android's touch
-    /// slop is 1.3 mm, MapLibre's 0.6 mm; kiosk users tap less cleanly, hence more.
-    public var tapMaxMovement: Double = 2.5 /* mm */
+    /// slop is 1.3 mm, MapLibre's 0.6 mm; kiosk panels and users are less clean: a resting
+    /// finger wandered 2.4 mm on a recorded optical panel.
+    public var tapMaxMovement: Double = 3 /* mm */
     /// Longest touch that still counts as a tap.
     public var tapMaxDuration: Double = 0.4 /* s */
     /// Longest gap from the first tap's lift to the second touch-down of a double tap (Android: 300 ms).
@@ -17,17 +18,22 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
     /// How long a still finger must stay down to long-press (Android: 400..500 ms).
     public var longPressTime: Double = 0.5 /* s */
     /// Farthest a finger may wander and still long-press.
-    public var longPressSlop: Double = 2.5 /* mm */
+    public var longPressSlop: Double = 3 /* mm */
     /// Longest two-finger tap, from the first finger down to the last finger up (MapLibre: 150 ms).
     public var twoFingerTapMaxDuration: Double = 0.3 /* s */
     /// Farthest each finger of a two-finger tap may wander (MapLibre: 5 dp = 0.8 mm).
     public var twoFingerTapSlop: Double = 3 /* mm */
 
     // MARK: One finger
-    /// Distance from the touch-down point at which one finger starts to pan.
-    public var panStartDistance: Double = 2.5 /* mm */
-    /// Span of the release velocity estimate, ending at the lift.
+    /// Distance from the touch-down point at which one finger starts to pan. Nothing is lost
+    /// by waiting: the pan's first event carries the motion from the touch-down point.
+    public var panStartDistance: Double = 3 /* mm */
+    /// Span of the release velocity estimate, ending at the finger's last report.
     public var velocityWindow: Double = 0.1 /* s */
+    /// Longest gap between the finger's last report and its lift for the release to carry
+    /// momentum (MapLibre: 150 ms). Longer, the finger had stopped: evdev reports nothing for a
+    /// still finger. Shorter gaps are normal: some panels release 100 ms after the last report.
+    public var momentumMaxPause: Double = 0.15 /* s */
     /// Slowest release that carries momentum; slower releases report zero velocity
     /// (Qt: 75 px/s; MapLibre ignores flings below 1000 px/s on phones, about 60..150 mm/s).
     public var momentumMinVelocity: Double = 50 /* mm/s */
@@ -41,8 +47,10 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
     /// incidental twist in a pinch do not rotate the map (users measured about 10 deg on Google
     /// Maps iOS; mapbox-gestures uses 15.3 deg).
     public var rotationStartAngle: Double = 12 /* deg */
-    /// Focal-point travel that starts a two-finger pan.
-    public var twoFingerPanStartDistance: Double = 4 /* mm */
+    /// Focal-point travel that starts a two-finger pan. Two resting fingers settling into the
+    /// glass moved 5 mm together on a recorded panel; the first event carries the motion since
+    /// the fingers landed, so waiting loses nothing.
+    public var twoFingerPanStartDistance: Double = 6 /* mm */
     /// Largest angle between either finger's motion and the fingers' common motion for the
     /// fingers to count as moving together (tilt, rotation about the centre, two-finger pan).
     public var parallelMaxAngle: Double = 30 /* deg */
@@ -50,15 +58,16 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
     public var tiltMaxFingerLineAngle: Double = 25 /* deg */
     /// Largest angle of the common motion from vertical for a tilt.
     public var tiltMaxDirectionAngle: Double = 30 /* deg */
-    /// Vertical travel of each finger that starts a tilt (MapLibre: 16 dp = 2.5 mm).
-    public var tiltStartDistance: Double = 3 /* mm */
+    /// Vertical travel of each finger that starts a tilt (MapLibre: 16 dp = 2.5 mm on phones;
+    /// Qt: 80 px; more than the 5 mm two resting fingers settled on a recorded kiosk panel).
+    public var tiltStartDistance: Double = 6 /* mm */
     /// Tilt per millimetre of vertical finger travel; up tilts towards the horizon.
     public var tiltDegreesPerMillimetre: Double = 1 /* deg/mm */
     /// Largest angle of the common motion from horizontal for a rotation about the screen
     /// centre (`TwoFingerHorizontalMode.rotate`).
     public var centreRotationMaxDirectionAngle: Double = 30 /* deg */
     /// Horizontal travel of the focal point that starts a rotation about the screen centre.
-    public var centreRotationStartDistance: Double = 4 /* mm */
+    public var centreRotationStartDistance: Double = 6 /* mm */
     /// Rotation about the screen centre per millimetre of horizontal finger travel.
     public var centreRotationDegreesPerMillimetre: Double = 0.5 /* deg/mm */
 
@@ -78,6 +87,7 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
             ("twoFingerTapSlop", twoFingerTapSlop, "mm"),
             ("panStartDistance", panStartDistance, "mm"),
             ("velocityWindow", velocityWindow, "s"),
+            ("momentumMaxPause", momentumMaxPause, "s"),
             ("momentumMinVelocity", momentumMinVelocity, "mm/s"),
             ("quickZoomLevelsPerScreenHeight", quickZoomLevelsPerScreenHeight, "zoom levels"),
             ("pinchStartSpanChange", pinchStartSpanChange, "mm"),
@@ -92,6 +102,38 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
             ("centreRotationStartDistance", centreRotationStartDistance, "mm"),
             ("centreRotationDegreesPerMillimetre", centreRotationDegreesPerMillimetre, "deg/mm"),
         ]
+    }
+}
+
+extension GestureThresholds {
+    /// Decodes a partial configuration: every threshold not given keeps its default.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = GestureThresholds()
+        tapMaxMovement = try c.decodeIfPresent(Double.self, forKey: .tapMaxMovement) ?? d.tapMaxMovement
+        tapMaxDuration = try c.decodeIfPresent(Double.self, forKey: .tapMaxDuration) ?? d.tapMaxDuration
+        doubleTapTimeout = try c.decodeIfPresent(Double.self, forKey: .doubleTapTimeout) ?? d.doubleTapTimeout
+        doubleTapMaxDistance = try c.decodeIfPresent(Double.self, forKey: .doubleTapMaxDistance) ?? d.doubleTapMaxDistance
+        longPressTime = try c.decodeIfPresent(Double.self, forKey: .longPressTime) ?? d.longPressTime
+        longPressSlop = try c.decodeIfPresent(Double.self, forKey: .longPressSlop) ?? d.longPressSlop
+        twoFingerTapMaxDuration = try c.decodeIfPresent(Double.self, forKey: .twoFingerTapMaxDuration) ?? d.twoFingerTapMaxDuration
+        twoFingerTapSlop = try c.decodeIfPresent(Double.self, forKey: .twoFingerTapSlop) ?? d.twoFingerTapSlop
+        panStartDistance = try c.decodeIfPresent(Double.self, forKey: .panStartDistance) ?? d.panStartDistance
+        velocityWindow = try c.decodeIfPresent(Double.self, forKey: .velocityWindow) ?? d.velocityWindow
+        momentumMaxPause = try c.decodeIfPresent(Double.self, forKey: .momentumMaxPause) ?? d.momentumMaxPause
+        momentumMinVelocity = try c.decodeIfPresent(Double.self, forKey: .momentumMinVelocity) ?? d.momentumMinVelocity
+        quickZoomLevelsPerScreenHeight = try c.decodeIfPresent(Double.self, forKey: .quickZoomLevelsPerScreenHeight) ?? d.quickZoomLevelsPerScreenHeight
+        pinchStartSpanChange = try c.decodeIfPresent(Double.self, forKey: .pinchStartSpanChange) ?? d.pinchStartSpanChange
+        rotationStartAngle = try c.decodeIfPresent(Double.self, forKey: .rotationStartAngle) ?? d.rotationStartAngle
+        twoFingerPanStartDistance = try c.decodeIfPresent(Double.self, forKey: .twoFingerPanStartDistance) ?? d.twoFingerPanStartDistance
+        parallelMaxAngle = try c.decodeIfPresent(Double.self, forKey: .parallelMaxAngle) ?? d.parallelMaxAngle
+        tiltMaxFingerLineAngle = try c.decodeIfPresent(Double.self, forKey: .tiltMaxFingerLineAngle) ?? d.tiltMaxFingerLineAngle
+        tiltMaxDirectionAngle = try c.decodeIfPresent(Double.self, forKey: .tiltMaxDirectionAngle) ?? d.tiltMaxDirectionAngle
+        tiltStartDistance = try c.decodeIfPresent(Double.self, forKey: .tiltStartDistance) ?? d.tiltStartDistance
+        tiltDegreesPerMillimetre = try c.decodeIfPresent(Double.self, forKey: .tiltDegreesPerMillimetre) ?? d.tiltDegreesPerMillimetre
+        centreRotationMaxDirectionAngle = try c.decodeIfPresent(Double.self, forKey: .centreRotationMaxDirectionAngle) ?? d.centreRotationMaxDirectionAngle
+        centreRotationStartDistance = try c.decodeIfPresent(Double.self, forKey: .centreRotationStartDistance) ?? d.centreRotationStartDistance
+        centreRotationDegreesPerMillimetre = try c.decodeIfPresent(Double.self, forKey: .centreRotationDegreesPerMillimetre) ?? d.centreRotationDegreesPerMillimetre
     }
 }
 

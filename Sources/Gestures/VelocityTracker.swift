@@ -15,6 +15,9 @@ struct VelocityTracker: Sendable, Hashable {
 
     mutating func reset() { samples.removeAll(keepingCapacity: true) }
 
+    /// Time of the last sample.
+    var lastTime: Double? { samples.last?.time }
+
     mutating func add(time: Double, position: Point) {
         samples.append(Sample(time: time, position: position))
         let oldest = time - window
@@ -24,8 +27,7 @@ struct VelocityTracker: Sendable, Hashable {
     }
 
     /// Velocity in px/s over the samples within `window` before `time`, with the number of
-    /// samples used; zero when fewer than two samples or no time span (a finger that stopped
-    /// before lifting has no samples left in the window).
+    /// samples used; zero when fewer than two samples or no time span.
     func velocity(at time: Double) -> (velocity: Point, samples: Int) {
         let used = samples.filter { $0.time >= time - window && $0.time <= time }
         guard used.count >= 2 else { return (.zero, used.count) }

@@ -190,3 +190,23 @@ struct CancelAndMaskTests {
         #expect(run(s, &r).isEmpty)
     }
 }
+
+extension CancelAndMaskTests {
+    @Test func aFingerTurningIntoAPalmCancelsOnceAndLogsOnce() {
+        // MT_TOOL_PALM on a slot already down: the same id changes its tool type.
+        var r = Rig.plain.recognizer()
+        var steps: [GestureTransition] = []
+        var events: [GestureEvent] = []
+        for (i, x) in stride(from: 100.0, through: 200, by: 10).enumerated() {
+            let tool: ToolType = i >= 6 ? .palm : .finger
+            events += r.process(ContactFrame(time: 1 + Double(i) / 60,
+                                             contacts: [Contact(id: 1, position: Point(x: x, y: 100), toolType: tool)]))
+            steps += r.trace
+        }
+        events += r.process(ContactFrame(time: 1.3, contacts: []))
+        steps += r.trace
+        #expect(story(events) == ["pan.began", "pan.changed", "pan.cancelled"])
+        #expect(steps.filter { $0.input == .cancel }.count == 1)
+        #expect(r.state == .idle)
+    }
+}

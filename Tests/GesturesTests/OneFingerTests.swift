@@ -84,3 +84,30 @@ struct OneFingerTests {
 }
 
 import Foundation
+
+extension OneFingerTests {
+    @Test func aLiftReportedLateStillCarriesTheFlick() {
+        // Windows-8-style panels release a contact about 100 ms after its last report.
+        var s = Script(.plain)
+        s.down(1, 40, 60)
+        s.move([1: (120, 60)], over: 0.4)   // 200 mm/s
+        s.wait(0.1)
+        s.up(1)
+        var r = Rig.plain.recognizer()
+        let ended = run(s, &r).last!
+        #expect(abs(ended.velocity.x / Rig.plain.ppm - 200) < 20)
+    }
+
+    @Test func aFingerThatStoppedBeforeLiftingCarriesNoMomentum() {
+        // evdev reports nothing while a finger is perfectly still.
+        var s = Script(.plain, jitter: 0)
+        s.down(1, 40, 60)
+        s.move([1: (120, 60)], over: 0.4)
+        s.wait(0.3)
+        s.up(1)
+        var r = Rig.plain.recognizer()
+        let ended = run(s, &r).last!
+        #expect(ended.velocity == .zero)
+        #expect(ended.reason?.contains("momentumMaxPause") == true)
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TouchCore
 @testable import Gestures
@@ -17,7 +18,7 @@ struct RecognizerBasicsTests {
     }
 
     @Test func thresholdsInMillimetresMeanTheSameMotionOnEveryDevice() {
-        // 3 mm is a pan everywhere, 2 mm a tap everywhere, whatever the pixel density.
+        // 4 mm is a pan everywhere, 2 mm a tap everywhere, whatever the pixel density.
         for ppm in [2.0, 3.78, 8.0, 15.0] {
             let rig = Rig(name: "\(ppm) px/mm", hz: 60,
                           density: PixelDensity(pixelsPerMillimetre: ppm, source: .displaySize))
@@ -49,12 +50,12 @@ struct RecognizerBasicsTests {
     @Test func traceRecordsTheThresholdThatDecided() {
         var r = GestureRecognizer(density: PixelDensity(pixelsPerMillimetre: 4, source: .displaySize), screen: Rig.screen)
         _ = r.process(ContactFrame(time: 1, contacts: [Contact(id: 1, position: Point(x: 100, y: 100))]))
-        let events = r.process(ContactFrame(time: 1.02, contacts: [Contact(id: 1, position: Point(x: 112, y: 100))]))
+        let events = r.process(ContactFrame(time: 1.02, contacts: [Contact(id: 1, position: Point(x: 114, y: 100))]))
         #expect(names(events) == ["pan.began"])
         #expect(r.trace.map(\.description) == [
-            "1.02 oneFingerDown -> motion -> panning (moved 3.0 mm > panStartDistance 2.5 mm)",
+            "1.02 oneFingerDown -> motion -> panning (moved 3.5 mm > panStartDistance 3.0 mm)",
         ])
-        #expect(events[0].reason == "moved 3.0 mm > panStartDistance 2.5 mm")
+        #expect(events[0].reason == "moved 3.5 mm > panStartDistance 3.0 mm")
     }
 
     @Test func deadlinesFireInTimeOrderBeforeALaterFrame() {
@@ -76,5 +77,35 @@ struct RecognizerBasicsTests {
         var r = GestureRecognizer(screen: Rig.screen)
         #expect(r.process(ContactFrame(time: 1, contacts: [])).isEmpty)
         #expect(r.state == .idle && r.trace.isEmpty)
+    }
+}
+
+extension RecognizerBasicsTests {
+    @Test func partialThresholdConfigurationKeepsTheOtherDefaults() throws {
+        let json = #"{"rotationStartAngle": 15, "tapMaxMovement": 3}"#
+        let t = try JSONDecoder().decode(GestureThresholds.self, from: Data(json.utf8))
+        var expected = GestureThresholds()
+        expected.rotationStartAngle = 15
+        expected.tapMaxMovement = 3
+        #expect(t == expected)
+        let roundTrip = try JSONDecoder().decode(GestureThresholds.self, from: JSONEncoder().encode(expected))
+        #expect(roundTrip == expected)
+    }
+
+    @Test func pinchAboutOneStillFingerNeverRotatesAboutTheCentre() {
+        // The thumb stays, the index finger moves right: span grows, the focal point moves
+        // horizontally, but the fingers do not move together.
+        var s = Script(.plain, jitter: 0, seed: 17)
+        s.down(1, 80, 50)
+        s.down(2, 110, 50)
+        s.move([2: (140, 50)], over: 0.3)
+        s.up(1)
+        s.up(2)
+        for mask in [GestureMask.all, GestureMask.all.subtracting(.pinch)] {
+            var r = Rig.plain.recognizer(mask: mask)
+            let events = run(s, &r)
+            #expect(!events.contains { $0.kind == .rotate && $0.position == Rig.screen.center })
+            #expect(of(.pinch, events).isEmpty == !mask.contains(.pinch))
+        }
     }
 }

@@ -180,3 +180,35 @@ struct TapTests {
         #expect(names(run(s, &r)) == ["twoFingerTap.recognized"])
     }
 }
+
+extension TapTests {
+    @Test func tapThenTouchAndHoldIsATapThenALongPress() {
+        var s = Script(.plain)
+        s.tap(1, 80, 60)
+        s.wait(0.1)
+        s.down(2, 81, 60)
+        let second = s.lastTime
+        s.hold(0.8)
+        s.up(2)
+        var r = Rig.plain.recognizer(mask: GestureMask.all.subtracting(.quickZoom))
+        let events = run(s, &r)
+        #expect(names(events) == ["tap.recognized", "longPress.recognized"])
+        #expect(abs(events[0].time - (second + 0.4)) < 1e-9, "confirmed once the second touch outlasts a tap")
+        #expect(abs(events[1].time - (second + 0.5)) < 1e-9)
+    }
+
+    @Test func tapThenTouchAndHoldWithQuickZoomOnConfirmsTheTapAndCanStillZoom() {
+        var s = Script(.plain)
+        s.tap(1, 80, 60)
+        s.wait(0.1)
+        s.down(2, 81, 60)
+        let second = s.lastTime
+        s.hold(0.8)
+        s.move([2: (81, 90)], over: 0.3)
+        s.up(2)
+        var r = Rig.plain.recognizer()
+        let events = run(s, &r)
+        #expect(story(events) == ["tap.recognized", "quickZoom.began", "quickZoom.changed", "quickZoom.ended"])
+        #expect(abs(events[0].time - (second + 0.4)) < 1e-9)
+    }
+}

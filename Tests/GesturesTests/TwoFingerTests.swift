@@ -123,7 +123,8 @@ struct TwoFingerTests {
         #expect(story(events) == ["tilt.began", "tilt.changed", "tilt.ended"])
         #expect(events[0].reason?.contains("tiltStartDistance") == true)
         let tilt = events.reduce(0.0) { $0 + $1.tilt }
-        #expect(tilt > 25 - 3 - 2 && tilt < 25.5, "1 deg/mm up, less the start distance: \(tilt)")
+        let start = GestureThresholds().tiltStartDistance
+        #expect(tilt > 25 - start - 2 && tilt < 25.5, "1 deg/mm up, less the start distance: \(tilt)")
     }
 
     @Test func tiltExcludesPinchAndRotateOnceDecided() {
@@ -173,7 +174,8 @@ struct TwoFingerTests {
         #expect(story(events) == ["rotate.began", "rotate.changed", "rotate.ended"])
         #expect(events.allSatisfy { $0.position == Rig.screen.center && $0.translation == .zero })
         let turned = events.reduce(0.0) { $0 + $1.rotation }
-        #expect(turned > (30 - 4) * 0.5 - 1 && turned < 30 * 0.5 + 0.5, "0.5 deg/mm: \(turned)")
+        let start = GestureThresholds().centreRotationStartDistance
+        #expect(turned > (30 - start) * 0.5 - 1 && turned < 30 * 0.5 + 0.5, "0.5 deg/mm: \(turned)")
     }
 
     @Test(arguments: Rig.all)
@@ -244,5 +246,31 @@ struct TwoFingerTests {
         let pan = of(.pan, events)
         let moved = pan.reduce(Point.zero) { $0 + $1.translation } / Rig.plain.ppm
         #expect(abs(moved.x + 30) < 0.5, "the pan starts where the finger was when the other lifted: \(moved)")
+    }
+}
+
+extension TwoFingerTests {
+    @Test(arguments: Rig.all)
+    func twoRestingFingersSettlingIntoTheGlassDoNothing(rig: Rig) {
+        // As on a recorded maXTouch panel: two fingers far apart, line 24 degrees from
+        // horizontal, each jumping 5 mm down as its contact patch grows, held, released.
+        var s = Script(rig, seed: 23)
+        s.down(1, 200, 60)
+        s.down(2, 70, 118)
+        s.hold(0.12)
+        s.move([1: (198, 65)], over: 0.02)
+        s.hold(0.03)
+        s.move([2: (72, 123)], over: 0.02)
+        s.hold(0.5)
+        s.up(2)
+        s.up(1)
+        var r = rig.recognizer()
+        #expect(run(s, &r).isEmpty)
+        // With phone-sized start distances the same touch would tilt.
+        var phone = GestureThresholds()
+        phone.tiltStartDistance = 3
+        phone.twoFingerPanStartDistance = 4
+        var p = rig.recognizer(thresholds: phone)
+        #expect(of(.tilt, run(s, &p)).first?.phase == .began)
     }
 }
