@@ -24,6 +24,30 @@ RECORDINGS = {
 }
 
 UNPLUG = Touchscreen("unplug", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
+DROP = Touchscreen("drop", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
+
+
+def drop_scripts() -> tuple[str, str, str]:
+    """A two-finger drag in three parts: both fingers down; a flood of 400 frames (far more
+    than the evdev client buffer of 512 events holds) during which finger 1 lifts and finger 2
+    goes on moving; finger 2 lifts."""
+    script = DROP.script()
+    t = 0.0
+    for i in range(5):
+        script.frame(t, [(1, 1000 + i, 1000), (2, 3000 + i, 3000)]); t += 0.01
+    start = len(script.events)
+    for i in range(300):
+        script.frame(t, [(1, 1100 + i, 1000), (2, 3100 + i, 3000)]); t += 0.001
+    for i in range(100):
+        script.frame(t, [(2, 3400 + i, 3100)]); t += 0.001
+    flood = len(script.events)
+    script.frame(t + 0.01, [])
+    events = script.events
+
+    def text(part) -> str:
+        script.events = part
+        return script.text()
+    return text(events[:start]), text(events[start:flood]), text(events[flood:])
 
 
 def split_recording(events_name: str, desc_name: str | None) -> tuple[str, str]:
@@ -81,6 +105,22 @@ tb_play "$NODE" unplug.events
 sleep 0.5
 kill -TERM $EPID
 wait $LPID; echo "$?" > unplug.exit
+
+# SYN_DROPPED mid drag: the reader is stopped while a flood overflows its evdev buffer.
+NODE=$(tb_evemu_device drop) || exit 92
+"$TB_BIN" replay --live "$NODE" --screen $SCREEN --contacts --duration 60 > drop.jsonl 2> drop.err &
+LPID=$!
+wait_for_output drop.jsonl || exit 1
+tb_play "$NODE" drop-start.events
+sleep 0.5
+kill -STOP $LPID
+tb_play "$NODE" drop-flood.events
+kill -CONT $LPID
+sleep 0.5
+tb_play "$NODE" drop-end.events
+sleep 0.5
+kill -TERM $LPID
+wait $LPID; echo "$?" > drop.exit
 """.replace("$SCREEN", SCREEN))
     return "\n".join(lines)
 
@@ -97,6 +137,8 @@ def vm(kiosk_ready, tmp_path_factory):
     touch = UNPLUG.script().frame(0.0, [(1, 1024, 2048)]).frame(0.02, [(1, 1034, 2048)]) \
         .frame(0.04, [(1, 1044, 2050)])  # and no lift
     files["unplug.events"] = touch.text()
+    files["devices/drop.desc"] = DROP.desc()
+    files["drop-start.events"], files["drop-flood.events"], files["drop-end.events"] = drop_scripts()
     return kioskvm.run_vm(guest_script(), files=files, timeout=240,
                           work_dir=tmp_path_factory.mktemp("input"))
 
@@ -153,3 +195,20 @@ def test_unplug_mid_touch_cancels_the_contact(vm):
     assert last["contacts"] == [] and last["cancelled"] == [cid]
     assert stream[-1]["type"] == "end" and stream[-1]["contacts"] == 0
     assert "disappeared" in vm.text("unplug.err")
+
+
+def test_syn_dropped_mid_drag_cancels_the_lifted_finger_and_keeps_the_other(vm):
+    assert vm.text("drop.exit").strip() == "0", vm.text("drop.err")
+    stream = lines(vm, "drop.jsonl")
+    frames = [l for l in stream if l["type"] == "contacts"]
+    two = [f for f in frames if len(f["contacts"]) == 2]
+    assert two, stream[:10]
+    first, second = (c["id"] for c in two[0]["contacts"])
+    (resync,) = [f for f in frames if f.get("cancelled")]
+    assert resync["cancelled"] == [first]
+    assert [c["id"] for c in resync["contacts"]] == [second]
+    # libevdev re-read the final state: finger 2 is where the flood left it (x 3499 of 4095).
+    assert resync["contacts"][0]["x"] == pytest.approx(3499 / 4095 * 1280, abs=0.1)
+    after = frames[frames.index(resync) + 1:]
+    assert after and after[-1]["contacts"] == [] and "cancelled" not in after[-1]
+    assert stream[-1]["type"] == "end" and stream[-1]["contacts"] == 0
