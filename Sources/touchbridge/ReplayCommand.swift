@@ -35,6 +35,9 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "with --live: stop after this many seconds")
     var duration: Double?
 
+    @Flag(help: "with --live: FILE is a path, a name substring or vvvv:pppp; follow the device through unplug and replug")
+    var follow = false
+
     func run() throws {
         let size = try Self.parseScreen(screen)
         let cam = try Self.parseCamera(camera)
@@ -46,6 +49,31 @@ struct ReplayCommand: ParsableCommand {
             cal = c
         }
         var out = ReplayPrinter(screen: size, camera: cam, printContacts: contacts)
+        if live && follow {
+            let hub = TouchInputHub(match: TouchDeviceMatch(file), screen: size,
+                                    calibration: calibration == nil ? nil : cal)
+            var down: [String: Int] = [:]
+            _ = try LiveReadLoop.run(hub, duration: duration) { events in
+                for event in events {
+                    switch event {
+                    case .opened(let path, let name, let kind):
+                        Self.note("opened \(path) (\(name), \(kind))")
+                        out.start() // a script may wait for this line
+                    case .closed(let path, let reason):
+                        Self.note("\(path) closed (\(reason)); its contacts were cancelled; waiting for it to come back")
+                        down[path] = nil
+                    case .frames(let path, let frames):
+                        for f in frames { out.frame(f) }
+                        down[path] = frames.last?.contacts.count
+                    case .warning(let text):
+                        Self.note(text)
+                    }
+                }
+                fflush(nil)
+            }
+            out.end(contactsDown: down.values.reduce(0, +))
+            return
+        }
         if live {
             let device = try TouchDevice(path: file, screen: size, calibration: cal)
             out.start() // printed once the device is open: a script may wait for this line
@@ -90,6 +118,10 @@ struct ReplayCommand: ParsableCommand {
         }
         return try Evemu.parse(description: try readText(sibling), events: text,
                                descriptionSource: sibling, eventsSource: file)
+    }
+
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("touchbridge replay: \(text)\n".utf8))
     }
 
     static func readText(_ path: String) throws -> String {
