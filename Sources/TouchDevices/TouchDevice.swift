@@ -105,6 +105,12 @@ public final class TouchDevice {
         return frames
     }
 
+    /// Cancels every contact now, for a device dropped without an ENODEV read (udev said
+    /// "remove", or the app is letting it go). Stamped with CLOCK_MONOTONIC now.
+    public func cancelAll() -> ContactFrame {
+        assembler.cancelAll(time: Self.monotonicNow())
+    }
+
     static func event(_ ev: input_event) -> InputEvent {
         InputEvent(sec: Int(ev.time.tv_sec), usec: Int(ev.time.tv_usec), type: ev.type, code: ev.code, value: ev.value)
     }

@@ -28,21 +28,30 @@ public enum TouchDiscovery {
             guard let caps = try? capabilities(path: p) else { return [] }
             return [TouchscreenInfo(path: p, capabilities: caps, calibration: udevCalibration(devnode: p), foundBy: "config")]
         }
-        var found: [TouchscreenInfo] = []
-        for node in eventNodes() {
-            let udevSaysTouch = node.initialized ? node.touchscreen : nil
-            if match == nil && udevSaysTouch == false { continue }
-            guard let caps = try? capabilities(path: node.devnode) else { continue }
-            if let match {
-                guard caps.touchKind != nil, match.matches(path: node.devnode, capabilities: caps) else { continue }
-                found.append(TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "config"))
-            } else if udevSaysTouch == true {
-                found.append(TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "udev"))
-            } else if caps.isTouchscreen {
-                found.append(TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "capabilities"))
-            }
+        return eventNodes().compactMap { classify($0, match: match) }
+            .sorted { $0.path.localizedStandardLess($1.path) }
+    }
+
+    /// The node at `path` when it is a touchscreen (or, with `match`, a touch device it selects).
+    public static func touchscreen(path: String, matching match: TouchDeviceMatch? = nil) -> TouchscreenInfo? {
+        let node = eventNodes().first { $0.devnode == path }
+            ?? EventNode(devnode: path, initialized: false, touchscreen: false)
+        return classify(node, match: match)
+    }
+
+    static func classify(_ node: EventNode, match: TouchDeviceMatch?) -> TouchscreenInfo? {
+        let udevSaysTouch = node.initialized ? node.touchscreen : nil
+        if match == nil && udevSaysTouch == false { return nil }
+        guard let caps = try? capabilities(path: node.devnode) else { return nil }
+        if let match {
+            guard caps.touchKind != nil, match.matches(path: node.devnode, capabilities: caps) else { return nil }
+            return TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "config")
         }
-        return found.sorted { $0.path.localizedStandardLess($1.path) }
+        if udevSaysTouch == true {
+            return TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "udev")
+        }
+        guard caps.isTouchscreen else { return nil }
+        return TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "capabilities")
     }
 
     /// Reads a node's capabilities (opens and closes it).

@@ -39,6 +39,9 @@ struct ReplayCommand: ParsableCommand {
     @Option(help: "with --live: stop after this many seconds")
     var duration: Double?
 
+    @Flag(help: "with --live: FILE is a path, a name substring or vvvv:pppp; follow the device through unplug and replug")
+    var follow = false
+
     func run() throws {
         let size = try parseSize(screen, option: "--screen")
         var cfg = KioskConfiguration()
@@ -52,6 +55,10 @@ struct ReplayCommand: ParsableCommand {
                 throw ValidationError("--calibration needs six numbers, e.g. \"1 0 0 0 1 0\"")
             }
             cal = c
+        }
+        if live && follow {
+            try runFollowing(size: size, configuration: cfg, calibration: calibration == nil ? nil : cal)
+            return
         }
         if live {
             try runLive(size: size, configuration: cfg, calibration: cal)
@@ -90,6 +97,46 @@ struct ReplayCommand: ParsableCommand {
         if ending == .deviceGone {
             FileHandle.standardError.write(Data("touchbridge replay: \(file) disappeared; its contacts were cancelled\n".utf8))
         }
+    }
+}
+
+extension ReplayCommand {
+    /// --live --follow: the device (by path, name or vendor:product) through unplug and replug.
+    func runFollowing(size: Size, configuration cfg: KioskConfiguration, calibration: Calibration?) throws {
+        let hub = TouchInputHub(match: TouchDeviceMatch(file), screen: size, calibration: calibration)
+        var pipeline: MapPipeline?
+        var down: [String: Int] = [:]
+        _ = try LiveReadLoop.run(hub, duration: duration) { events in
+            for event in events {
+                switch event {
+                case .opened(let path, let name, let kind):
+                    Self.note("opened \(path) (\(name), \(kind))")
+                    if pipeline == nil {
+                        let caps = (try? TouchDiscovery.capabilities(path: path))
+                        let density = caps.map { Replay.density(for: $0, screen: size) } ?? .assumed
+                        let p = MapPipeline(configuration: cfg, screen: size, density: density) { line in print(line) }
+                        p.writesContacts = contacts
+                        p.start() // a script may wait for this line
+                        pipeline = p
+                    }
+                case .closed(let path, let reason):
+                    Self.note("\(path) closed (\(reason)); its contacts were cancelled; waiting for it to come back")
+                    down[path] = nil
+                case .frames(let path, let frames):
+                    for f in frames { pipeline?.handle(f) }
+                    down[path] = frames.last?.contacts.count
+                case .warning(let text):
+                    Self.note(text)
+                }
+            }
+            fflush(nil)
+        }
+        pipeline?.finish()
+        fflush(nil)
+    }
+
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("touchbridge replay: \(text)\n".utf8))
     }
 }
 

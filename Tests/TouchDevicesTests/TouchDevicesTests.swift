@@ -83,3 +83,26 @@ struct EvemuRecorderTests {
         #expect(frames[0].contacts[0].position.x == 100)
     }
 }
+
+struct TouchInputHubTests {
+    /// On this host (no /dev/input) the hub opens nothing, polls only the monitor, and a
+    /// readable-fd call for an unknown fd does nothing.
+    @Test func hubWithoutDevicesOpensNothing() {
+        let hub = TouchInputHub(screen: Size(width: 800, height: 480))
+        let events = hub.openAll()
+        #expect(hub.devices.isEmpty)
+        for event in events {
+            if case .opened(let path, _, _) = event { Issue.record("opened \(path) on a host without /dev/input") }
+        }
+        #expect(hub.pollFDs == (hub.monitor.map { [$0.fd] } ?? []))
+        #expect(hub.handle(fd: 12345).isEmpty)
+    }
+
+    /// The kernel-uevent monitor is non-blocking: with nothing plugged, changes() is empty.
+    @Test func monitorDrainsWithoutBlocking() throws {
+        let monitor = try TouchDeviceMonitor(source: "kernel")
+        #expect(monitor.fd >= 0)
+        #expect(monitor.source == "kernel")
+        #expect(monitor.changes().isEmpty)
+    }
+}
