@@ -53,8 +53,8 @@ public struct DemoTour {
             $0.move(from, to, duration: 0.8)
         }
         step("Tilt: two fingers side by side, moved up together") {
-            $0.move([0: Point(x: c.x - 110, y: c.y + 220), 1: Point(x: c.x + 110, y: c.y + 220)],
-                    [0: Point(x: c.x - 110, y: c.y - 60), 1: Point(x: c.x + 110, y: c.y - 60)], duration: 0.9)
+            $0.move([0: Point(x: c.x - 110, y: c.y + 290), 1: Point(x: c.x + 110, y: c.y + 290)],
+                    [0: Point(x: c.x - 110, y: c.y - 130), 1: Point(x: c.x + 110, y: c.y - 130)], duration: 1.1)
         }
         step("Double tap: zoom in one level at the tap") {
             $0.tap(Point(x: c.x + 80, y: c.y + 40)); $0.wait(0.12); $0.tap(Point(x: c.x + 82, y: c.y + 41))
