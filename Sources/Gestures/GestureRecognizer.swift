@@ -205,7 +205,7 @@ public struct GestureRecognizer: Sendable {
         case .fingerDown:
             startOneFinger(id, fresh: true)
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .fingerUp, .motion, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -259,7 +259,7 @@ public struct GestureRecognizer: Sendable {
             why = r
             state = .longPressed
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout:
             why = bug(input)
         }
@@ -294,7 +294,7 @@ public struct GestureRecognizer: Sendable {
             state = .idle
         case .cancel, .tooManyFingers:
             confirmTap(because: "a palm or several fingers followed")
-            abandon(&why)
+            abandon()
         case .fingerUp, .motion, .longPressTimeout:
             why = bug(input)
         }
@@ -354,7 +354,7 @@ public struct GestureRecognizer: Sendable {
             if !mask.contains(.quickZoom) { state = .oneFingerDown }
         case .cancel, .tooManyFingers:
             confirmTap(because: "a palm or several fingers followed")
-            abandon(&why)
+            abandon()
         case .longPressTimeout:
             why = bug(input)
         }
@@ -369,7 +369,7 @@ public struct GestureRecognizer: Sendable {
         case .fingerDown:
             startTwoFingers(tapPossible: false, since: now)
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -420,7 +420,7 @@ public struct GestureRecognizer: Sendable {
             }
         case .cancel, .tooManyFingers:
             emit(.pan, .cancelled, at: lastPoint, reason: input == .cancel ? why : "third finger")
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -442,7 +442,7 @@ public struct GestureRecognizer: Sendable {
             startTwoFingers(tapPossible: false, since: now)
         case .cancel, .tooManyFingers:
             emit(.quickZoom, .cancelled, at: downPoint, reason: input == .cancel ? why : "more fingers")
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -465,7 +465,7 @@ public struct GestureRecognizer: Sendable {
                 state = .idle
             }
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -496,7 +496,7 @@ public struct GestureRecognizer: Sendable {
         case .fingerDown:
             startTwoFingers(tapPossible: false, since: now)
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -519,7 +519,7 @@ public struct GestureRecognizer: Sendable {
             }
         case .cancel, .tooManyFingers:
             endTransform(.cancelled, reason: input == .cancel ? (why ?? "cancelled") : "third finger")
-            abandon(&why)
+            abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -536,11 +536,11 @@ public struct GestureRecognizer: Sendable {
             previous = g
         case .fingerUp:
             emit(.tilt, .ended, at: previous.focal, fingers: 2, reason: "a finger lifted")
-            abandon(&why)
+            abandon()
         case .cancel, .tooManyFingers:
             emit(.tilt, .cancelled, at: previous.focal, fingers: 2,
                  reason: input == .cancel ? why : "third finger")
-            abandon(&why)
+            abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -557,11 +557,11 @@ public struct GestureRecognizer: Sendable {
             previous = g
         case .fingerUp:
             emit(.rotate, .ended, at: screen.center, fingers: 2, reason: "a finger lifted")
-            abandon(&why)
+            abandon()
         case .cancel, .tooManyFingers:
             emit(.rotate, .cancelled, at: screen.center, fingers: 2,
                  reason: input == .cancel ? why : "third finger")
-            abandon(&why)
+            abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -795,7 +795,7 @@ public struct GestureRecognizer: Sendable {
     // MARK: - Leaving
 
     /// Drops everything; contacts still down are ignored until they lift.
-    private mutating func abandon(_ why: inout String?) {
+    private mutating func abandon() {
         pinchActive = false
         rotateActive = false
         panActive = false
