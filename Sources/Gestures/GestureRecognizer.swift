@@ -459,7 +459,10 @@ public struct GestureRecognizer: Sendable {
             tapPoint = previous.focal
             if twoFingerTapStillPossible() {
                 state = .twoFingerTapLifting
-            } else if let other = contacts.keys.first {
+                return
+            }
+            why = twoFingerTapRuledOut()
+            if let other = contacts.keys.first {
                 startOneFinger(other, fresh: false)
             } else {
                 state = .idle
@@ -649,6 +652,18 @@ public struct GestureRecognizer: Sendable {
         maxMoveA = max(maxMoveA, g.a.distance(to: start.a))
         maxMoveB = max(maxMoveB, g.b.distance(to: start.b))
         turned += angleDifference(g.angle, previous.angle)
+    }
+
+    /// Why the pair cannot be a two-finger tap any more, for the log.
+    private func twoFingerTapRuledOut() -> String {
+        let t = thresholds
+        if !mask.contains(.twoFingerTap) { return "no two-finger tap: disabled" }
+        if !twoFingerTapPossible { return "no two-finger tap: the first finger had moved or the pair followed another gesture" }
+        let held = now - twoStartTime
+        if held > t.twoFingerTapMaxDuration {
+            return "no two-finger tap: \(fmt(held * 1000)) ms > twoFingerTapMaxDuration \(fmt(t.twoFingerTapMaxDuration * 1000)) ms"
+        }
+        return "no two-finger tap: a finger moved \(mm(max(maxMoveA, maxMoveB))) mm > twoFingerTapSlop \(fmt(t.twoFingerTapSlop)) mm"
     }
 
     private func twoFingerTapStillPossible() -> Bool {
