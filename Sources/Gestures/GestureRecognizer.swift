@@ -205,7 +205,7 @@ public struct GestureRecognizer: Sendable {
         case .fingerDown:
             startOneFinger(id, fresh: true)
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .fingerUp, .motion, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -259,7 +259,7 @@ public struct GestureRecognizer: Sendable {
             why = r
             state = .longPressed
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout:
             why = bug(input)
         }
@@ -294,7 +294,7 @@ public struct GestureRecognizer: Sendable {
             state = .idle
         case .cancel, .tooManyFingers:
             confirmTap(because: "a palm or several fingers followed")
-            abandon(&why)
+            abandon()
         case .fingerUp, .motion, .longPressTimeout:
             why = bug(input)
         }
@@ -354,7 +354,7 @@ public struct GestureRecognizer: Sendable {
             if !mask.contains(.quickZoom) { state = .oneFingerDown }
         case .cancel, .tooManyFingers:
             confirmTap(because: "a palm or several fingers followed")
-            abandon(&why)
+            abandon()
         case .longPressTimeout:
             why = bug(input)
         }
@@ -369,7 +369,7 @@ public struct GestureRecognizer: Sendable {
         case .fingerDown:
             startTwoFingers(tapPossible: false, since: now)
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -420,7 +420,7 @@ public struct GestureRecognizer: Sendable {
             }
         case .cancel, .tooManyFingers:
             emit(.pan, .cancelled, at: lastPoint, reason: input == .cancel ? why : "third finger")
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -442,7 +442,7 @@ public struct GestureRecognizer: Sendable {
             startTwoFingers(tapPossible: false, since: now)
         case .cancel, .tooManyFingers:
             emit(.quickZoom, .cancelled, at: downPoint, reason: input == .cancel ? why : "more fingers")
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -459,13 +459,16 @@ public struct GestureRecognizer: Sendable {
             tapPoint = previous.focal
             if twoFingerTapStillPossible() {
                 state = .twoFingerTapLifting
-            } else if let other = contacts.keys.first {
+                return
+            }
+            why = twoFingerTapRuledOut()
+            if let other = contacts.keys.first {
                 startOneFinger(other, fresh: false)
             } else {
                 state = .idle
             }
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -496,7 +499,7 @@ public struct GestureRecognizer: Sendable {
         case .fingerDown:
             startTwoFingers(tapPossible: false, since: now)
         case .cancel, .tooManyFingers:
-            abandon(&why)
+            abandon()
         case .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -519,7 +522,7 @@ public struct GestureRecognizer: Sendable {
             }
         case .cancel, .tooManyFingers:
             endTransform(.cancelled, reason: input == .cancel ? (why ?? "cancelled") : "third finger")
-            abandon(&why)
+            abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -536,11 +539,11 @@ public struct GestureRecognizer: Sendable {
             previous = g
         case .fingerUp:
             emit(.tilt, .ended, at: previous.focal, fingers: 2, reason: "a finger lifted")
-            abandon(&why)
+            abandon()
         case .cancel, .tooManyFingers:
             emit(.tilt, .cancelled, at: previous.focal, fingers: 2,
                  reason: input == .cancel ? why : "third finger")
-            abandon(&why)
+            abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -557,11 +560,11 @@ public struct GestureRecognizer: Sendable {
             previous = g
         case .fingerUp:
             emit(.rotate, .ended, at: screen.center, fingers: 2, reason: "a finger lifted")
-            abandon(&why)
+            abandon()
         case .cancel, .tooManyFingers:
             emit(.rotate, .cancelled, at: screen.center, fingers: 2,
                  reason: input == .cancel ? why : "third finger")
-            abandon(&why)
+            abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
@@ -649,6 +652,18 @@ public struct GestureRecognizer: Sendable {
         maxMoveA = max(maxMoveA, g.a.distance(to: start.a))
         maxMoveB = max(maxMoveB, g.b.distance(to: start.b))
         turned += angleDifference(g.angle, previous.angle)
+    }
+
+    /// Why the pair cannot be a two-finger tap any more, for the log.
+    private func twoFingerTapRuledOut() -> String {
+        let t = thresholds
+        if !mask.contains(.twoFingerTap) { return "no two-finger tap: disabled" }
+        if !twoFingerTapPossible { return "no two-finger tap: the first finger had moved or the pair followed another gesture" }
+        let held = now - twoStartTime
+        if held > t.twoFingerTapMaxDuration {
+            return "no two-finger tap: \(fmt(held * 1000)) ms > twoFingerTapMaxDuration \(fmt(t.twoFingerTapMaxDuration * 1000)) ms"
+        }
+        return "no two-finger tap: a finger moved \(mm(max(maxMoveA, maxMoveB))) mm > twoFingerTapSlop \(fmt(t.twoFingerTapSlop)) mm"
     }
 
     private func twoFingerTapStillPossible() -> Bool {
@@ -795,7 +810,7 @@ public struct GestureRecognizer: Sendable {
     // MARK: - Leaving
 
     /// Drops everything; contacts still down are ignored until they lift.
-    private mutating func abandon(_ why: inout String?) {
+    private mutating func abandon() {
         pinchActive = false
         rotateActive = false
         panActive = false

@@ -106,6 +106,35 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
 }
 
 extension GestureThresholds {
+    /// Problems with this configuration, written for the person editing it; empty when sound.
+    /// The recogniser still runs with any values; the caller decides whether to warn or refuse.
+    public var problems: [String] {
+        var p: [String] = []
+        for e in entries where !(e.value.isFinite && e.value > 0) {
+            p.append("gesture threshold \(e.name) is \(e.value) \(e.unit); it must be a positive number")
+        }
+        if panStartDistance < tapMaxMovement {
+            p.append("panStartDistance \(panStartDistance) mm is below tapMaxMovement \(tapMaxMovement) mm: "
+                     + "touches that move between the two are taken as pans and never tap; "
+                     + "set panStartDistance to at least tapMaxMovement")
+        }
+        if longPressSlop > panStartDistance {
+            p.append("longPressSlop \(longPressSlop) mm is above panStartDistance \(panStartDistance) mm: "
+                     + "the extra slop has no effect, the finger pans first")
+        }
+        if longPressTime <= tapMaxDuration {
+            p.append("longPressTime \(longPressTime) s is not above tapMaxDuration \(tapMaxDuration) s: "
+                     + "a held tap becomes a long press before it can lift as a tap")
+        }
+        for (name, angle) in [("rotationStartAngle", rotationStartAngle), ("parallelMaxAngle", parallelMaxAngle),
+                              ("tiltMaxFingerLineAngle", tiltMaxFingerLineAngle),
+                              ("tiltMaxDirectionAngle", tiltMaxDirectionAngle),
+                              ("centreRotationMaxDirectionAngle", centreRotationMaxDirectionAngle)] where angle >= 90 {
+            p.append("\(name) is \(angle) deg; it must be below 90 deg")
+        }
+        return p
+    }
+
     /// Decodes a partial configuration: every threshold not given keeps its default.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

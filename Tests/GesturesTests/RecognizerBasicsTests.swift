@@ -109,3 +109,21 @@ extension RecognizerBasicsTests {
         }
     }
 }
+
+extension RecognizerBasicsTests {
+    @Test func defaultThresholdsHaveNoProblems() {
+        #expect(GestureThresholds().problems.isEmpty)
+    }
+
+    @Test func aPanStartBelowTheTapSlopIsReportedForTheUser() {
+        var t = GestureThresholds()
+        t.tapMaxMovement = 3
+        t.panStartDistance = 1.5
+        t.rotationStartAngle = -1
+        let problems = t.problems
+        #expect(problems.count == 3)
+        #expect(problems.contains { $0.contains("longPressSlop 3.0 mm is above panStartDistance 1.5 mm") })
+        #expect(problems.contains { $0.contains("panStartDistance 1.5 mm is below tapMaxMovement 3.0 mm") })
+        #expect(problems.contains { $0.contains("rotationStartAngle is -1.0 deg; it must be a positive number") })
+    }
+}

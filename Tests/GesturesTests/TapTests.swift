@@ -212,3 +212,21 @@ extension TapTests {
         #expect(abs(events[0].time - (second + 0.4)) < 1e-9)
     }
 }
+
+extension TapTests {
+    @Test func theLogSaysWhyTwoFingersWereNoTwoFingerTap() {
+        var s = Script(.plain, jitter: 0)
+        s.down(1, 80, 60)
+        s.down(2, 110, 62)
+        s.hold(0.5)
+        s.up(1)
+        s.up(2)
+        var r = Rig.plain.recognizer()
+        var notes: [String] = []
+        for f in s.frames {
+            _ = r.process(f)
+            notes += r.trace.compactMap(\.note)
+        }
+        #expect(notes.contains { $0.hasPrefix("no two-finger tap: ") && $0.contains("> twoFingerTapMaxDuration 300.0 ms") })
+    }
+}
