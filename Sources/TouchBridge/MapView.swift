@@ -89,6 +89,7 @@ public final class MapView {
         }
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
+        for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         if found.isEmpty {
             self.log(.warning, "no touchscreen found yet: waiting for one to be plugged in (touchbridge devices lists input devices)")
         }

@@ -29,6 +29,9 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(cfg.gestures.thresholds["rotate_threshold_deg"] == 12)
         #expect(cfg.gestures.thresholds.count == ConfigReader.thresholdKeys.count)
         #expect(cfg.gestures.pixelsPerMM == 3.78)
+        // The documented values are the recogniser's own defaults, and consistent.
+        #expect(cfg.gestures.thresholdValues == GestureThresholds())
+        #expect(cfg.gestures.thresholdValues.problems.isEmpty)
         #expect(cfg.markers.first?.title == "Paris")
         #expect(cfg.camera.autoReturnSeconds == 5)
         #expect(abs(cfg.map.camera.target.latitude - 48.8566) < 1e-9)
