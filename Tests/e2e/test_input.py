@@ -25,6 +25,7 @@ RECORDINGS = {
 
 UNPLUG = Touchscreen("unplug", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
 REPLUG = Touchscreen("replug", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
+INITIAL = Touchscreen("initial", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
 DROP = Touchscreen("drop", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
 
 
@@ -144,6 +145,17 @@ sleep 0.5
 kill -TERM $LPID
 wait $LPID; echo "$?" > replug.exit
 kill -TERM $EPID
+
+# A finger already down (in slot 2) when the reader opens the device.
+NODE=$(tb_evemu_device initial) || exit 95
+tb_play "$NODE" initial-1.events
+"$TB_BIN" replay --live "$NODE" --screen 1280x800 --contacts --duration 60 > initial.jsonl 2> initial.err &
+LPID=$!
+wait_for_output initial.jsonl || exit 1
+tb_play "$NODE" initial-2.events
+sleep 0.5
+kill -TERM $LPID
+wait $LPID; echo "$?" > initial.exit
 """.replace("$SCREEN", SCREEN))
     return "\n".join(lines)
 
@@ -162,6 +174,13 @@ def vm(kiosk_ready, tmp_path_factory):
     files["unplug.events"] = touch.text()
     files["devices/drop.desc"] = DROP.desc()
     files["devices/replug.desc"] = REPLUG.desc()
+    files["devices/initial.desc"] = INITIAL.desc()
+    initial = INITIAL.script()
+    initial.frame(0.0, [(1, 100, 100), (2, 200, 200), (3, 2048, 2048)]).frame(0.01, [(3, 2048, 2048)])
+    files["initial-1.events"] = initial.text()  # slots 0 and 1 lifted, slot 2 down and current
+    initial.events = []
+    initial.frame(0.0, [(3, 2100, 2048)]).frame(0.01, [(3, 2200, 2048)]).frame(0.02, [])
+    files["initial-2.events"] = initial.text()
     files["replug-1.events"] = REPLUG.script().frame(0.0, [(1, 2048, 2048)]).frame(0.02, [(1, 2050, 2048)]).text()
     files["replug-2.events"] = REPLUG.script().stroke(0.0, 0.1, 1, (1000, 1000), (1200, 1000)).text()
     files["drop-start.events"], files["drop-flood.events"], files["drop-end.events"] = drop_scripts()
@@ -255,3 +274,13 @@ def test_device_is_picked_up_again_when_it_comes_back(vm):
     moving = [f["contacts"][0]["x"] for f in after if f["contacts"]]
     assert len(moving) >= 5 and moving == sorted(moving) and moving[-1] > moving[0]
     assert after[-1]["contacts"] == [] and "cancelled" not in after[-1]
+
+
+def test_a_finger_already_down_at_open_is_followed(vm):
+    assert vm.text("initial.exit").strip() == "0", vm.text("initial.err")
+    frames = [l for l in lines(vm, "initial.jsonl") if l["type"] == "contacts"]
+    assert [len(f["contacts"]) for f in frames] == [1, 1, 1, 0]
+    (cid,) = {f["contacts"][0]["id"] for f in frames[:3]}
+    xs = [f["contacts"][0]["x"] for f in frames[:3]]
+    assert xs == [pytest.approx(v / 4095 * 1280, abs=0.1) for v in (2048, 2100, 2200)]
+    assert "cancelled" not in frames[-1]
