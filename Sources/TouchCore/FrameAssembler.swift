@@ -76,7 +76,6 @@ public struct FrameAssembler: Sendable {
     var dropping = false
     /// Ids to report as cancelled in the next frame.
     var pendingCancelled: [Int] = []
-    var lastTime = 0.0
 
     let xAxis: AbsInfo
     let yAxis: AbsInfo
@@ -122,7 +121,7 @@ public struct FrameAssembler: Sendable {
     /// Feeds one event; returns a frame when the event is a SYN_REPORT.
     public mutating func process(_ e: InputEvent) -> ContactFrame? {
         if dropping {
-            if e.type == EV.SYN && e.code == SYN.REPORT { dropping = false; lastTime = e.time }
+            if e.type == EV.SYN && e.code == SYN.REPORT { dropping = false }
             return nil
         }
         switch e.type {
@@ -204,7 +203,6 @@ public struct FrameAssembler: Sendable {
     // MARK: - Frames
 
     mutating func report(time: Double) -> ContactFrame {
-        lastTime = time
         switch kind {
         case .protocolB: break
         case .protocolA: reportProtocolA()
@@ -345,7 +343,6 @@ public struct FrameAssembler: Sendable {
         buttonTouch = false
         dropping = false
         pendingCancelled = []
-        lastTime = time
         return ContactFrame(time: time, contacts: [], cancelled: ids.sorted())
     }
 
@@ -385,7 +382,6 @@ public struct FrameAssembler: Sendable {
             single.raw = state.single
             buttonTouch = down
         }
-        lastTime = time
         return makeFrame(time: time)
     }
 }

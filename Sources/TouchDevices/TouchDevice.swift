@@ -22,6 +22,8 @@ public final class TouchDevice {
     public private(set) var isGone = false
     let dev: OpaquePointer
     var lastEventTime = 0.0
+    /// Frames to hand out with the next read (the contacts already down at open).
+    var pendingFrames: [ContactFrame] = []
 
     /// Opens `path` (O_RDONLY|O_NONBLOCK|O_CLOEXEC) with timestamps on CLOCK_MONOTONIC.
     /// - Parameter requireTouch: throw `notATouchscreen` when the node has no absolute touch axes.
@@ -47,6 +49,11 @@ public final class TouchDevice {
         self.dev = handle
         self.capabilities = caps
         self.assembler = FrameAssembler(capabilities: caps, calibration: calibration, screen: screen, filters: filters)
+        // Fingers already down when the device is opened, and the kernel's current slot (not
+        // necessarily 0 mid-stream): start from the device's state, as libinput does.
+        let initial = assembler.resync(to: LiveCapabilities.state(handle, kind: assembler.kind),
+                                       time: Self.monotonicNow())
+        if !initial.contacts.isEmpty { pendingFrames = [initial] }
     }
 
     deinit {
@@ -67,7 +74,8 @@ public final class TouchDevice {
     ///   the device vanished, `readFailed` for other errors.
     public func readAvailable(events sink: ((InputEvent) -> Void)? = nil) throws -> [ContactFrame] {
         guard !isGone else { return [] }
-        var frames: [ContactFrame] = []
+        var frames = pendingFrames
+        pendingFrames = []
         var ev = input_event()
         var syncing = false
         var dropTime = lastEventTime

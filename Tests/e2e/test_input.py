@@ -24,6 +24,8 @@ RECORDINGS = {
 }
 
 UNPLUG = Touchscreen("unplug", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
+REPLUG = Touchscreen("replug", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
+INITIAL = Touchscreen("initial", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
 DROP = Touchscreen("drop", "protocolB", slots=10, x_max=4095, y_max=4095, resolution=12)
 
 
@@ -121,6 +123,39 @@ tb_play "$NODE" drop-end.events
 sleep 0.5
 kill -TERM $LPID
 wait $LPID; echo "$?" > drop.exit
+
+# Replug: followed by name, the device vanishes mid-touch and comes back; it is opened again.
+NAME="$(sed -n 's/^N: //p' devices/replug.desc)"
+evemu-device "$TB_WORK/devices/replug.desc" > /tmp/evemu-replug.log 2>&1 &
+EPID=$!
+NODE=$(node_named "$NAME") || exit 93
+"$TB_BIN" replay --live "$NAME" --follow --screen 1280x800 --contacts --duration 60 > replug.jsonl 2> replug.err &
+LPID=$!
+wait_for_output replug.jsonl || exit 1
+tb_play "$NODE" replug-1.events
+sleep 0.5
+kill -TERM $EPID; wait $EPID
+_i=0; until grep -q "closed" replug.err; do sleep 0.05; _i=$((_i+1)); [ $_i -gt 400 ] && break; done
+evemu-device "$TB_WORK/devices/replug.desc" > /tmp/evemu-replug.log 2>&1 &
+EPID=$!
+NODE=$(node_named "$NAME") || exit 94
+_i=0; until [ "$(grep -c opened replug.err)" -ge 2 ]; do sleep 0.05; _i=$((_i+1)); [ $_i -gt 400 ] && break; done
+tb_play "$NODE" replug-2.events
+sleep 0.5
+kill -TERM $LPID
+wait $LPID; echo "$?" > replug.exit
+kill -TERM $EPID
+
+# A finger already down (in slot 2) when the reader opens the device.
+NODE=$(tb_evemu_device initial) || exit 95
+tb_play "$NODE" initial-1.events
+"$TB_BIN" replay --live "$NODE" --screen 1280x800 --contacts --duration 60 > initial.jsonl 2> initial.err &
+LPID=$!
+wait_for_output initial.jsonl || exit 1
+tb_play "$NODE" initial-2.events
+sleep 0.5
+kill -TERM $LPID
+wait $LPID; echo "$?" > initial.exit
 """.replace("$SCREEN", SCREEN))
     return "\n".join(lines)
 
@@ -138,6 +173,16 @@ def vm(kiosk_ready, tmp_path_factory):
         .frame(0.04, [(1, 1044, 2050)])  # and no lift
     files["unplug.events"] = touch.text()
     files["devices/drop.desc"] = DROP.desc()
+    files["devices/replug.desc"] = REPLUG.desc()
+    files["devices/initial.desc"] = INITIAL.desc()
+    initial = INITIAL.script()
+    initial.frame(0.0, [(1, 100, 100), (2, 200, 200), (3, 2048, 2048)]).frame(0.01, [(3, 2048, 2048)])
+    files["initial-1.events"] = initial.text()  # slots 0 and 1 lifted, slot 2 down and current
+    initial.events = []
+    initial.frame(0.0, [(3, 2100, 2048)]).frame(0.01, [(3, 2200, 2048)]).frame(0.02, [])
+    files["initial-2.events"] = initial.text()
+    files["replug-1.events"] = REPLUG.script().frame(0.0, [(1, 2048, 2048)]).frame(0.02, [(1, 2050, 2048)]).text()
+    files["replug-2.events"] = REPLUG.script().stroke(0.0, 0.1, 1, (1000, 1000), (1200, 1000)).text()
     files["drop-start.events"], files["drop-flood.events"], files["drop-end.events"] = drop_scripts()
     return kioskvm.run_vm(guest_script(), files=files, timeout=240,
                           work_dir=tmp_path_factory.mktemp("input"))
@@ -212,3 +257,30 @@ def test_syn_dropped_mid_drag_cancels_the_lifted_finger_and_keeps_the_other(vm):
     after = frames[frames.index(resync) + 1:]
     assert after and after[-1]["contacts"] == [] and "cancelled" not in after[-1]
     assert stream[-1]["type"] == "end" and stream[-1]["contacts"] == 0
+
+
+def test_device_is_picked_up_again_when_it_comes_back(vm):
+    assert vm.text("replug.exit").strip() == "0", vm.text("replug.err")
+    log = vm.text("replug.err")
+    assert log.count("opened /dev/input/event") == 2, log
+    # ENODEV on the device's fd or udev's "remove", whichever the hub sees first.
+    assert "closed (gone)" in log or "closed (removed)" in log
+    frames = [l for l in lines(vm, "replug.jsonl") if l["type"] == "contacts"]
+    cancel = [i for i, f in enumerate(frames) if f.get("cancelled")]
+    assert len(cancel) == 1 and frames[cancel[0]]["contacts"] == []
+    before, after = frames[:cancel[0]], frames[cancel[0] + 1:]
+    assert before and all(len(f["contacts"]) == 1 for f in before)
+    # The second touch, on the device as it came back: a stroke to the right, then a lift.
+    moving = [f["contacts"][0]["x"] for f in after if f["contacts"]]
+    assert len(moving) >= 5 and moving == sorted(moving) and moving[-1] > moving[0]
+    assert after[-1]["contacts"] == [] and "cancelled" not in after[-1]
+
+
+def test_a_finger_already_down_at_open_is_followed(vm):
+    assert vm.text("initial.exit").strip() == "0", vm.text("initial.err")
+    frames = [l for l in lines(vm, "initial.jsonl") if l["type"] == "contacts"]
+    assert [len(f["contacts"]) for f in frames] == [1, 1, 1, 0]
+    (cid,) = {f["contacts"][0]["id"] for f in frames[:3]}
+    xs = [f["contacts"][0]["x"] for f in frames[:3]]
+    assert xs == [pytest.approx(v / 4095 * 1280, abs=0.1) for v in (2048, 2100, 2200)]
+    assert "cancelled" not in frames[-1]
