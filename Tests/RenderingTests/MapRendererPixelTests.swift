@@ -210,6 +210,28 @@ import TouchCore
         #expect(renderer.lastFrameKind == .full, "the final frame after the gesture is drawn exactly")
     }
 
+    @Test func interactivePinchFramesScaleTheCacheWithinOneZoomLevel() {
+        let renderer = MapRenderer()
+        let buffer = OwnedFrameBuffer(width: 800, height: 600)
+        renderer.render(MapScene(camera: camera(38, -12, 4)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt)
+        let pinched = MapScene(camera: camera(38, -12, 4.6, bearing: 10))
+        renderer.render(pinched, into: buffer.buffer, quality: .interactive)
+        #expect(renderer.lastFrameKind == .resampled)
+        let p = Projection(camera: pinched.camera, screen: Size(width: 800, height: 600))
+        let inland = p.point(for: Coordinate(latitude: 39.0, longitude: -2.6))!
+        let atlantic = p.point(for: Coordinate(latitude: 38.0, longitude: -16.0))!
+        #expect(buffer.buffer.pixel(x: Int(inland.x), y: Int(inland.y)) == style.land.pixel & 0xffffff)
+        #expect(buffer.buffer.pixel(x: Int(atlantic.x), y: Int(atlantic.y)) == style.sea.pixel & 0xffffff)
+        // Zoomed out a whole level the cache no longer covers the screen: drawn directly, and
+        // an interactive frame at a new zoom does not pay for a new cache.
+        renderer.render(MapScene(camera: camera(38, -12, 3)), into: buffer.buffer, quality: .interactive)
+        #expect(renderer.lastFrameKind == .full)
+        // The final frame at the new zoom builds the cache for the pans that follow.
+        renderer.render(MapScene(camera: camera(38, -12, 3)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt)
+    }
+
     @Test func pngFileHoldsTheFramePixels() throws {
         let f = RenderedFrame(MapScene(camera: camera(38, -12, 4)), width: 320, height: 240)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tb-render-\(getpid()).png").path
