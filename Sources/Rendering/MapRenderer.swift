@@ -38,6 +38,8 @@ public final class MapRenderer {
     private let text: TextRenderer
     private let icons = IconCache()
     private var baseCache: BaseCache?
+    /// The zoom of the frame before, to tell a settled zoom from a pinch or zoom animation.
+    private var previousZoom: Double?
     /// Extra pixels the cached base map extends beyond each screen edge: enough for the screen
     /// turned to any angle about its centre, plus room to pan.
     static func cacheMargin(width: Int, height: Int) -> Int {
@@ -75,6 +77,7 @@ public final class MapRenderer {
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr) }
         lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
+        previousZoom = scene.camera.zoom
         PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
         let overlay = OverlayPainter(style: style)
         overlay.paintSky(cr: cr, view: view)
@@ -133,8 +136,9 @@ public final class MapRenderer {
     /// - interactive, flat, a cache within one zoom level covering the turned/scaled screen:
     ///   resample it with the fast filter (pinch and rotate frames);
     /// - flat and north-up otherwise: re-render the cache around the view, then copy
-    ///   (pan frames that follow are cheap); but an interactive frame at a new zoom is drawn
-    ///   directly instead (a cache is 2..3x the screen's area: too dear to build every frame);
+    ///   (pan frames that follow are cheap); but while the zoom changes from frame to frame
+    ///   (a pinch, a zoom animation) or for an interactive frame at a new zoom, draw directly
+    ///   instead (a cache is 2..3x the screen's area: too dear to build every frame);
     /// - otherwise (tilted, or rotated and final): draw in full.
     private func paintBaseLayer(cr: OpaquePointer, surface: OpaquePointer, view: GroundView, frame: FrameBuffer,
                                 quality: Quality) -> FrameKind {
@@ -154,7 +158,8 @@ public final class MapRenderer {
                 resample(c, cr: cr, projection: projection, frame: frame)
                 return .resampled
             }
-            if flatNorthUp && (quality == .final || baseCache?.zoom == camera.zoom) {
+            let zoomSettled = previousZoom == nil || previousZoom == camera.zoom || baseCache?.zoom == camera.zoom
+            if flatNorthUp && zoomSettled && (quality == .final || baseCache?.zoom == camera.zoom) {
                 let c = renderCache(zoom: camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height)
                 baseCache = c
                 copy(c, viewX: vx, viewY: vy, into: frame)

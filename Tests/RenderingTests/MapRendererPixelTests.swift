@@ -232,6 +232,21 @@ import TouchCore
         #expect(renderer.lastFrameKind == .cacheRebuilt)
     }
 
+    @Test func framesWhoseZoomKeepsChangingAreDrawnWithoutBuildingTheCache() {
+        let renderer = MapRenderer()
+        let buffer = OwnedFrameBuffer(width: 400, height: 300)
+        renderer.render(MapScene(camera: camera(38, -12, 4)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt, "the first frame: an idle start")
+        for z in [4.1, 4.2, 4.3] {
+            renderer.render(MapScene(camera: camera(38, -12, z)), into: buffer.buffer)
+            #expect(renderer.lastFrameKind == .full, "zoom \(z): a zoom animation frame")
+        }
+        renderer.render(MapScene(camera: camera(38, -12, 4.3)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt, "the zoom settled")
+        renderer.render(MapScene(camera: camera(38.1, -12, 4.3)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cached)
+    }
+
     @Test func pngFileHoldsTheFramePixels() throws {
         let f = RenderedFrame(MapScene(camera: camera(38, -12, 4)), width: 320, height: 240)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tb-render-\(getpid()).png").path
