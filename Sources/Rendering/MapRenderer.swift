@@ -91,10 +91,11 @@ public final class MapRenderer {
     }
 
     /// Sea, built-in world and raster tiles for a view (place names are drawn per frame, upright).
-    private func paintBase(cr: OpaquePointer, view: GroundView, zoom: Double) {
+    private func paintBase(cr: OpaquePointer, view: GroundView, zoom: Double, antialias: Bool = true) {
         cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
         cairo_paint(cr)
-        VectorMapPainter(world: world, style: style).paint(cr: cr, view: view, zoom: zoom)
+        VectorMapPainter(world: world, style: style, antialias: antialias).paint(cr: cr, view: view, zoom: zoom)
+        cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
         if let raster { RasterMapPainter(source: raster).paint(cr: cr, view: view, zoom: zoom) }
     }
 
@@ -167,7 +168,7 @@ public final class MapRenderer {
                 return .cacheRebuilt
             }
         }
-        paintBase(cr: cr, view: view, zoom: camera.zoom)
+        paintBase(cr: cr, view: view, zoom: camera.zoom, antialias: quality == .final)
         return .full
     }
 

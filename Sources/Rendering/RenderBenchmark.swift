@@ -47,6 +47,7 @@ public enum RenderBenchmark {
             turn.camera.bearing = CameraPosition.normalizedBearing(scene.camera.bearing + deg)
             renderer.render(turn, into: frame, quality: .interactive)
         }
+        let interactiveFull = ms { renderer.render(scene, into: frame, quality: .interactive) }
         renderer.usesBaseMapCache = saved
         let bytes = frame.stride * frame.height
         let other = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
@@ -58,6 +59,7 @@ public enum RenderBenchmark {
           full redraw: \(stats(full))
           pan frame (cached base map when flat and north-up, else full): \(stats(panTimes))
           rotation frame (interactive: cached base map turned, fast filter): \(stats(rotateTimes))
+          same camera as an interactive frame (\(renderer.lastFrameKind)): \(stats(interactiveFull))
           memcpy of one frame: \(stats(copy))
         """
     }

@@ -7,11 +7,13 @@ import MapEngine
 struct VectorMapPainter {
     let world: BuiltInWorld
     let style: MapStyle
+    /// Off for interactive frames that cannot come from the cache (tilted): 2..3x faster, jaggier.
+    var antialias = true
 
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double) {
         var a: [Double] = [], b: [Double] = []
         a.reserveCapacity(4096); b.reserveCapacity(4096)
-        cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
+        cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
         if let land = world.level("land", zoom: zoom) {
             cairo_new_path(cr)
             addPolygons(land, cr: cr, view: view, &a, &b)
