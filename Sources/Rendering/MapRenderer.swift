@@ -34,6 +34,9 @@ public final class MapRenderer {
     /// Use the cached base map for frames without bearing or tilt.
     public var usesBaseMapCache = true
     public private(set) var lastFrameKind: FrameKind = .full
+    /// The place names drawn in the last frame (labels that did not fit are not drawn): a POI tap
+    /// can be matched against exactly these.
+    public private(set) var drawnPlaces: [DrawnPlace] = []
 
     private let text: TextRenderer
     private let icons = IconCache()
@@ -78,7 +81,7 @@ public final class MapRenderer {
         defer { cairo_destroy(cr) }
         lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
         previousZoom = scene.camera.zoom
-        PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+        drawnPlaces = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
         let overlay = OverlayPainter(style: style)
         overlay.paintSky(cr: cr, view: view)
         overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)

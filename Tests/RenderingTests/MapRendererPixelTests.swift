@@ -247,6 +247,26 @@ import TouchCore
         #expect(renderer.lastFrameKind == .cached)
     }
 
+    @Test func drawnPlacesAreTheLabelsOnScreenAtTheirProjectedPoints() throws {
+        let renderer = MapRenderer()
+        let f = RenderedFrame(MapScene(camera: camera(46, 5, 4)), renderer: renderer)
+        let madrid = try #require(renderer.drawnPlaces.first { $0.name == "Madrid" })
+        let p = f.screenPoint(madrid.coordinate.latitude, madrid.coordinate.longitude)
+        #expect(madrid.point.distance(to: p) < 1e-6)
+        #expect(rgb(f.pixel(p)).r < 90, "the city dot")
+        #expect(madrid.frame.x < p.x && madrid.frame.x + madrid.frame.width > p.x + 20)
+        // Labels that would overlap are left out, and are not reported.
+        let eligible = BuiltInWorld.cities.filter { $0.minZoom <= 4 && f.projection.point(for: $0.coordinate).map {
+            $0.x >= 0 && $0.x <= 800 && $0.y >= 0 && $0.y <= 600 } == true }
+        let drawnCities = renderer.drawnPlaces.filter { $0.kind == .city }
+        #expect(drawnCities.count < eligible.count && drawnCities.count > 10)
+        for a in renderer.drawnPlaces { for b in renderer.drawnPlaces where a.name != b.name {
+            let overlap = a.frame.x < b.frame.x + b.frame.width && b.frame.x < a.frame.x + a.frame.width
+                && a.frame.y < b.frame.y + b.frame.height && b.frame.y < a.frame.y + a.frame.height
+            #expect(!overlap, "\(a.name) / \(b.name)")
+        } }
+    }
+
     @Test func pngFileHoldsTheFramePixels() throws {
         let f = RenderedFrame(MapScene(camera: camera(38, -12, 4)), width: 320, height: 240)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tb-render-\(getpid()).png").path
