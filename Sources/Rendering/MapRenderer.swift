@@ -34,10 +34,15 @@ public final class MapRenderer {
     /// Use the cached base map for frames without bearing or tilt.
     public var usesBaseMapCache = true
     public private(set) var lastFrameKind: FrameKind = .full
+    /// The place names drawn in the last frame (labels that did not fit are not drawn): a POI tap
+    /// can be matched against exactly these.
+    public private(set) var drawnPlaces: [DrawnPlace] = []
 
     private let text: TextRenderer
     private let icons = IconCache()
     private var baseCache: BaseCache?
+    /// The zoom of the frame before, to tell a settled zoom from a pinch or zoom animation.
+    private var previousZoom: Double?
     /// Extra pixels the cached base map extends beyond each screen edge: enough for the screen
     /// turned to any angle about its centre, plus room to pan.
     static func cacheMargin(width: Int, height: Int) -> Int {
@@ -72,21 +77,11 @@ public final class MapRenderer {
         let surface = cairo_image_surface_create_for_data(frame.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
                                                           Int32(frame.width), Int32(frame.height), Int32(frame.stride))!
         defer { cairo_surface_destroy(surface) }
-        // Cached base map: only for flat, north-up frames.
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr) }
-        if usesBaseMapCache && !view.tilted && scene.camera.bearing == 0 {
-            lastFrameKind = copyCachedBase(projection: projection, into: frame)
-            cairo_surface_mark_dirty(surface)
-            PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
-        } else if usesBaseMapCache && quality == .interactive && !view.tilted {
-            lastFrameKind = resampleCachedBase(cr: cr, projection: projection, frame: frame)
-            PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
-        } else {
-            lastFrameKind = .full
-            paintBase(cr: cr, view: view, zoom: scene.camera.zoom)
-            PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
-        }
+        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
+        previousZoom = scene.camera.zoom
+        drawnPlaces = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
         let overlay = OverlayPainter(style: style)
         overlay.paintSky(cr: cr, view: view)
         overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
@@ -99,38 +94,12 @@ public final class MapRenderer {
     }
 
     /// Sea, built-in world and raster tiles for a view (place names are drawn per frame, upright).
-    private func paintBase(cr: OpaquePointer, view: GroundView, zoom: Double) {
+    private func paintBase(cr: OpaquePointer, view: GroundView, zoom: Double, antialias: Bool = true) {
         cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
         cairo_paint(cr)
-        VectorMapPainter(world: world, style: style).paint(cr: cr, view: view, zoom: zoom)
+        VectorMapPainter(world: world, style: style, antialias: antialias).paint(cr: cr, view: view, zoom: zoom)
+        cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
         if let raster { RasterMapPainter(source: raster).paint(cr: cr, view: view, zoom: zoom) }
-    }
-
-    /// Turns the cached north-up base map by the bearing about the screen centre with cairo's
-    /// fast filter (an interactive rotation frame).
-    private func resampleCachedBase(cr: OpaquePointer, projection: Projection, frame: FrameBuffer) -> FrameKind {
-        let vx = projection.centerWorld.x - Double(frame.width) / 2
-        let vy = projection.centerWorld.y - Double(frame.height) / 2
-        var kind = FrameKind.resampled
-        let m = Double(MapRenderer.cacheMargin(width: frame.width, height: frame.height))
-        if let c = baseCache, c.zoom == projection.camera.zoom,
-           Double(c.originX) <= vx - m + 64, Double(c.originY) <= vy - m + 64,
-           Double(c.originX + c.width) >= vx + Double(frame.width) + m - 64,
-           Double(c.originY + c.height) >= vy + Double(frame.height) + m - 64 {
-        } else {
-            baseCache = renderCache(zoom: projection.camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height)
-            kind = .cacheRebuilt
-        }
-        let c = baseCache!
-        cairo_save(cr)
-        cairo_translate(cr, Double(frame.width) / 2, Double(frame.height) / 2)
-        cairo_rotate(cr, -projection.camera.bearing * .pi / 180)
-        cairo_set_source_surface(cr, c.image.surface, Double(c.originX) - projection.centerWorld.x, Double(c.originY) - projection.centerWorld.y)
-        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_FAST)
-        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
-        cairo_paint(cr)
-        cairo_restore(cr)
-        return kind
     }
 
     // MARK: the cached base map
@@ -142,24 +111,73 @@ public final class MapRenderer {
         let originX: Int, originY: Int
         var width: Int { image.width }
         var height: Int { image.height }
+
+        /// Whether the rectangle of a screen whose top left is at world pixel (x, y) lies inside.
+        func covers(x: Double, y: Double, _ w: Int, _ h: Int) -> Bool {
+            Double(originX) <= x && Double(originY) <= y
+                && Double(originX + width) >= x + Double(w) && Double(originY + height) >= y + Double(h)
+        }
+
+        /// Whether every screen corner, turned by the bearing and scaled to this cache's zoom,
+        /// falls inside the cache.
+        func coversTurned(projection p: Projection) -> Bool {
+            let scale = pow(2, p.camera.zoom - zoom)
+            let b = p.camera.bearing * .pi / 180
+            let centre = p.centerWorld / scale
+            for (sx, sy) in [(0.0, 0.0), (p.screen.width, 0), (0, p.screen.height), (p.screen.width, p.screen.height)] {
+                let dx = sx - p.screen.width / 2, dy = sy - p.screen.height / 2
+                // Inverse of the rotation by -bearing used when drawing.
+                let wx = (dx * cos(b) - dy * sin(b)) / scale + centre.x
+                let wy = (dx * sin(b) + dy * cos(b)) / scale + centre.y
+                if wx < Double(originX) || wy < Double(originY) || wx > Double(originX + width) || wy > Double(originY + height) { return false }
+            }
+            return true
+        }
     }
 
-    private func copyCachedBase(projection: Projection, into frame: FrameBuffer) -> FrameKind {
+    /// Chooses how to get the base map into the frame:
+    /// - flat, north-up, cache at this zoom covering the screen: copy rows (a pan frame);
+    /// - interactive, flat, a cache within one zoom level covering the turned/scaled screen:
+    ///   resample it with the fast filter (pinch and rotate frames);
+    /// - flat and north-up otherwise: re-render the cache around the view, then copy
+    ///   (pan frames that follow are cheap); but while the zoom changes from frame to frame
+    ///   (a pinch, a zoom animation) or for an interactive frame at a new zoom, draw directly
+    ///   instead (a cache is 2..3x the screen's area: too dear to build every frame);
+    /// - otherwise (tilted, or rotated and final): draw in full.
+    private func paintBaseLayer(cr: OpaquePointer, surface: OpaquePointer, view: GroundView, frame: FrameBuffer,
+                                quality: Quality) -> FrameKind {
+        let projection = view.projection
+        let camera = projection.camera
+        let flatNorthUp = !view.tilted && camera.bearing == 0
         let vx = projection.centerWorld.x - Double(frame.width) / 2
         let vy = projection.centerWorld.y - Double(frame.height) / 2
-        var kind = FrameKind.cached
-        func covers(_ c: BaseCache) -> Bool {
-            c.zoom == projection.camera.zoom
-                && Double(c.originX) <= vx.rounded() && Double(c.originY) <= vy.rounded()
-                && Double(c.originX + c.width) >= vx.rounded() + Double(frame.width)
-                && Double(c.originY + c.height) >= vy.rounded() + Double(frame.height)
+        if usesBaseMapCache {
+            if flatNorthUp, let c = baseCache, c.zoom == camera.zoom, c.covers(x: vx.rounded(), y: vy.rounded(), frame.width, frame.height) {
+                copy(c, viewX: vx, viewY: vy, into: frame)
+                cairo_surface_mark_dirty(surface)
+                return .cached
+            }
+            if quality == .interactive, !view.tilted, let c = baseCache, abs(camera.zoom - c.zoom) <= 1,
+               c.coversTurned(projection: projection) {
+                resample(c, cr: cr, projection: projection, frame: frame)
+                return .resampled
+            }
+            let zoomSettled = previousZoom == nil || previousZoom == camera.zoom || baseCache?.zoom == camera.zoom
+            if flatNorthUp && zoomSettled && (quality == .final || baseCache?.zoom == camera.zoom) {
+                let c = renderCache(zoom: camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height)
+                baseCache = c
+                copy(c, viewX: vx, viewY: vy, into: frame)
+                cairo_surface_mark_dirty(surface)
+                return .cacheRebuilt
+            }
         }
-        if baseCache == nil || !covers(baseCache!) {
-            baseCache = renderCache(zoom: projection.camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height)
-            kind = .cacheRebuilt
-        }
-        let c = baseCache!
-        let dx = Int(vx.rounded()) - c.originX, dy = Int(vy.rounded()) - c.originY
+        paintBase(cr: cr, view: view, zoom: camera.zoom, antialias: quality == .final)
+        return .full
+    }
+
+    /// Copies the cache's rows at the whole-pixel offset nearest the view (error at most 0.5 px).
+    private func copy(_ c: BaseCache, viewX: Double, viewY: Double, into frame: FrameBuffer) {
+        let dx = Int(viewX.rounded()) - c.originX, dy = Int(viewY.rounded()) - c.originY
         cairo_surface_flush(c.image.surface)
         let src = cairo_image_surface_get_data(c.image.surface)!
         let srcStride = Int(cairo_image_surface_get_stride(c.image.surface))
@@ -167,7 +185,22 @@ public final class MapRenderer {
         for y in 0..<frame.height {
             (frame.pixels + y * frame.stride).copyMemory(from: src + (y + dy) * srcStride + dx * 4, byteCount: rowBytes)
         }
-        return kind
+    }
+
+    /// Draws the cache scaled by 2^(zoom - cache zoom) and turned by the bearing about the
+    /// screen centre, with cairo's fast filter.
+    private func resample(_ c: BaseCache, cr: OpaquePointer, projection: Projection, frame: FrameBuffer) {
+        let scale = pow(2, projection.camera.zoom - c.zoom)
+        let centre = projection.centerWorld / scale      // the target in the cache's world pixels
+        cairo_save(cr)
+        cairo_translate(cr, Double(frame.width) / 2, Double(frame.height) / 2)
+        cairo_rotate(cr, -projection.camera.bearing * .pi / 180)
+        cairo_scale(cr, scale, scale)
+        cairo_set_source_surface(cr, c.image.surface, Double(c.originX) - centre.x, Double(c.originY) - centre.y)
+        cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_FAST)
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_paint(cr)
+        cairo_restore(cr)
     }
 
     private func renderCache(zoom: Double, viewX: Double, viewY: Double, width: Int, height: Int) -> BaseCache {

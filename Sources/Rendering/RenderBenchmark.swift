@@ -39,13 +39,15 @@ public enum RenderBenchmark {
         }
         var turn = scene
         turn.camera.tilt = 0
+        turn.camera.bearing = 0
         var deg = 0.0
-        renderer.render(turn, into: frame, quality: .interactive)
+        renderer.render(turn, into: frame)   // a final north-up frame builds the cache
         let rotateTimes = ms {
             deg += 7
             turn.camera.bearing = CameraPosition.normalizedBearing(scene.camera.bearing + deg)
             renderer.render(turn, into: frame, quality: .interactive)
         }
+        let interactiveFull = ms { renderer.render(scene, into: frame, quality: .interactive) }
         renderer.usesBaseMapCache = saved
         let bytes = frame.stride * frame.height
         let other = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
@@ -55,8 +57,9 @@ public enum RenderBenchmark {
         return """
         \(frame.width)x\(frame.height), \(frames) frames, camera \(scene.camera)
           full redraw: \(stats(full))
-          pan frame (cached base map): \(stats(panTimes))
+          pan frame (cached base map when flat and north-up, else full): \(stats(panTimes))
           rotation frame (interactive: cached base map turned, fast filter): \(stats(rotateTimes))
+          same camera as an interactive frame (\(renderer.lastFrameKind)): \(stats(interactiveFull))
           memcpy of one frame: \(stats(copy))
         """
     }

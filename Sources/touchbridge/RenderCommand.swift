@@ -51,7 +51,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Pan the map for this many frames on the display, paced to its refresh, then report.")
     var panFrames: Int = 0
 
-    @Flag(help: "Draw as an interactive frame: a rotation turns the cached north-up base map (fast, slightly blurred).")
+    @Flag(help: "Draw as an interactive frame: the cached north-up base map of the whole zoom below is scaled and turned (fast, coarser).")
     var interactive = false
 
     @Option(help: "Render this many frames and print milliseconds per frame (full, pan, memcpy).")
@@ -94,6 +94,7 @@ struct RenderCommand: ParsableCommand {
             var northUp = scene
             northUp.camera.bearing = 0
             northUp.camera.tilt = 0
+            northUp.camera.zoom = scene.camera.zoom.rounded(.down)   // as if pinched from the whole zoom below
             renderer.render(northUp, into: frame.buffer)
         }
         renderer.render(scene, into: frame.buffer, quality: interactive ? .interactive : .final)

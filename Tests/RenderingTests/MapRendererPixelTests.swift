@@ -210,6 +210,63 @@ import TouchCore
         #expect(renderer.lastFrameKind == .full, "the final frame after the gesture is drawn exactly")
     }
 
+    @Test func interactivePinchFramesScaleTheCacheWithinOneZoomLevel() {
+        let renderer = MapRenderer()
+        let buffer = OwnedFrameBuffer(width: 800, height: 600)
+        renderer.render(MapScene(camera: camera(38, -12, 4)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt)
+        let pinched = MapScene(camera: camera(38, -12, 4.6, bearing: 10))
+        renderer.render(pinched, into: buffer.buffer, quality: .interactive)
+        #expect(renderer.lastFrameKind == .resampled)
+        let p = Projection(camera: pinched.camera, screen: Size(width: 800, height: 600))
+        let inland = p.point(for: Coordinate(latitude: 39.0, longitude: -2.6))!
+        let atlantic = p.point(for: Coordinate(latitude: 38.0, longitude: -16.0))!
+        #expect(buffer.buffer.pixel(x: Int(inland.x), y: Int(inland.y)) == style.land.pixel & 0xffffff)
+        #expect(buffer.buffer.pixel(x: Int(atlantic.x), y: Int(atlantic.y)) == style.sea.pixel & 0xffffff)
+        // Zoomed out a whole level the cache no longer covers the screen: drawn directly, and
+        // an interactive frame at a new zoom does not pay for a new cache.
+        renderer.render(MapScene(camera: camera(38, -12, 3)), into: buffer.buffer, quality: .interactive)
+        #expect(renderer.lastFrameKind == .full)
+        // The final frame at the new zoom builds the cache for the pans that follow.
+        renderer.render(MapScene(camera: camera(38, -12, 3)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt)
+    }
+
+    @Test func framesWhoseZoomKeepsChangingAreDrawnWithoutBuildingTheCache() {
+        let renderer = MapRenderer()
+        let buffer = OwnedFrameBuffer(width: 400, height: 300)
+        renderer.render(MapScene(camera: camera(38, -12, 4)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt, "the first frame: an idle start")
+        for z in [4.1, 4.2, 4.3] {
+            renderer.render(MapScene(camera: camera(38, -12, z)), into: buffer.buffer)
+            #expect(renderer.lastFrameKind == .full, "zoom \(z): a zoom animation frame")
+        }
+        renderer.render(MapScene(camera: camera(38, -12, 4.3)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt, "the zoom settled")
+        renderer.render(MapScene(camera: camera(38.1, -12, 4.3)), into: buffer.buffer)
+        #expect(renderer.lastFrameKind == .cached)
+    }
+
+    @Test func drawnPlacesAreTheLabelsOnScreenAtTheirProjectedPoints() throws {
+        let renderer = MapRenderer()
+        let f = RenderedFrame(MapScene(camera: camera(46, 5, 4)), renderer: renderer)
+        let madrid = try #require(renderer.drawnPlaces.first { $0.name == "Madrid" })
+        let p = f.screenPoint(madrid.coordinate.latitude, madrid.coordinate.longitude)
+        #expect(madrid.point.distance(to: p) < 1e-6)
+        #expect(rgb(f.pixel(p)).r < 90, "the city dot")
+        #expect(madrid.frame.x < p.x && madrid.frame.x + madrid.frame.width > p.x + 20)
+        // Labels that would overlap are left out, and are not reported.
+        let eligible = BuiltInWorld.cities.filter { $0.minZoom <= 4 && f.projection.point(for: $0.coordinate).map {
+            $0.x >= 0 && $0.x <= 800 && $0.y >= 0 && $0.y <= 600 } == true }
+        let drawnCities = renderer.drawnPlaces.filter { $0.kind == .city }
+        #expect(drawnCities.count < eligible.count && drawnCities.count > 10)
+        for a in renderer.drawnPlaces { for b in renderer.drawnPlaces where a.name != b.name {
+            let overlap = a.frame.x < b.frame.x + b.frame.width && b.frame.x < a.frame.x + a.frame.width
+                && a.frame.y < b.frame.y + b.frame.height && b.frame.y < a.frame.y + a.frame.height
+            #expect(!overlap, "\(a.name) / \(b.name)")
+        } }
+    }
+
     @Test func pngFileHoldsTheFramePixels() throws {
         let f = RenderedFrame(MapScene(camera: camera(38, -12, 4)), width: 320, height: 240)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tb-render-\(getpid()).png").path
