@@ -6,7 +6,7 @@ want=${1:-build}
 pkgs=(pkg-config libevdev-dev libdrm-dev libudev-dev libcairo2-dev libpango1.0-dev
       libsqlite3-dev fonts-dejavu-core)
 if [ "$want" = test ]; then
-  pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio)
+  pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio python3 python3-pytest)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -27,6 +27,7 @@ if ! command -v swift >/dev/null 2>&1; then
   exit 1
 fi
 if [ "$want" = test ]; then
+  # python3-pytest covers Debian's python3; another python3 first on PATH gets it from PyPI.
   python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet pytest
 fi
 exit 0

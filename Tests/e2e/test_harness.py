@@ -1,6 +1,7 @@
 """The kiosk VM harness itself: a guest boots, runs the host's binary, brings back files and
 screenshots, and a hung guest fails instead of hanging."""
 
+import re
 import struct
 import zlib
 
@@ -59,7 +60,7 @@ def test_hung_guest_fails_with_its_log(run_vm):
     with pytest.raises(kioskvm.VMError) as e:
         run_vm("echo started; sleep 600", timeout=40)
     message = str(e.value)
-    assert "did not power off within 40 s" in message
+    assert re.search(r"did not power off within \d+ s", message)
     assert "--- serial log ---" in message
     assert "(work folder:" in message
 
