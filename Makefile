@@ -25,16 +25,19 @@ demo: release
 	.build/release/touchbridge demo --out $(OUT)
 
 # Every test: unit tests (swift test), then the kiosk VM end-to-end tests. Red if either fails.
+# The e2e tests boot a Debian kernel under QEMU (see Tests/e2e/README.md); the kernel is cached
+# in /var/cache/touchbridge-vm (TB_VM_CACHE) after the first run.
+E2E = python3 -m pytest -q -ra -p no:cacheprovider --durations=5 Tests/e2e
 test: test-deps
 	$(SWIFT) build -c release --product touchbridge
 	$(SWIFT) test
-	python3 -m pytest -q -p no:cacheprovider Tests/e2e
+	$(E2E)
 
 unit-test: deps
 	$(SWIFT) test
 
 e2e-test: test-deps release
-	python3 -m pytest -q -p no:cacheprovider Tests/e2e
+	$(E2E)
 
 bench: release
 	.build/release/touchbridge bench

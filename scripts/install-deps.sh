@@ -9,7 +9,7 @@ pkgs=(make git ca-certificates binutils gcc libc6-dev libstdc++-12-dev libcurl4-
       pkg-config libevdev-dev libdrm-dev libudev-dev libcairo2-dev libpango1.0-dev
       libsqlite3-dev fonts-dejavu-core)
 if [ "$want" = test ]; then
-  pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio)
+  pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio python3 python3-pytest)
 fi
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=()
@@ -31,13 +31,7 @@ if ! command -v swift >/dev/null 2>&1; then
   exit 1
 fi
 if [ "$want" = test ]; then
-  if ! python3 -c 'import pytest' 2>/dev/null; then
-    # Debian's python3-pytest for the system Python; pip for another Python (e.g. pyenv).
-    if [ "$(command -v python3)" = /usr/bin/python3 ]; then
-      $SUDO apt-get install -y -qq python3-pytest >/dev/null
-    else
-      python3 -m pip install --quiet pytest
-    fi
-  fi
+  # python3-pytest covers Debian's python3; another python3 first on PATH gets it from PyPI.
+  python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet pytest
 fi
 exit 0

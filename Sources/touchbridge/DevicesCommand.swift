@@ -57,6 +57,12 @@ struct InputEntry: Encodable {
     var axes: [String: AxisEntry]?
     var error: String?
     var advice: String?
+    /// Axis names in kernel code order, for the text listing (JSON objects have no order).
+    var axisOrder: [String] = []
+
+    enum CodingKeys: String, CodingKey {
+        case path, name, vendor, product, touchscreen, kind, slots, axes, error, advice
+    }
 
     init(_ node: EvdevNodeInfo) {
         path = node.path
@@ -71,6 +77,7 @@ struct InputEntry: Encodable {
             axes = Dictionary(uniqueKeysWithValues: caps.absinfo.map { code, a in
                 (EvdevInventory.axisName(code), AxisEntry(min: a.minimum, max: a.maximum, fuzz: a.fuzz, resolution: a.resolution))
             })
+            axisOrder = caps.absinfo.keys.sorted().map(EvdevInventory.axisName)
         case .failure(let e):
             error = e.reason
             advice = e.advice.isEmpty ? nil : e.advice
@@ -150,7 +157,8 @@ extension InputEntry {
         case (_, let k?): out += "    touch device, not a touchscreen (touchpad or tablet): \(describe(k))\n"
         default: out += "    not a touch device\n"
         }
-        for (axis, a) in (axes ?? [:]).sorted(by: { $0.key < $1.key }) {
+        for axis in axisOrder {
+            guard let a = axes?[axis] else { continue }
             let res = a.resolution > 0 ? "\(a.resolution) units/mm" : "no resolution"
             out += "    \(axis.padding(toLength: 20, withPad: " ", startingAt: 0)) \(a.min)..\(a.max)  fuzz \(a.fuzz)  \(res)\n"
         }

@@ -169,9 +169,11 @@ class TouchScript:
         return self.frame(t0 + duration + 1.0 / hz, [])
 
     def text(self) -> str:
-        """The recording, evemu's "E: sec.usec type code value" lines."""
-        out = [f"# EVEMU 1.3", f"# device: {self.device.name}"]
+        """The recording, evemu's "E: sec.usec type code value" lines. Times are written 1 s
+        later than given: evemu-play takes a timestamp of exactly 0 for "not set yet" and then
+        loses the gap after the first frame."""
+        out = ["# EVEMU 1.3", f"# device: {self.device.name}"]
         for t, type_, code, value in self.events:
-            us = round(t * 1_000_000)
+            us = round((t + 1.0) * 1_000_000)
             out.append(f"E: {us // 1_000_000}.{us % 1_000_000:06d} {type_:04x} {code:04x} {value}")
         return "\n".join(out) + "\n"

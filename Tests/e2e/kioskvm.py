@@ -32,7 +32,15 @@ from typing import Iterable, Sequence
 from evemu import Touchscreen
 
 REPO = Path(__file__).resolve().parents[2]
-CACHE = Path(os.environ.get("TB_VM_CACHE", "/var/cache/touchbridge-vm"))
+def _default_cache() -> Path:
+    system = Path("/var/cache/touchbridge-vm")
+    if os.geteuid() == 0 or os.access(system if system.exists() else system.parent, os.W_OK):
+        return system
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "touchbridge-vm"
+
+
+# Kernel, initramfs and per-run folders (monitor socket, serial log) live here, outside the repo.
+CACHE = Path(os.environ["TB_VM_CACHE"]) if os.environ.get("TB_VM_CACHE") else _default_cache()
 
 # Debian packages the harness runs (command -> package).
 HOST_TOOLS = {
@@ -50,8 +58,15 @@ DEFAULT_MODULES = ("virtio_pci", "uinput", "evdev", "bochs", "9pnet_virtio", "9p
                    "uhid", "hid_generic", "hid_multitouch")
 
 BOOT_TIMEOUT_S = 120.0  # from QEMU start to the end of the guest script, default per run
-SCREENSHOT_TIMEOUT_S = 60.0  # the guest waits this long for a screenshot reply
+# Multiplies every run's timeout: TCG is slow on a loaded machine (TB_VM_TIMEOUT_FACTOR=3).
+TIMEOUT_FACTOR = float(os.environ.get("TB_VM_TIMEOUT_FACTOR", "1"))
+SCREENSHOT_TIMEOUT_S = 60.0
+DOWNLOAD_TIMEOUT_S = 900.0  # the kernel package is about 70 MB  # the guest waits this long for a screenshot reply
 VGAMEM_BYTES = 32 * 1024 * 1024  # two 1080p XRGB8888 dumb buffers need more than 16 MiB
+
+
+# What the harness itself keeps in the work folder (left out of VMResult.files).
+HARNESS_FILES = {"run.sh", "tbvm.env", "keep-paths", "exit_code", "stdout.txt", "stderr.txt"}
 
 
 class VMError(RuntimeError):
@@ -182,7 +197,8 @@ def ensure_kernel() -> Kernel:
         if (folder / ".ready").exists():
             return _load_kernel(folder)
         with tempfile.TemporaryDirectory(dir=CACHE / "kernels") as tmp:
-            r = subprocess.run(["apt-get", "download", name], cwd=tmp, text=True, capture_output=True)
+            r = subprocess.run(["apt-get", "download", name], cwd=tmp, text=True, capture_output=True,
+                               timeout=DOWNLOAD_TIMEOUT_S)
             if r.returncode != 0:
                 raise VMError(f"apt-get download {name} failed:\n{r.stderr}")
             deb = next(Path(tmp).glob("*.deb"))
@@ -270,9 +286,17 @@ while read -r m; do insmod "/modules/$m" || echo "TBVM-INIT: insmod $m failed"; 
 O=ro,trans=virtio,version=9p2000.L,cache=loose,msize=262144
 mount -t 9p -o "$O" hostroot /mnt/host || fail "cannot mount the host root over 9p"
 H=/mnt/host
+mkdir -p /work /oldtmp
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 work /work || fail "cannot mount the work folder"
+# A fresh writable /tmp, but host paths under /tmp that the run needs (a repo cloned there)
+# stay visible through bind mounts.
+mount --bind "$H/tmp" /oldtmp
 mount -t tmpfs tmp "$H/tmp" || fail "no tmpfs on $H/tmp"
+while read -r p; do
+  case "$p" in /tmp/?*) mkdir -p "$H$p"; mount --bind "/oldtmp/${p#/tmp/}" "$H$p" || fail "cannot bind $p";; esac
+done < /work/keep-paths
 mkdir -p "$H/tmp/tbvm"
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 work "$H/tmp/tbvm" || fail "cannot mount the work folder"
+mount --bind /work "$H/tmp/tbvm"
 mount --rbind /dev "$H/dev"; mount -t proc proc "$H/proc"; mount -t sysfs sys "$H/sys"
 mount -t tmpfs run "$H/run" 2>/dev/null
 mount -t devpts devpts "$H/dev/pts" 2>/dev/null
@@ -280,7 +304,7 @@ echo "TBVM-INIT: up at $(cut -d' ' -f1 /proc/uptime) s"
 chroot "$H" /bin/sh -c '. /tmp/tbvm/tbvm.env; cd /tmp/tbvm; /bin/sh /tmp/tbvm/run.sh > /tmp/tbvm/stdout.txt 2> /tmp/tbvm/stderr.txt; echo $? > /tmp/tbvm/.exit_code.tmp; mv /tmp/tbvm/.exit_code.tmp /tmp/tbvm/exit_code'
 echo "TBVM-INIT: script done at $(cut -d' ' -f1 /proc/uptime) s, exit $(cat $H/tmp/tbvm/exit_code)"
 sync
-umount "$H/tmp/tbvm" 2>/dev/null
+umount "$H/tmp/tbvm" 2>/dev/null; umount /work 2>/dev/null
 poweroff -f
 """
 
@@ -491,6 +515,8 @@ def run_vm(script: str, *, devices: Sequence[Touchscreen] = (), screen: tuple[in
     env = {"TB_BIN": str(binary), "TB_REPO": str(REPO), "TB_WORK": "/tmp/tbvm",
            "TB_SCREEN": f"{screen[0]}x{screen[1]}",
            "TB_SCREENSHOT_WAIT_TENTHS": str(int(SCREENSHOT_TIMEOUT_S * 10))}
+    keep = sorted({str(REPO), str(binary.parent)})
+    (work_dir / "keep-paths").write_text("".join(p + "\n" for p in keep))
     (work_dir / "tbvm.env").write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))
     (work_dir / "run.sh").write_text(GUEST_PRELUDE + _device_lines(devices) + "# --- scenario ---\n" + script)
 
@@ -507,6 +533,7 @@ def run_vm(script: str, *, devices: Sequence[Touchscreen] = (), screen: tuple[in
         "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
         "-virtfs", f"local,path={work_dir},mount_tag=work,security_model=none,multidevs=remap",
     ]
+    timeout *= TIMEOUT_FACTOR
     start = time.monotonic()
     deadline = start + timeout
     screenshots: dict[str, Screenshot] = {}
@@ -547,7 +574,8 @@ def run_vm(script: str, *, devices: Sequence[Touchscreen] = (), screen: tuple[in
     result = VMResult(
         stdout=_read(work_dir / "stdout.txt"), stderr=_read(work_dir / "stderr.txt"), exit_code=exit_code,
         files={str(p.relative_to(work_dir)): p for p in sorted(work_dir.rglob("*"))
-               if p.is_file() and not p.relative_to(work_dir).parts[0].startswith(".")},
+               if p.is_file() and not p.relative_to(work_dir).parts[0].startswith(".")
+               and str(p.relative_to(work_dir)) not in HARNESS_FILES},
         screenshots=screenshots, serial_log=serial_log, work_dir=work_dir, seconds=seconds)
     shutil.rmtree(run_dir, ignore_errors=True)
     if check and exit_code != 0:
