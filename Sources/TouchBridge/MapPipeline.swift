@@ -67,6 +67,13 @@ public final class MapPipeline {
         dirty = true
     }
 
+    /// The place names the renderer drew in its last frame become the tappable points of
+    /// interest, so a POI tap matches the picture.
+    public func usePlaces(_ places: [DrawnPlace]) {
+        controller.pointsOfInterest = places.filter { $0.kind == .city }
+            .map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: 0) }
+    }
+
     /// Writes the `start` line (t = 0 is the first input event's time).
     public func start() {
         guard !started else { return }

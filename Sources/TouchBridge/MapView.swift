@@ -315,7 +315,11 @@ public final class MapView {
 
     /// Renders the current scene and shows it.
     public func drawAndPresent(now: Double) {
-        renderer.render(pipeline.scene(attribution: nil), into: frame.buffer)
+        // While something moves, the renderer may resample its cached base map (fast); the
+        // frame after the camera goes idle is drawn at full quality.
+        let moving = controller.isMoving || pipeline.contactsDown > 0
+        renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
+        pipeline.usePlaces(renderer.drawnPlaces)
         overlay?(frame.buffer)
         FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: configuration.display.rotation)
         do {
