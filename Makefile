@@ -32,6 +32,7 @@ test: test-deps
 	$(SWIFT) build -c release --product touchbridge
 	$(SWIFT) test
 	$(E2E)
+	.build/release/touchbridge bench --quick --json
 
 unit-test: deps
 	$(SWIFT) test

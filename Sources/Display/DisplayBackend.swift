@@ -9,6 +9,11 @@ public struct DisplayFrame: @unchecked Sendable {
     /// Bytes per row.
     public let stride: Int
     public let pixels: UnsafeMutableRawPointer
+
+    /// Memory someone else owns (a custom backend's buffer).
+    public init(width: Int, height: Int, stride: Int, pixels: UnsafeMutableRawPointer) {
+        self.width = width; self.height = height; self.stride = stride; self.pixels = pixels
+    }
 }
 
 /// Where frames go: a DRM/KMS output, a Linux framebuffer, or PNG files.

@@ -1,0 +1,302 @@
+import Foundation
+import TouchCore
+import Gestures
+import MapEngine
+import Rendering
+import Display
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `touchbridge bench`: speed, latency and memory of every stage, as a table and as one JSON
+/// object (keys documented in docs/benchmarks.md; tools outside the project read them).
+public struct Benchmarks {
+    public struct Options {
+        public var quick = false
+        public var mbtiles: String?
+        public var recording: String?
+        public var executable: String?
+        public init() {}
+    }
+
+    public var options: Options
+    public private(set) var figures: [(key: String, value: Double, unit: String, label: String)] = []
+    public var progress: (String) -> Void = { _ in }
+
+    public init(options: Options) { self.options = options }
+
+    mutating func add(_ key: String, _ value: Double, _ unit: String, _ label: String) {
+        figures.append((key, value, unit, label))
+        let padded = label.count < 60 ? label + String(repeating: " ", count: 60 - label.count) : label
+        progress("  " + padded + String(format: " %12.3f ", value) + unit)
+    }
+
+    var minSeconds: Double { options.quick ? 0.05 : 0.6 }
+
+    public mutating func runAll() throws {
+        progress("Frame assembly and calibration")
+        try assembly()
+        progress("Gesture recogniser")
+        recogniser()
+        progress("Map controller")
+        controller()
+        for (w, h) in [(1280, 800), (1920, 1080)] {
+            progress("Renderer \(w)x\(h)")
+            try render(width: w, height: h)
+        }
+        progress("End to end, a recording replayed at real timing (1920x1080)")
+        try endToEnd()
+        if let exe = options.executable {
+            progress("A 1080p kiosk run with a tile set, in a fresh process")
+            try kioskProbe(executable: exe)
+        }
+    }
+
+    // MARK: stages
+
+    mutating func assembly() throws {
+        guard let path = options.recording else { return }
+        let rec = try Replay.load(path: path, descPath: nil)
+        let screen = Size(width: 1920, height: 1080)
+        var count = 0
+        let runs = BenchSupport.timeRuns(warmup: 1, minRuns: 3, minSeconds: minSeconds) {
+            var a = FrameAssembler(capabilities: rec.capabilities, calibration: Calibration(matrix: [0.98, 0.01, 0.01, -0.01, 1.02, -0.01]), screen: screen)
+            for e in rec.events { if a.process(e) != nil { count += 1 } }
+        }
+        let perRun = BenchSupport.median(runs) / 1000
+        add("assembly_events_per_s", Double(rec.events.count) / perRun, "events/s", "frame assembly + calibration")
+    }
+
+    static func scriptedFrames(fingers: Int, count: Int) -> [ContactFrame] {
+        (0..<count).map { i in
+            let t = Double(i) / 120
+            let phase = Double(i % 240) / 240
+            let contacts = (0..<fingers).map { f -> Contact in
+                let angle = Double(f) * 2 * .pi / Double(max(fingers, 1)) + phase * 0.5
+                let r = 150 + 80 * phase
+                return Contact(id: f + 1, position: Point(x: 960 + r * cos(angle) + 200 * phase, y: 540 + r * sin(angle)))
+            }
+            return ContactFrame(time: t, contacts: i % 240 == 239 ? [] : contacts)
+        }
+    }
+
+    mutating func recogniser() {
+        let n = options.quick ? 2_000 : 50_000
+        var results: [Int: Double] = [:]
+        for fingers in [1, 2, 5] {
+            let frames = Self.scriptedFrames(fingers: fingers, count: n)
+            var sink = 0
+            let runs = BenchSupport.timeRuns(warmup: 1, minRuns: 3, minSeconds: minSeconds) {
+                var r = GestureRecognizer(screen: Size(width: 1920, height: 1080))
+                for f in frames { sink &+= r.process(f).count }
+            }
+            precondition(sink >= 0)
+            let ns = BenchSupport.median(runs) * 1e6 / Double(n)
+            results[fingers] = ns
+            add("recognizer_ns_per_frame_\(fingers)f", ns, "ns", "recogniser, \(fingers) finger\(fingers > 1 ? "s" : "") per frame")
+        }
+        add("recognizer_ns_per_frame", results[2]!, "ns", "recogniser per frame (two fingers: pinch + rotate)")
+    }
+
+    mutating func controller() {
+        let n = options.quick ? 2_000 : 50_000
+        let events: [GestureEvent] = (0..<n).map { i in
+            let t = 1 + Double(i) / 120
+            if i % 500 == 0 { return GestureEvent(kind: .pan, phase: .began, time: t, position: Point(x: 960, y: 540)) }
+            let p = Point(x: 960 + Double(i % 500), y: 540 + Double(i % 500) / 2)
+            if i % 500 == 499 { return GestureEvent(kind: .pan, phase: .ended, time: t, position: p, anchor: p - Point(x: 1, y: 0.5)) }
+            return GestureEvent(kind: .pan, phase: .changed, time: t, position: p, anchor: p - Point(x: 1, y: 0.5))
+        }
+        let runs = BenchSupport.timeRuns(warmup: 1, minRuns: 3, minSeconds: minSeconds) {
+            let c = MapController(camera: CameraPosition(target: Coordinate(latitude: 48, longitude: 2), zoom: 6, bearing: 20),
+                                  screenSize: Size(width: 1920, height: 1080))
+            c.recordsEvents = false
+            for e in events { c.handle(e); c.advance(to: e.time) }
+        }
+        add("controller_ns_per_update", BenchSupport.median(runs) * 1e6 / Double(n), "ns", "map controller per gesture update")
+    }
+
+    mutating func render(width: Int, height: Int) throws {
+        let tag = height == 1080 ? "1080p" : "800p"
+        let screen = Size(width: Double(width), height: Double(height))
+        let frame = OwnedFrameBuffer(width: width, height: height)
+        let camera = CameraPosition(target: Coordinate(latitude: 48.5, longitude: 9.0), zoom: 5)
+        let markers = DemoTour.markers.map { MarkerSprite(id: $0.id, coordinate: $0.coordinate) }
+        let scene = MapScene(camera: camera, markers: markers)
+        let renderer = MapRenderer()
+
+        let copy = BenchSupport.frameCopyMS(width: width, height: height)
+        let copyMS = BenchSupport.median(copy)
+        add("frame_copy_\(tag)_ms", copyMS, "ms", "plain copy of one frame's bytes (the floor)")
+
+        renderer.usesBaseMapCache = false
+        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) { renderer.render(scene, into: frame.buffer) }
+        add("render_full_\(tag)_ms", BenchSupport.median(full), "ms", "full redraw, built-in map")
+        renderer.usesBaseMapCache = true
+
+        renderer.render(scene, into: frame.buffer)
+        var i = 0
+        var pan = scene
+        let proj = Projection(camera: camera, screen: screen)
+        let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
+            i += 1
+            let off = Double(i % 60) * 2
+            if let c = proj.coordinate(at: Point(x: screen.width / 2 + off, y: screen.height / 2 + off / 3)) { pan.camera.target = c }
+            renderer.render(pan, into: frame.buffer, quality: .interactive)
+        }
+        let panMS = BenchSupport.median(pans)
+        add("render_pan_\(tag)_ms", panMS, "ms", "pan frame (cached base map)")
+        add("render_pan_\(tag)_copy_ratio", panMS / copyMS, "x", "pan frame / frame copy")
+
+        var tilted = scene
+        tilted.camera.tilt = 60
+        tilted.camera.bearing = 30
+        var k = 0
+        let tilts = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            k += 1
+            tilted.camera.tilt = 55 + Double(k % 10)
+            renderer.render(tilted, into: frame.buffer)
+        }
+        add("render_tilted_\(tag)_ms", BenchSupport.median(tilts), "ms", "tilted frame (60 deg, bearing 30), final quality")
+        let tiltsI = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            k += 1
+            tilted.camera.tilt = 55 + Double(k % 10)
+            renderer.render(tilted, into: frame.buffer, quality: .interactive)
+        }
+        add("render_tilted_interactive_\(tag)_ms", BenchSupport.median(tiltsI), "ms", "tilted frame while the tilt gesture runs")
+
+        if let path = options.mbtiles {
+            let opened = MapRenderer.openRaster(path: path)
+            if let raster = opened.source {
+                let r = MapRenderer(raster: raster)
+                var s = MapScene(camera: CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 3))
+                var j = 0
+                let mb = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+                    j += 1
+                    s.camera.target.longitude = Double(j % 20)
+                    r.render(s, into: frame.buffer)
+                }
+                add("render_mbtiles_\(tag)_ms", BenchSupport.median(mb), "ms", "MBTiles frame (decoded tiles cached)")
+            } else if let w = opened.warning {
+                progress("  (no MBTiles frame: \(w))")
+            }
+        }
+        add("render_full_\(tag)_copy_ratio", BenchSupport.median(full) / copyMS, "x", "full redraw / frame copy")
+    }
+
+    /// A recording through pipeline + renderer at its real timing: from handing a frame to the
+    /// pipeline (the moment it was read) to the frame being ready in the back buffer.
+    mutating func endToEnd() throws {
+        guard let path = options.recording else { return }
+        let rec = try Replay.load(path: path, descPath: nil)
+        let screen = Size(width: 1920, height: 1080)
+        let display = MemoryDisplay(width: 1920, height: 1080)
+        let pipeline = MapPipeline(configuration: KioskConfiguration(), screen: screen,
+                                   density: Replay.density(for: rec.capabilities, screen: screen))
+        var assembler = FrameAssembler(capabilities: rec.capabilities, screen: screen)
+        let renderer = MapRenderer()
+        let frame = OwnedFrameBuffer(width: 1920, height: 1080)
+        var latencies: [Double] = []
+        let limit = options.quick ? 1.0 : 6.0
+        guard let t0 = rec.events.first?.time else { return }
+        let wall0 = EventLoop.now()
+        pipeline.begin(at: t0)
+        renderer.render(pipeline.scene(attribution: nil), into: frame.buffer)
+        for e in rec.events where e.time - t0 <= limit {
+            guard let f = assembler.process(e) else { continue }
+            // Wait for the frame's real time.
+            let due = wall0 + (f.time - t0)
+            let now = EventLoop.now()
+            if due > now { usleep(useconds_t((due - now) * 1e6)) }
+            let start = BenchSupport.nanos()
+            pipeline.handle(f)
+            if pipeline.takeNeedsRedraw() {
+                let moving = pipeline.controller.isMoving || pipeline.contactsDown > 0
+                renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
+                FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: 0)
+                latencies.append(Double(BenchSupport.nanos() - start) / 1e6)
+            }
+        }
+        guard !latencies.isEmpty else { return }
+        add("event_to_frame_p50_ms", BenchSupport.percentile(latencies, 50), "ms", "input frame read -> frame ready in back buffer, p50")
+        add("event_to_frame_p99_ms", BenchSupport.percentile(latencies, 99), "ms", "  p99")
+        add("event_to_frame_max_ms", latencies.max()!, "ms", "  max (\(latencies.count) frames)")
+    }
+
+    /// Starts `touchbridge bench --probe-kiosk` and reads its figures: time from exec to the
+    /// first frame presented, and peak RSS after panning a 1080p MBTiles map for a while.
+    mutating func kioskProbe(executable: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        var args = ["bench", "--probe-kiosk"]
+        if let m = options.mbtiles { args += ["--mbtiles", m] }
+        if options.quick { args.append("--quick") }
+        p.arguments = args
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        let start = BenchSupport.nanos()
+        try p.run()
+        var firstFrameMS: Double?
+        var rss: Double?
+        var buffer = Data()
+        let h = pipe.fileHandleForReading
+        while true {
+            let d = h.availableData
+            if d.isEmpty { break }
+            buffer.append(d)
+            while let nl = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...nl)
+                if line == "first-frame" { firstFrameMS = Double(BenchSupport.nanos() - start) / 1e6 }
+                if line.hasPrefix("peak-rss-mib ") { rss = Double(line.dropFirst(13)) }
+            }
+        }
+        p.waitUntilExit()
+        if let f = firstFrameMS { add("first_frame_ms", f, "ms", "start to first frame (1080p, tile set)") }
+        if let r = rss { add("peak_rss_mib", r, "MiB", "peak resident memory of a 1080p kiosk run with a tile set") }
+    }
+
+    /// The child side of `kioskProbe`: a MapView on a memory display at 1080p with the tile set,
+    /// a first frame, then two-finger and one-finger gestures for a few seconds of frames.
+    public static func probeKiosk(mbtiles: String?, quick: Bool) throws {
+        var cfg = KioskConfiguration()
+        cfg.display.maxFPS = 1000
+        if let m = mbtiles { cfg.map.source = .mbtiles(m) }
+        cfg.map.camera = CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 2)
+        cfg.touch = [.init(match: .path("/nonexistent"))] // no devices: the probe drives the pipeline itself
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 1920, height: 1080), log: KioskLog(level: .error))
+        view.drawAndPresent(now: EventLoop.now())
+        print("first-frame"); fflush(nil)
+        var script = TouchScript(screen: view.screen, start: 1)
+        let c = view.screen.center
+        for k in 0..<(quick ? 1 : 4) {
+            script.move([0: c + Point(x: 300, y: 100)], [0: c - Point(x: 300, y: 50 * Double(k))], duration: 0.8)
+            script.move([0: c - Point(x: 100, y: 0), 1: c + Point(x: 100, y: 0)], [0: c - Point(x: 300, y: 60), 1: c + Point(x: 300, y: 60)], duration: 0.6)
+            script.wait(0.5)
+        }
+        var assembler = FrameAssembler(capabilities: script.device, screen: view.screen)
+        for e in script.events {
+            if let f = assembler.process(e) {
+                view.pipeline.handle(f)
+                if view.pipeline.takeNeedsRedraw() { view.drawAndPresent(now: f.time) }
+            }
+        }
+        view.pipeline.advance(to: script.time + 3)
+        view.drawAndPresent(now: script.time + 3)
+        print("peak-rss-mib \(BenchSupport.peakRSSMiB() ?? 0)"); fflush(nil)
+        view.close()
+    }
+
+    public var json: String {
+        var o = JSONLine()
+        for f in figures { o.number(f.key, f.value, f.unit == "events/s" ? 0 : 4) }
+        return o.text
+    }
+
+    public var table: String {
+        figures.map { f in
+            let k = f.key.count < 42 ? f.key + String(repeating: " ", count: 42 - f.key.count) : f.key
+            return k + String(format: " %12.3f ", f.value) + f.unit
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import TouchBridge
+
+/// `touchbridge bench`: figures for every stage (release build: `make bench`).
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure the pipeline: assembly, recogniser, controller, renderer, end-to-end latency, memory, first frame.",
+        discussion: "Prints a table, or with --json one JSON object (keys in docs/benchmarks.md). Build with -c release.")
+
+    @Flag(help: "print one JSON object instead of the table")
+    var json = false
+
+    @Flag(help: "a short run that proves the benchmark works (CI)")
+    var quick = false
+
+    @Option(help: "MBTiles tile set for the tile frames and the kiosk memory run")
+    var mbtiles: String?
+
+    @Option(help: "evemu recording for assembly and end-to-end figures")
+    var recording: String?
+
+    @Flag(help: .hidden)
+    var probeKiosk = false
+
+    func run() throws {
+        if probeKiosk {
+            try Benchmarks.probeKiosk(mbtiles: mbtiles, quick: quick)
+            return
+        }
+        var opts = Benchmarks.Options()
+        opts.quick = quick
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        func existing(_ p: String) -> String? { FileManager.default.fileExists(atPath: p) ? p : nil }
+        opts.mbtiles = mbtiles ?? existing(here.appendingPathComponent("Tests/RenderingTests/Fixtures/node-mbtiles_plain_1.mbtiles").path)
+        opts.recording = recording ?? existing(here.appendingPathComponent("Tests/TouchCoreTests/Fixtures/evemu/Atmel maXTouch Touchscreen.1-finger-drag-up-down.events").path)
+        opts.executable = CommandLine.arguments.first.flatMap { a in
+            a.contains("/") ? URL(fileURLWithPath: a).standardizedFileURL.path : nil
+        } ?? "/proc/self/exe"
+        if opts.executable == "/proc/self/exe" { opts.executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) }
+        var bench = Benchmarks(options: opts)
+        if !json {
+            #if DEBUG
+            print("note: a debug build; figures are only meaningful from `swift build -c release` (make bench)")
+            #endif
+            print("TouchBridge bench on \(ProcessInfo.processInfo.processorCount) cores\(quick ? " (quick)" : "")")
+            bench.progress = { print($0); fflush(nil) }
+        }
+        try bench.runAll()
+        if json { print(bench.json) }
+    }
+}
