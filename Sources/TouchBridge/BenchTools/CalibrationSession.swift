@@ -4,8 +4,11 @@ import TouchCore
 /// The five-target calibration as a pure state machine: contact frames in (positions in
 /// normalised device coordinates, i.e. with an identity calibration), prompts and a fitted
 /// matrix out. Targets: four near the corners, one in the centre, shown one after another.
-/// Each target averages the samples of one touch; a touch far from the target (a misclick)
-/// or with two fingers is rejected and the target asked again.
+/// Each target averages the samples of one touch after the finger settles. A touch with two
+/// fingers is rejected at once. A misclick (more than `misclickMM` from its target) is found
+/// without trusting the panel's current calibration, which may be far off: three touches define
+/// an affine map exactly, so an outlier shows once all five are in. The one touch the other four
+/// disagree with is rejected and its target asked again.
 public struct CalibrationSession {
     public enum State: Equatable {
         /// Waiting for a touch on target `index`.
@@ -27,26 +30,22 @@ public struct CalibrationSession {
     public let screen: Size
     /// Targets in screen pixels.
     public let targets: [Point]
-    /// The prior mapping from normalised device to normalised screen used to judge misclicks
-    /// (the current calibration; identity by default).
-    public let prior: [Double]
-    /// A touch farther than this from its target (after the prior mapping) is a misclick.
     public let misclickMM: Double
     public let pixelsPerMM: Double
     public private(set) var state: State = .waiting(index: 0)
-    public private(set) var accepted: [CalibrationFit.Sample] = []
+    /// Accepted touches by target index.
+    public private(set) var samplesByTarget: [Int: CalibrationFit.Sample] = [:]
+    public var accepted: [CalibrationFit.Sample] { samplesByTarget.keys.sorted().map { samplesByTarget[$0]! } }
 
     private var samples: [Point] = []
     private var sawMultiTouch = false
 
-    public init(screen: Size, margin: Double = 0.1, prior: [Double] = [1, 0, 0, 0, 1, 0],
-                misclickMM: Double = 15, pixelsPerMM: Double) {
+    public init(screen: Size, margin: Double = 0.1, misclickMM: Double = 15, pixelsPerMM: Double) {
         self.screen = screen
         let w = screen.width, h = screen.height
         self.targets = [Point(x: w * margin, y: h * margin), Point(x: w * (1 - margin), y: h * margin),
                         Point(x: w * (1 - margin), y: h * (1 - margin)), Point(x: w * margin, y: h * (1 - margin)),
                         Point(x: w / 2, y: h / 2)]
-        self.prior = prior
         self.misclickMM = misclickMM
         self.pixelsPerMM = pixelsPerMM
     }
@@ -57,6 +56,16 @@ public struct CalibrationSession {
         case .done, .failed: return nil
         }
     }
+
+    func normalisedTarget(_ i: Int) -> Point { Point(x: targets[i].x / screen.width, y: targets[i].y / screen.height) }
+
+    /// Distance in mm on the screen between where `m` puts a device point and target `i`.
+    func errorMM(_ m: [Double], _ device: Point, _ i: Int) -> Double {
+        let p = CalibrationFit.apply(m, device)
+        return Point(x: (p.x - normalisedTarget(i).x) * screen.width, y: (p.y - normalisedTarget(i).y) * screen.height).length / pixelsPerMM
+    }
+
+    var nextIndex: Int? { (0..<targets.count).first { samplesByTarget[$0] == nil } }
 
     /// `contacts`: positions in normalised device coordinates (0..1).
     public mutating func process(contacts: [Point]) -> Outcome? {
@@ -75,37 +84,64 @@ public struct CalibrationSession {
                 samples.append(contacts[0])
                 return nil
             }
-            // Lift: judge the touch.
-            state = .waiting(index: i)
-            if sawMultiTouch { return .rejectedMultiTouch(index: i) }
-            // Average the samples after the first few (the finger settles).
-            let settled = samples.count > 4 ? Array(samples.dropFirst(samples.count / 4)) : samples
-            let avg = settled.reduce(Point.zero, +) / Double(settled.count)
-            let mapped = CalibrationFit.apply(prior, avg)
-            let px = Point(x: mapped.x * screen.width, y: mapped.y * screen.height)
-            let distMM = px.distance(to: targets[i]) / pixelsPerMM
-            if distMM > misclickMM { return .rejectedMisclick(index: i, distanceMM: distMM) }
-            accepted.append(.init(device: avg, screen: Point(x: targets[i].x / screen.width, y: targets[i].y / screen.height)))
-            if i + 1 < targets.count {
-                state = .waiting(index: i + 1)
-                return .accepted(index: i, device: avg)
-            }
-            do {
-                let m = try CalibrationFit.fit(accepted)
-                state = .done(matrix: m)
-                return .finished(matrix: m)
-            } catch {
-                state = .failed("\(error)")
-                return .failed("\(error)")
-            }
+            return judge(i)
         }
+    }
+
+    private mutating func judge(_ i: Int) -> Outcome {
+        state = .waiting(index: i)
+        if sawMultiTouch { return .rejectedMultiTouch(index: i) }
+        // Average the samples after the finger settled (drop the first quarter).
+        let settled = samples.count > 4 ? Array(samples.dropFirst(samples.count / 4)) : samples
+        let avg = settled.reduce(Point.zero, +) / Double(settled.count)
+        samplesByTarget[i] = .init(device: avg, screen: normalisedTarget(i))
+        if let next = nextIndex {
+            state = .waiting(index: next)
+            return .accepted(index: i, device: avg)
+        }
+        let m: [Double]
+        do { m = try CalibrationFit.fit(accepted) } catch {
+            samplesByTarget[i] = nil
+            state = .waiting(index: i)
+            return .rejectedMisclick(index: i, distanceMM: .infinity)
+        }
+        let errors = samplesByTarget.map { ($0.key, errorMM(m, $0.value.device, $0.key)) }
+        if let worst = errors.max(by: { $0.1 < $1.1 }), worst.1 > misclickMM / 2 {
+            // Ask again every touch that alone could be the misclick (with the centre target on
+            // both diagonals, a corner and its opposite corner can explain the same error).
+            let suspects = outliers()
+            for j in suspects.map(\.0) { samplesByTarget[j] = nil }
+            let first = suspects.min { $0.0 < $1.0 }!
+            state = .waiting(index: first.0)
+            return .rejectedMisclick(index: first.0, distanceMM: first.1)
+        }
+        state = .done(matrix: m)
+        return .finished(matrix: m)
+    }
+
+    /// The touches the others disagree with: left out, the other four fit each other (within a
+    /// third of the misclick distance) and put it more than `misclickMM` from its target. When no
+    /// single touch explains the error, the worst one under the full fit.
+    func outliers() -> [(Int, Double)] {
+        var found: [(Int, Double)] = []
+        for j in samplesByTarget.keys.sorted() {
+            let others = samplesByTarget.filter { $0.key != j }
+            guard let m = try? CalibrationFit.fit(others.keys.sorted().map { others[$0]! }) else { continue }
+            let rest = others.map { errorMM(m, $0.value.device, $0.key) }.max() ?? 0
+            let e = errorMM(m, samplesByTarget[j]!.device, j)
+            if rest < misclickMM / 3, e > misclickMM { found.append((j, e)) }
+        }
+        if found.isEmpty, let m = try? CalibrationFit.fit(accepted),
+           let worst = samplesByTarget.map({ ($0.key, errorMM(m, $0.value.device, $0.key)) }).max(by: { $0.1 < $1.1 }) {
+            found = [worst]
+        }
+        return found
     }
 
     /// Residual error in screen pixels of each target under a matrix.
     public func residuals(_ m: [Double]) -> [Double] {
-        accepted.map { s in
-            let p = CalibrationFit.apply(m, s.device)
-            return Point(x: (p.x - s.screen.x) * screen.width, y: (p.y - s.screen.y) * screen.height).length
+        samplesByTarget.keys.sorted().map { i in
+            errorMM(m, samplesByTarget[i]!.device, i) * pixelsPerMM
         }
     }
 }
