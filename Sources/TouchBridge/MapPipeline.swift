@@ -18,6 +18,8 @@ public final class MapPipeline {
     public var writesContacts = false
     /// Gesture events as they happen (for `tune`).
     public var gestureObserver: ((GestureEvent) -> Void)?
+    /// Contact frames as they arrive (for `tune`).
+    public var frameObserver: ((ContactFrame) -> Void)?
     /// Set when something visible changed since `takeNeedsRedraw()`.
     private var dirty = true
     public private(set) var contactsDown = 0
@@ -118,6 +120,7 @@ public final class MapPipeline {
     public func handle(_ frame: ContactFrame) {
         advance(to: frame.time)
         if writesContacts { sink(encoder.contacts(frame)) }
+        frameObserver?(frame)
         contactsDown = frame.contacts.count
         deliver(recognizer.process(frame))
         drainMapEvents()
