@@ -107,6 +107,11 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var mirror: Mirror = .none
         public var smoothing: Bool = false
         public var grab: Bool = false
+        public init(match: DeviceMatch = .auto, calibration: [Double]? = nil, rotation: Int = 0, mirror: Mirror = .none,
+                    smoothing: Bool = false, grab: Bool = false) {
+            self.match = match; self.calibration = calibration; self.rotation = rotation
+            self.mirror = mirror; self.smoothing = smoothing; self.grab = grab
+        }
     }
     public enum TwoFingerHorizontal: String, Sendable, Equatable { case rotate, pan }
     public struct GestureSettings: Sendable, Equatable {

@@ -67,7 +67,8 @@ public final class MapView {
         frame = OwnedFrameBuffer(width: w, height: h)
         var raster: RasterTileSource? = nil
         if case .mbtiles(let path) = configuration.map.source {
-            let opened = MapRenderer.openRaster(path: path)
+            // 96 decoded 256 px tiles (24 MiB) cover a 1080p screen, its parents and a margin.
+            let opened = MapRenderer.openRaster(path: path, cacheCapacity: 96)
             raster = opened.source
             if let warning = opened.warning { self.log(.warning, warning) }
         }

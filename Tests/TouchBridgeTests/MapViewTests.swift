@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+import TouchCore
+import Gestures
+import MapEngine
+@testable import TouchBridge
+
+/// The façade as an app uses it: a MapView on a memory display, a delegate, markers; input
+/// through the same assembler as a panel's (scripted frames with explicit times).
+@Suite struct MapViewTests {
+    final class Recorder: MapViewDelegate {
+        var calls: [String] = []
+        var handleMarkerTaps = false
+        func willMove(gesture: Bool) { calls.append("willMove(\(gesture))") }
+        func idleAt(_ camera: CameraPosition) { calls.append("idleAt") }
+        func didTapAt(_ c: Coordinate) { calls.append("didTapAt") }
+        func didTap(marker: Marker) -> Bool { calls.append("didTap(\(marker.id))"); return handleMarkerTaps }
+        func didCloseInfoWindowOf(_ m: Marker) { calls.append("didClose(\(m.id))") }
+        func didLongPressAt(_ c: Coordinate) { calls.append("didLongPressAt") }
+    }
+
+    func makeView() throws -> (MapView, Recorder) {
+        var cfg = KioskConfiguration()
+        cfg.touch = [.init(match: .path("/nonexistent/event99"))] // no real devices on this host
+        cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47, longitude: 6), zoom: 4.2)
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 1280, height: 800), log: KioskLog(level: .error))
+        let rec = Recorder()
+        view.delegate = rec
+        view.add(Marker(id: "paris", position: Coordinate(latitude: 48.8566, longitude: 2.3522), title: "Paris", snippet: "Capital"))
+        return (view, rec)
+    }
+
+    func play(_ view: MapView, _ script: TouchScript) {
+        var a = FrameAssembler(capabilities: script.device, screen: view.screen)
+        for e in script.events { if let f = a.process(e) { view.pipeline.handle(f) } }
+        view.pipeline.advance(to: script.time + 3)
+    }
+
+    @Test func tappingAMarkerOpensItsWindowAndATapElsewhereClosesIt() throws {
+        let (view, rec) = try makeView()
+        let tip = view.controller.projection.point(for: Coordinate(latitude: 48.8566, longitude: 2.3522))!
+        var s = TouchScript(screen: view.screen, start: 1)
+        s.tap(PinGeometry.headCenter(tip: tip))
+        s.wait(1)
+        s.tap(Point(x: 200, y: 700))
+        play(view, s)
+        #expect(rec.calls == ["didTap(paris)", "didClose(paris)", "didTapAt"])
+        #expect(view.selectedMarker == nil)
+    }
+
+    @Test func aDelegateThatHandlesTheMarkerTapKeepsTheWindowClosed() throws {
+        let (view, rec) = try makeView()
+        rec.handleMarkerTaps = true
+        let tip = view.controller.projection.point(for: Coordinate(latitude: 48.8566, longitude: 2.3522))!
+        var s = TouchScript(screen: view.screen, start: 1)
+        s.tap(PinGeometry.headCenter(tip: tip))
+        play(view, s)
+        #expect(rec.calls == ["didTap(paris)"])
+        #expect(view.selectedMarker == nil)
+    }
+
+    @Test func aPanMovesTheCameraBetweenWillMoveAndOneIdleAt() throws {
+        let (view, rec) = try makeView()
+        let before = view.controller.camera
+        var s = TouchScript(screen: view.screen, start: 1)
+        s.move([0: Point(x: 800, y: 400)], [0: Point(x: 500, y: 380)], duration: 0.5)
+        play(view, s)
+        #expect(rec.calls.first == "willMove(true)")
+        #expect(rec.calls.filter { $0 == "idleAt" }.count == 1)
+        #expect(view.controller.camera.target.longitude > before.target.longitude)
+    }
+
+    @Test func framesAreDrawnOnlyWhenSomethingChanged() throws {
+        let (view, _) = try makeView()
+        let display = view.display as! MemoryDisplay
+        #expect(view.pipeline.takeNeedsRedraw())
+        view.drawAndPresent(now: 10)
+        #expect(display.presented == 1)
+        // Nothing happened: nothing to draw, no deadline pending.
+        view.pipeline.advance(to: 20)
+        #expect(!view.pipeline.takeNeedsRedraw())
+        #expect(view.pipeline.nextDeadline == nil)
+    }
+
+    @Test func aCustomGestureHandlerReplacesTheDefault() throws {
+        let (view, rec) = try makeView()
+        var seen: [GestureKind] = []
+        view.gestureHandler = { e in seen.append(e.kind); return e.kind == .pan }
+        var s = TouchScript(screen: view.screen, start: 1)
+        s.move([0: Point(x: 800, y: 400)], [0: Point(x: 500, y: 380)], duration: 0.5)
+        let before = view.controller.camera
+        play(view, s)
+        #expect(seen.contains(.pan))
+        #expect(view.controller.camera == before)
+        #expect(!rec.calls.contains("willMove(true)"))
+    }
+}
