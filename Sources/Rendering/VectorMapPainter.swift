@@ -116,7 +116,7 @@ struct PlaceLabelPainter {
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double, text: TextRenderer) -> [DrawnPlace] {
         var drawn: [DrawnPlace] = []
         var placed: [(Double, Double, Double, Double)] = []
-        func free(_ r: (Double, Double, Double, Double)) -> Bool {
+        func isFree(_ r: (Double, Double, Double, Double)) -> Bool {
             !placed.contains { r.0 < $0.2 && r.2 > $0.0 && r.1 < $0.3 && r.3 > $0.1 }
         }
         let cityStyle = TextRenderer.Style(sizePx: zoom >= 5 ? 13 : 12, bold: false, width: nil, maxLines: 1)
@@ -129,10 +129,10 @@ struct PlaceLabelPainter {
             let layout = text.layout(city.name, cityStyle)
             let (w, h) = text.size(layout)
             let rect = (p.x - 3, p.y - h / 2, p.x + 6 + w, p.y + h / 2)
-            guard free(rect) else { continue }
+            guard isFree(rect) else { continue }
             placed.append(rect)
             drawn.append(DrawnPlace(name: city.name, kind: .city, coordinate: city.coordinate, point: p,
-                                    frame: (rect.0, rect.1, rect.2 - rect.0, rect.3 - rect.1)))
+                                    frame: LabelFrame(x: rect.0, y: rect.1, width: rect.2 - rect.0, height: rect.3 - rect.1)))
             cairo_new_path(cr)
             cairo_arc(cr, p.x, p.y, 3, 0, 2 * .pi)
             cairo_set_source_rgb(cr, style.halo.r, style.halo.g, style.halo.b)
@@ -150,10 +150,10 @@ struct PlaceLabelPainter {
             let layout = text.layout(country.name.uppercased(), countryStyle)
             let (w, h) = text.size(layout)
             let rect = (p.x - w / 2, p.y - h / 2, p.x + w / 2, p.y + h / 2)
-            guard free(rect) else { continue }
+            guard isFree(rect) else { continue }
             placed.append(rect)
             drawn.append(DrawnPlace(name: country.name, kind: .country, coordinate: country.coordinate, point: p,
-                                    frame: (rect.0, rect.1, rect.2 - rect.0, rect.3 - rect.1)))
+                                    frame: LabelFrame(x: rect.0, y: rect.1, width: rect.2 - rect.0, height: rect.3 - rect.1)))
             text.drawWithHalo(layout, cr: cr, x: (p.x - w / 2).rounded(), y: (p.y - h / 2).rounded(), color: style.countryText, halo: style.halo)
         }
         return drawn
@@ -167,5 +167,10 @@ public struct DrawnPlace: Sendable {
     public let kind: BuiltInWorld.Place.Kind
     public let coordinate: Coordinate
     public let point: Point
-    public let frame: (x: Double, y: Double, width: Double, height: Double)
+    public let frame: LabelFrame
+}
+
+/// A label's rectangle on screen, px.
+public struct LabelFrame: Sendable, Equatable {
+    public let x: Double, y: Double, width: Double, height: Double
 }
