@@ -99,7 +99,7 @@ public final class MapRenderer {
         cairo_paint(cr)
         VectorMapPainter(world: world, style: style, antialias: antialias).paint(cr: cr, view: view, zoom: zoom)
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
-        if let raster { RasterMapPainter(source: raster).paint(cr: cr, view: view, zoom: zoom) }
+        if let raster { RasterMapPainter(source: raster, fast: !antialias).paint(cr: cr, view: view, zoom: zoom) }
     }
 
     // MARK: the cached base map

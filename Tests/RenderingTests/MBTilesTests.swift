@@ -63,6 +63,51 @@ import TouchCore
         #expect(renderer.attribution().contains("Geography Class"))
     }
 
+    @Test func tiltedTilesFollowTheProjection() throws {
+        let source = try RasterTileSource(tiles: MBTiles(path: fixture("mbtileserver_geography-class-png.mbtiles")))
+        let cam = CameraPosition(target: Coordinate(latitude: 20, longitude: 10), zoom: 1.6, bearing: 25, tilt: 45)
+        let renderer = MapRenderer(raster: source)
+        let f = RenderedFrame(MapScene(camera: cam, showsCompass: false, showsScaleBar: false), width: 640, height: 480,
+                              renderer: renderer, name: "mbtiles-tilted")
+        func underLabel(_ x: Int, _ y: Int) -> Bool {
+            renderer.drawnPlaces.contains { p in
+                Double(x) >= p.frame.x - 3 && Double(x) <= p.frame.x + p.frame.width + 3
+                    && Double(y) >= p.frame.y - 3 && Double(y) <= p.frame.y + p.frame.height + 3
+            }
+        }
+        let tiles = [[source.image(z: 1, x: 0, y: 0)!, source.image(z: 1, x: 1, y: 0)!],
+                     [source.image(z: 1, x: 0, y: 1)!, source.image(z: 1, x: 1, y: 1)!]]
+        func tilePixel(_ wx: Int, _ wy: Int) -> UInt32? {   // world pixel at zoom 1
+            guard wx >= 0, wy >= 0, wx < 512, wy < 512 else { return nil }
+            return tiles[wy / 256][wx / 256].pixel(x: wx % 256, y: wy % 256) & 0xffffff
+        }
+        var checked = 0, matched = 0
+        // Sample the screen away from labels and the attribution: each pixel must show the tile pixel found
+        // under it by the inverse projection (within 2 px: bilinear sampling, cell approximation).
+        for sy in stride(from: 60, to: 440, by: 37) { for sx in stride(from: 20, to: 620, by: 41) {
+            // World pixels at zoom 1, not clamped to the world's edge (a coordinate would be).
+            guard !underLabel(sx, sy), let cw = f.projection.worldPoint(screen: Point(x: Double(sx), y: Double(sy))) else { continue }
+            var w = cw / pow(2, cam.zoom - 1)
+            w.x = w.x.truncatingRemainder(dividingBy: 512); if w.x < 0 { w.x += 512 }
+            guard tilePixel(Int(w.x), Int(w.y)) != nil else { continue }   // beyond the world's edge: no tile
+            let shown = f.pixel(sx, sy)
+            checked += 1
+            // Bilinear sampling blends a 2x2 block: the colour lies within some nearby block's range.
+            var ok = false
+            for dy in -2...2 { for dx in -2...2 where !ok {
+                let block = [(0, 0), (1, 0), (0, 1), (1, 1)].compactMap { tilePixel(Int(w.x) + dx + $0.0, Int(w.y) + dy + $0.1) }.map(rgb)
+                guard block.count == 4 else { continue }
+                let c = rgb(shown)
+                ok = c.r >= block.map(\.r).min()! - 6 && c.r <= block.map(\.r).max()! + 6
+                    && c.g >= block.map(\.g).min()! - 6 && c.g <= block.map(\.g).max()! + 6
+                    && c.b >= block.map(\.b).min()! - 6 && c.b <= block.map(\.b).max()! + 6
+            } }
+            if ok { matched += 1 }
+        } }
+        #expect(checked > 100)
+        #expect(Double(matched) / Double(checked) > 0.97, "\(matched) of \(checked)")
+    }
+
     @Test func overZoomAndMissingTilesUseTheNearestAncestor() throws {
         let source = try RasterTileSource(tiles: MBTiles(path: fixture("mbtileserver_geography-class-png.mbtiles")))
         let deep = try #require(source.find(z: 3, x: 5, y: 2))
