@@ -400,13 +400,15 @@ def write_png(path: Path, width: int, height: int, rgb: bytes) -> None:
 class Monitor:
     """QEMU's human monitor over a unix socket."""
 
-    def __init__(self, path: Path, deadline: float):
+    def __init__(self, path: Path, deadline: float, qemu: subprocess.Popen):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         while True:
             try:
                 self.sock.connect(str(path))
                 break
             except (FileNotFoundError, ConnectionRefusedError):
+                if qemu.poll() is not None:
+                    raise VMError(f"QEMU exited ({qemu.returncode}) before its monitor {path} accepted a connection")
                 if time.monotonic() > deadline:
                     raise VMError(f"QEMU monitor socket {path} never accepted a connection")
                 time.sleep(0.05)
@@ -547,7 +549,7 @@ def run_vm(script: str, *, devices: Sequence[Touchscreen] = (), screen: tuple[in
                                        work_dir, serial, qlog))
             for req in sorted((work_dir / ".req").glob("*.req")):
                 if monitor is None:
-                    monitor = Monitor(mon, deadline)
+                    monitor = Monitor(mon, deadline, proc)
                 name = req.name[:-4]
                 shot = _screendump(monitor, work_dir, name)
                 screenshots[name] = shot
