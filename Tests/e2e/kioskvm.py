@@ -400,13 +400,15 @@ def write_png(path: Path, width: int, height: int, rgb: bytes) -> None:
 class Monitor:
     """QEMU's human monitor over a unix socket."""
 
-    def __init__(self, path: Path, deadline: float):
+    def __init__(self, path: Path, deadline: float, qemu: subprocess.Popen):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         while True:
             try:
                 self.sock.connect(str(path))
                 break
             except (FileNotFoundError, ConnectionRefusedError):
+                if qemu.poll() is not None:
+                    raise VMError(f"QEMU exited ({qemu.returncode}) before its monitor {path} accepted a connection")
                 if time.monotonic() > deadline:
                     raise VMError(f"QEMU monitor socket {path} never accepted a connection")
                 time.sleep(0.05)
@@ -547,7 +549,7 @@ def run_vm(script: str, *, devices: Sequence[Touchscreen] = (), screen: tuple[in
                                        work_dir, serial, qlog))
             for req in sorted((work_dir / ".req").glob("*.req")):
                 if monitor is None:
-                    monitor = Monitor(mon, deadline)
+                    monitor = Monitor(mon, deadline, proc)
                 name = req.name[:-4]
                 shot = _screendump(monitor, work_dir, name)
                 screenshots[name] = shot
@@ -613,3 +615,30 @@ def _failure(what: str, work_dir: Path, serial: Path, qlog: Path) -> str:
             f"\n--- guest stderr ---\n{_read(work_dir / 'stderr.txt')[-3000:]}"
             f"\n--- serial log ---\n{_read(serial)[-6000:]}\n--- qemu ---\n{_read(qlog)[-2000:]}"
             f"\n(work folder: {work_dir})")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Ad-hoc runs: python3 Tests/e2e/kioskvm.py 'SCRIPT' [--device KEY:KIND] [--screen WxH]."""
+    import argparse
+    ap = argparse.ArgumentParser(description="Run a shell script in the kiosk VM against the host's build.")
+    ap.add_argument("script", help="the guest script (POSIX sh), or @FILE")
+    ap.add_argument("--device", action="append", default=[], metavar="KEY:KIND",
+                    help="a uinput touchscreen, e.g. panel:protocolB (repeatable); node in $TB_DEV_KEY")
+    ap.add_argument("--screen", default="1280x800", help="display size, WxH")
+    ap.add_argument("--timeout", type=float, default=BOOT_TIMEOUT_S, help="seconds")
+    ap.add_argument("--work", type=Path, help="work folder (default: a new one under /tmp)")
+    args = ap.parse_args(argv)
+    script = Path(args.script[1:]).read_text() if args.script.startswith("@") else args.script
+    devices = [Touchscreen(*d.split(":", 1)) for d in args.device]
+    w, h = (int(v) for v in args.screen.lower().split("x"))
+    r = run_vm(script, devices=devices, screen=(w, h), timeout=args.timeout, work_dir=args.work, check=False)
+    print(r.stdout, end="")
+    print(r.stderr, end="", file=__import__("sys").stderr)
+    print(f"[kioskvm] exit {r.exit_code} after {r.seconds:.1f} s; work folder {r.work_dir}; "
+          f"screenshots: {', '.join(str(s.png) for s in r.screenshots.values()) or 'none'}",
+          file=__import__("sys").stderr)
+    return r.exit_code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

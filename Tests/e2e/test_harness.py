@@ -58,7 +58,7 @@ tb_screenshot halves
 
 def test_hung_guest_fails_with_its_log(run_vm):
     with pytest.raises(kioskvm.VMError) as e:
-        run_vm("echo started; sleep 600", timeout=40)
+        run_vm("echo started; sleep 600", timeout=20)
     message = str(e.value)
     assert re.search(r"did not power off within \d+ s", message)
     assert "--- serial log ---" in message
