@@ -45,7 +45,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
-            "TouchBridge",
+            "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -56,6 +56,7 @@ wait_lines() {  # N: wait until cal.jsonl has N "target" lines
   while [ "$(grep -c '"type":"target"' cal.jsonl 2>/dev/null)" -lt "$1" ]; do
     sleep 0.2; i=$((i + 1)); [ $i -gt 600 ] && { echo "no target $1" >&2; cat cal.err >&2; return 1; }
   done
+  return 0
 }
 n=1
 for f in t0 t1 t2 t3 miss t4; do

@@ -25,8 +25,8 @@ def pinch_and_hold() -> str:
     n = 80
     for i in range(n + 1):
         f = i / n
-        a = px(560 - 260 * f, 400 - 120 * f)
-        b = px(720 + 260 * f, 400 + 120 * f)
+        a = px(560 - 260 * f, 400)
+        b = px(720 + 260 * f, 400)
         s.frame(i * 0.01, [(1, *a), (2, *b)])
     return s.text()  # no lift: the fingers stay down for the screenshot
 
@@ -65,14 +65,14 @@ def test_stdout_has_contacts_and_the_pinch(tune):
 
 def test_screenshot_shows_two_trails_and_the_gesture(tune):
     shot = tune.screenshots["pinch"]
-    # Contact 1 (blue) went from (560, 400) to (300, 280); contact 2 (green) from (720, 400) to (980, 520).
+    # Contact 0 (red) went from (560, 400) to (300, 400); contact 1 (blue) from (720, 400) to (980, 400).
     def near(x, y, test):
         return any(test(*shot.pixel(x + dx, y + dy)) for dx in range(-4, 5) for dy in range(-4, 5))
+    red = lambda r, g, b: r > 170 and g < 110 and b < 110
     blue = lambda r, g, b: b > 170 and r < 110
-    green = lambda r, g, b: g > 120 and r < 110 and b < 120
     for f in (0.25, 0.5, 0.75):
-        assert near(round(560 - 260 * f), round(400 - 120 * f), blue), f"no blue trail at {f}"
-        assert near(round(720 + 260 * f), round(400 + 120 * f), green), f"no green trail at {f}"
+        assert near(round(560 - 260 * f), 400, red), f"no red trail at {f}"
+        assert near(round(720 + 260 * f), 400, blue), f"no blue trail at {f}"
     # The status box (white, top left) holds dark text: the gesture line.
     dark = sum(1 for x in range(20, 420) for y in range(18, 38) if shot.pixel(x, y)[0] < 90)
     assert dark > 60
