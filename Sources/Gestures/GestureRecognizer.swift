@@ -108,7 +108,7 @@ public struct GestureRecognizer: Sendable {
 
     /// Fires every deadline at or before `time`.
     public mutating func expire(at time: Double) -> [GestureEvent] {
-        trace = []
+        trace.removeAll(keepingCapacity: true)
         out = []
         fireDeadlines(upTo: time)
         return out
@@ -117,17 +117,22 @@ public struct GestureRecognizer: Sendable {
     /// Feeds one contact frame; returns the gesture events it (and any deadline passed before
     /// it) produced.
     public mutating func process(_ frame: ContactFrame) -> [GestureEvent] {
-        trace = []
+        trace.removeAll(keepingCapacity: true)
         out = []
         fireDeadlines(upTo: frame.time)
         now = max(now, frame.time)
-        var current: [Int: Point] = [:]
-        for c in frame.contacts { current[c.id] = c.position }
+        let incoming = frame.contacts // sorted by id, ids unique
 
-        let newPalm = frame.contacts.contains { $0.toolType == .palm && !palms.contains($0.id) }
-        palms = Set(frame.contacts.filter { $0.toolType == .palm }.map(\.id))
-        let cancelledID = frame.cancelled.first { contacts[$0] != nil }
+        // Palms and cancellations (rare): look only when there is something to see.
+        var newPalm = false
+        if !palms.isEmpty || incoming.contains(where: { $0.toolType == .palm }) {
+            newPalm = incoming.contains { $0.toolType == .palm && !palms.contains($0.id) }
+            palms = Set(incoming.filter { $0.toolType == .palm }.map(\.id))
+        }
+        let cancelledID = frame.cancelled.isEmpty ? nil : frame.cancelled.first { contacts[$0] != nil }
         if newPalm || cancelledID != nil {
+            var current: [Int: Point] = [:]
+            for c in incoming { current[c.id] = c.position }
             contacts = current
             let why = newPalm ? "palm contact" : "contact \(cancelledID!) cancelled"
             handle(.cancel, note: why)
@@ -135,18 +140,27 @@ public struct GestureRecognizer: Sendable {
         }
 
         var staying = false
-        for (id, p) in current where contacts[id] != nil {
-            contacts[id] = p
-            staying = true
+        var allKnown = true
+        for c in incoming {
+            if contacts[c.id] != nil {
+                contacts[c.id] = c.position
+                staying = true
+            } else {
+                allKnown = false
+            }
         }
         if staying { handle(.motion) }
-        for id in contacts.keys.sorted() where current[id] == nil {
-            contacts[id] = nil
-            handle(.fingerUp, id: id)
-        }
-        for id in current.keys.sorted() where contacts[id] == nil {
-            contacts[id] = current[id]
-            handle(contacts.count > 2 ? .tooManyFingers : .fingerDown, id: id)
+        // Lifts and touch-downs (the common frame has neither).
+        if !(allKnown && incoming.count == contacts.count) {
+            let ids = Set(incoming.map(\.id))
+            for id in contacts.keys.sorted() where !ids.contains(id) {
+                contacts[id] = nil
+                handle(.fingerUp, id: id)
+            }
+            for c in incoming where contacts[c.id] == nil {
+                contacts[c.id] = c.position
+                handle(contacts.count > 2 ? .tooManyFingers : .fingerDown, id: c.id)
+            }
         }
         return out
     }

@@ -60,6 +60,9 @@ public final class CalibrationTool {
         line("target") { $0.int("index", i); $0.number("x", t.x, 1); $0.number("y", t.y, 1) }
     }
 
+    /// Below the top targets, above the centre one.
+    var statusOrigin: Point { Point(x: max(12, screen.size.width / 2 - 380), y: screen.size.height * 0.2) }
+
     func redraw() {
         screen.draw { c in
             c.color(0.12, 0.13, 0.15); c.fill()
@@ -75,16 +78,16 @@ public final class CalibrationTool {
                 c.color(0.95, 0.75, 0.2)
                 for p in verifyTouches.suffix(400) { c.circle(p, 3) }
                 let worst = m.residualsPX.max() ?? 0
-                c.statusBox(["Calibration done: residual error at most \(String(format: "%.2f", worst)) px",
+                c.statusBox(at: statusOrigin, ["Calibration done: residual error at most \(String(format: "%.2f", worst)) px",
                              "Touch anywhere to check: yellow dots show where touches land",
                              String(format: "closing in %.0f s", max(0, until - EventLoop.now()))])
             } else if let t = session.currentTarget, case .waiting(let i) = session.state {
                 c.color(1, 0.3, 0.25); c.cross(t, size: 28)
-                c.statusBox(["Calibration: touch the centre of the red cross (\(i + 1) of \(session.targets.count))",
+                c.statusBox(at: statusOrigin, ["Calibration: touch the centre of the red cross (\(i + 1) of \(session.targets.count))",
                              message].filter { !$0.isEmpty })
             } else if let t = session.currentTarget {
                 c.color(0.3, 0.9, 0.4); c.cross(t, size: 28)
-                c.statusBox(["Hold still, then lift"])
+                c.statusBox(at: statusOrigin, ["Hold still, then lift"])
             }
         }
         screen.present()
@@ -106,8 +109,8 @@ public final class CalibrationTool {
             if self.finished { loop.stop() }
         }
         loop.onTimer { }
-        announceTarget()
         redraw()
+        announceTarget() // after the frame is up: a script may wait for this line
         try loop.run {
             let now = EventLoop.now()
             if now >= deadline { loop.stop(); return }
@@ -140,15 +143,12 @@ public final class CalibrationTool {
         case .accepted(let i, let d):
             message = ""
             line("accepted") { $0.int("index", i); $0.number("device_x", d.x, 5); $0.number("device_y", d.y, 5) }
-            announceTarget()
         case .rejectedMisclick(let i, let mm):
             message = String(format: "That touch was %.0f mm from the cross: touch its centre", mm)
             line("rejected") { $0.int("index", i); $0.string("reason", "misclick"); $0.number("distance_mm", mm, 1) }
-            announceTarget()
         case .rejectedMultiTouch(let i):
             message = "Two fingers were down: touch with one finger"
             line("rejected") { $0.int("index", i); $0.string("reason", "multitouch") }
-            announceTarget()
         case .finished(let m):
             let res = session.residuals(m)
             outcome = Outcome(matrix: m, residualsPX: res, udevRule: CalibrationFit.udevRule(matrix: m, deviceName: info.capabilities.name))
@@ -161,5 +161,6 @@ public final class CalibrationTool {
             line("failed") { $0.string("message", why) }
         }
         redraw()
+        if case .waiting = session.state, verifyUntil == nil { announceTarget() }
     }
 }

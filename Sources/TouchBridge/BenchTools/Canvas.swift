@@ -66,7 +66,7 @@ public final class Canvas {
     }
 
     /// Lines of text in a translucent box at the top left.
-    public func statusBox(_ lines: [String], at origin: Point = Point(x: 12, y: 12)) {
+    public func statusBox(at origin: Point = Point(x: 12, y: 12), _ lines: [String]) {
         guard !lines.isEmpty else { return }
         let lineH = 22.0
         let w = min(Double(width) - 24, 760)
