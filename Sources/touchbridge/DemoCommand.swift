@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `touchbridge demo`: the main job on a machine with no touchscreen or display.
 struct DemoCommand: ParsableCommand {
@@ -11,11 +14,33 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "output folder")
     var out: String = "out/demo"
 
+    @Flag(help: "also show the tour on the DRM display (each step for --step-seconds)")
+    var show = false
+
+    @Option(help: "with --show: seconds each step stays on screen")
+    var stepSeconds: Double = 2
+
     func run() throws {
         let started = Date()
         let result: DemoRunner.Result
+        var runner = DemoRunner(outputDirectory: out)
+        var screen: BenchScreen?
+        if show {
+            var cfg = KioskConfiguration()
+            cfg.display.backend = .drm
+            do { screen = try BenchScreen(configuration: cfg, log: KioskLog(level: .warning)) } catch {
+                fail("--show needs a DRM display: \(error)", code: 1)
+            }
+            runner.onFrame = { frame in
+                guard let screen else { return }
+                screen.draw { c in c.image(frame) }
+                screen.present()
+                usleep(useconds_t(stepSeconds * 1_000_000))
+            }
+        }
+        defer { screen?.close() }
         do {
-            result = try DemoRunner(outputDirectory: out).run()
+            result = try runner.run()
         } catch {
             fail("demo failed: \(error)", code: 1)
         }

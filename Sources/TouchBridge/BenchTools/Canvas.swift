@@ -50,6 +50,18 @@ public final class Canvas {
         circle(p, size / 2, filled: false)
     }
 
+    /// Another frame, scaled to fill this one.
+    public func image(_ frame: FrameBuffer) {
+        let src = cairo_image_surface_create_for_data(frame.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                      Int32(frame.width), Int32(frame.height), Int32(frame.stride))!
+        defer { cairo_surface_destroy(src) }
+        cairo_save(cr)
+        cairo_scale(cr, Double(width) / Double(frame.width), Double(height) / Double(frame.height))
+        cairo_set_source_surface(cr, src, 0, 0)
+        cairo_paint(cr)
+        cairo_restore(cr)
+    }
+
     /// Text at (x, y) (top left); returns its size.
     @discardableResult
     public func text(_ s: String, at p: Point, font: String = "DejaVu Sans 14", maxWidth: Double? = nil) -> Size {
