@@ -18,6 +18,8 @@ public final class MapRenderer {
         case cacheRebuilt
         /// Base map copied from the cache as it was: a pan frame.
         case cached
+        /// The cache was scrolled with the view (only the newly exposed strips drawn), then copied.
+        case scrolled
         /// Base map resampled from the cache, rotated (an interactive frame during a rotation).
         case resampled
     }
@@ -104,11 +106,16 @@ public final class MapRenderer {
 
     // MARK: the cached base map
 
+    /// The cached base map: a world rectangle at one zoom, kept in an image used as a torus so
+    /// that following a pan costs only the newly exposed strips: world pixel (originX + i,
+    /// originY + j) lives at image pixel ((phaseX + i) mod width, (phaseY + j) mod height).
     private struct BaseCache {
         let image: CairoImage
         let zoom: Double
-        /// World pixel (at `zoom`) of the cache's top left corner.
-        let originX: Int, originY: Int
+        /// World pixel (at `zoom`) of the cached rectangle's top left corner.
+        var originX: Int, originY: Int
+        /// Where that corner is in the image.
+        var phaseX = 0, phaseY = 0
         var width: Int { image.width }
         var height: Int { image.height }
 
@@ -152,10 +159,25 @@ public final class MapRenderer {
         let vx = projection.centerWorld.x - Double(frame.width) / 2
         let vy = projection.centerWorld.y - Double(frame.height) / 2
         if usesBaseMapCache {
-            if flatNorthUp, let c = baseCache, c.zoom == camera.zoom, c.covers(x: vx.rounded(), y: vy.rounded(), frame.width, frame.height) {
-                copy(c, viewX: vx, viewY: vy, into: frame)
-                cairo_surface_mark_dirty(surface)
-                return .cached
+            if flatNorthUp, var c = baseCache, c.zoom == camera.zoom {
+                // Keep the view centred in the cache: scroll it once the view has drifted
+                // more than `scrollStep` px, drawing only the strips that come into it.
+                let m = MapRenderer.cacheMargin(width: frame.width, height: frame.height)
+                let wantX = Int(vx.rounded()) - m, wantY = Int(vy.rounded()) - m
+                let dx = wantX - c.originX, dy = wantY - c.originY
+                let covered = c.covers(x: vx.rounded(), y: vy.rounded(), frame.width, frame.height)
+                if covered && abs(dx) < MapRenderer.scrollStep && abs(dy) < MapRenderer.scrollStep {
+                    copy(c, viewX: vx, viewY: vy, into: frame)
+                    cairo_surface_mark_dirty(surface)
+                    return .cached
+                }
+                if abs(dx) < c.width / 2 && abs(dy) < c.height / 2 {
+                    scroll(&c, dx: dx, dy: dy)
+                    baseCache = c
+                    copy(c, viewX: vx, viewY: vy, into: frame)
+                    cairo_surface_mark_dirty(surface)
+                    return .scrolled
+                }
             }
             if quality == .interactive, !view.tilted, let c = baseCache, abs(camera.zoom - c.zoom) <= 1,
                c.coversTurned(projection: projection) {
@@ -175,16 +197,69 @@ public final class MapRenderer {
         return .full
     }
 
-    /// Copies the cache's rows at the whole-pixel offset nearest the view (error at most 0.5 px).
+    /// Copies the cache's rows at the whole-pixel offset nearest the view (error at most 0.5 px);
+    /// a row that wraps round the torus is two copies.
     private func copy(_ c: BaseCache, viewX: Double, viewY: Double, into frame: FrameBuffer) {
         let dx = Int(viewX.rounded()) - c.originX, dy = Int(viewY.rounded()) - c.originY
         cairo_surface_flush(c.image.surface)
         let src = cairo_image_surface_get_data(c.image.surface)!
         let srcStride = Int(cairo_image_surface_get_stride(c.image.surface))
-        let rowBytes = frame.width * 4
+        let x0 = (c.phaseX + dx) % c.width
+        let first = min(frame.width, c.width - x0)
         for y in 0..<frame.height {
-            (frame.pixels + y * frame.stride).copyMemory(from: src + (y + dy) * srcStride + dx * 4, byteCount: rowBytes)
+            let row = src + ((c.phaseY + dy + y) % c.height) * srcStride
+            let dst = frame.pixels + y * frame.stride
+            dst.copyMemory(from: row + x0 * 4, byteCount: first * 4)
+            if first < frame.width { (dst + first * 4).copyMemory(from: row, byteCount: (frame.width - first) * 4) }
         }
+    }
+
+    /// Pixels the view may drift from the cache's centre before the cache follows it.
+    static let scrollStep = 96
+
+    /// Moves the cached rectangle by (dx, dy) world pixels: the pixels that stay are not touched
+    /// (only the phase changes); the strips that come in are drawn.
+    private func scroll(_ c: inout BaseCache, dx: Int, dy: Int) {
+        let w = c.width, h = c.height
+        c.originX += dx; c.originY += dy
+        c.phaseX = ((c.phaseX + dx) % w + w) % w
+        c.phaseY = ((c.phaseY + dy) % h + h) % h
+        // The new world rectangle is [originX, originX + w) x [originY, originY + h); what came in:
+        var strips: [(x: Int, y: Int, w: Int, h: Int)] = []
+        if dx > 0 { strips.append((c.originX + w - dx, c.originY, dx, h)) }
+        if dx < 0 { strips.append((c.originX, c.originY, -dx, h)) }
+        let xs = dx > 0 ? (c.originX, w - dx) : (c.originX - dx, w + dx)   // columns not already drawn
+        if dy > 0 { strips.append((xs.0, c.originY + h - dy, xs.1, dy)) }
+        if dy < 0 { strips.append((xs.0, c.originY, xs.1, -dy)) }
+        for s in strips where s.w > 0 && s.h > 0 { paintWorldRect(c, x: s.x, y: s.y, w: s.w, h: s.h) }
+        cairo_surface_mark_dirty(c.image.surface)
+    }
+
+    /// Draws the base map of a world rectangle into its place in the torus (split where it wraps).
+    private func paintWorldRect(_ c: BaseCache, x: Int, y: Int, w: Int, h: Int) {
+        let ix = ((c.phaseX + (x - c.originX)) % c.width + c.width) % c.width
+        let iy = ((c.phaseY + (y - c.originY)) % c.height + c.height) % c.height
+        if ix + w > c.width {
+            let a = c.width - ix
+            paintWorldRect(c, x: x, y: y, w: a, h: h)
+            paintWorldRect(c, x: x + a, y: y, w: w - a, h: h)
+            return
+        }
+        if iy + h > c.height {
+            let a = c.height - iy
+            paintWorldRect(c, x: x, y: y, w: w, h: a)
+            paintWorldRect(c, x: x, y: y + a, w: w, h: h - a)
+            return
+        }
+        let centre = Point(x: Double(x) + Double(w) / 2, y: Double(y) + Double(h) / 2)
+        let camera = CameraPosition(target: WebMercator.coordinate(world: centre, zoom: c.zoom), zoom: c.zoom)
+        let projection = Projection(camera: camera, screen: Size(width: Double(w), height: Double(h)))
+        let cr = cairo_create(c.image.surface)!
+        cairo_rectangle(cr, Double(ix), Double(iy), Double(w), Double(h))
+        cairo_clip(cr)
+        cairo_translate(cr, Double(ix), Double(iy))
+        paintBase(cr: cr, view: GroundView(projection: projection), zoom: c.zoom)
+        cairo_destroy(cr)
     }
 
     /// Draws the cache scaled by 2^(zoom - cache zoom) and turned by the bearing about the
@@ -196,8 +271,9 @@ public final class MapRenderer {
         cairo_translate(cr, Double(frame.width) / 2, Double(frame.height) / 2)
         cairo_rotate(cr, -projection.camera.bearing * .pi / 180)
         cairo_scale(cr, scale, scale)
-        cairo_set_source_surface(cr, c.image.surface, Double(c.originX) - centre.x, Double(c.originY) - centre.y)
+        cairo_set_source_surface(cr, c.image.surface, Double(c.originX - c.phaseX) - centre.x, Double(c.originY - c.phaseY) - centre.y)
         cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_FAST)
+        cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_REPEAT) // the cache is a torus
         cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
         cairo_paint(cr)
         cairo_restore(cr)

@@ -186,6 +186,34 @@ import TouchCore
         #expect(renderer.lastFrameKind == .full)
     }
 
+    @Test func aLongPanScrollsTheCacheAndStillMatchesAFullRedraw() {
+        let renderer = MapRenderer()
+        let full = MapRenderer()
+        full.usesBaseMapCache = false
+        let buffer = OwnedFrameBuffer(width: 640, height: 480)
+        let reference = OwnedFrameBuffer(width: 640, height: 480)
+        var world = Point(x: 4200, y: 2900)
+        var kinds: [MapRenderer.FrameKind] = []
+        // 30 steps of (47, -29) world px: far past the cache's margin, diagonally.
+        for step in 0..<31 {
+            let cam = CameraPosition(target: WebMercator.coordinate(world: world, zoom: 5), zoom: 5)
+            // The frame before the gesture is final (it builds the cache); the pan's are interactive.
+            renderer.render(MapScene(camera: cam), into: buffer.buffer, quality: step == 0 ? .final : .interactive)
+            kinds.append(renderer.lastFrameKind)
+            if step % 10 == 0 || step == 30 {
+                full.render(MapScene(camera: cam), into: reference.buffer)
+                var same = 0
+                for y in 0..<480 { for x in 0..<640 where buffer.buffer.pixel(x: x, y: y) == reference.buffer.pixel(x: x, y: y) { same += 1 } }
+                #expect(Double(same) / Double(640 * 480) > 0.97, "step \(step): \(same) of \(640 * 480) pixels equal")
+            }
+            world += Point(x: 47, y: -29)
+        }
+        if let dir = ProcessInfo.processInfo.environment["TB_TEST_OUT"] { try? buffer.buffer.writePNG(to: dir + "/scrolled-pan.png") }
+        #expect(kinds.first == .cacheRebuilt)
+        #expect(kinds.contains(.scrolled))
+        #expect(!kinds.dropFirst().contains(.cacheRebuilt), "the cache follows the pan without being rebuilt: \(kinds)")
+    }
+
     @Test func interactiveRotationTurnsTheCachedBaseMapAndKeepsGeographyInPlace() {
         let renderer = MapRenderer()
         let buffer = OwnedFrameBuffer(width: 800, height: 600)
