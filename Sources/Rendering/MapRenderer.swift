@@ -69,6 +69,12 @@ public final class MapRenderer {
         return parts.joined(separator: " · ")
     }
 
+    /// The size of the info window this renderer draws for a title and snippet, pointer
+    /// included: give it to `MapController.infoWindowSize` so taps find the window as drawn.
+    public func infoWindowSize(title: String, snippet: String?) -> Size {
+        OverlayPainter.infoWindowSize(title: title, snippet: snippet, text: text)
+    }
+
     /// Forgets the cached base map (e.g. after the style or the data changed).
     public func invalidateCache() { baseCache = nil }
 

@@ -98,6 +98,31 @@ struct OverlayPainter {
 
     // MARK: info window
 
+    /// Content width, title height and snippet height (with its gap) of laid-out text.
+    static func infoContentSize(title: OpaquePointer, snippet: OpaquePointer?, text: TextRenderer) -> (Double, Double, Double) {
+        // Measure the text's own width (pango reports the wrap width for wrapped layouts).
+        func inkWidth(_ l: OpaquePointer) -> Double {
+            var ink = PangoRectangle(), logical = PangoRectangle()
+            pango_layout_get_pixel_extents(l, &ink, &logical)
+            return Double(logical.x + logical.width)
+        }
+        let tw = inkWidth(title), th = text.size(title).height
+        let sw = snippet.map(inkWidth) ?? 0, sh = snippet.map { text.size($0).height + 4 } ?? 0
+        return (min(OverlayPainter.infoMaxTextWidth, max(tw, sw, 60)), th, sh)
+    }
+
+    /// Size of the window for this text, pointer included: the box's width, and its height plus
+    /// the pointer down to the anchor (what a tap on the window is tested against).
+    static func infoWindowSize(title: String, snippet: String?, text: TextRenderer) -> Size {
+        let titleStyle = TextRenderer.Style(sizePx: 15, bold: true, width: infoMaxTextWidth, maxLines: infoTitleLines)
+        let snippetStyle = TextRenderer.Style(sizePx: 12.5, bold: false, width: infoMaxTextWidth, maxLines: infoSnippetLines)
+        let t = text.layout(title, titleStyle)
+        let sn = snippet.flatMap { $0.isEmpty ? nil : text.layout($0, snippetStyle) }
+        let (cw, th, sh) = infoContentSize(title: t, snippet: sn, text: text)
+        let r = infoWindowRect(anchor: .zero, contentWidth: cw, contentHeight: th + sh)
+        return Size(width: r.w, height: -r.y)
+    }
+
     /// The window's rectangle (without its pointer) for a marker point, for tests and callers.
     static func infoWindowRect(anchor: Point, contentWidth: Double, contentHeight: Double) -> (x: Double, y: Double, w: Double, h: Double) {
         let w = contentWidth + 2 * infoPadding, h = contentHeight + 2 * infoPadding
@@ -111,15 +136,7 @@ struct OverlayPainter {
         let snippetStyle = TextRenderer.Style(sizePx: 12.5, bold: false, width: OverlayPainter.infoMaxTextWidth, maxLines: OverlayPainter.infoSnippetLines)
         let title = text.layout(content.title, titleStyle)
         let snippet = content.snippet.flatMap { $0.isEmpty ? nil : text.layout($0, snippetStyle) }
-        // Measure the text's own width (pango reports the wrap width for wrapped layouts).
-        func inkWidth(_ l: OpaquePointer) -> Double {
-            var ink = PangoRectangle(), logical = PangoRectangle()
-            pango_layout_get_pixel_extents(l, &ink, &logical)
-            return Double(logical.x + logical.width)
-        }
-        let tw = inkWidth(title), th = text.size(title).height
-        let sw = snippet.map(inkWidth) ?? 0, sh = snippet.map { text.size($0).height + 4 } ?? 0
-        let cw = min(OverlayPainter.infoMaxTextWidth, max(tw, sw, 60))
+        let (cw, th, sh) = OverlayPainter.infoContentSize(title: title, snippet: snippet, text: text)
         let r = OverlayPainter.infoWindowRect(anchor: anchor, contentWidth: cw, contentHeight: th + sh)
         // Box with a pointer whose tip is at the anchor.
         let rad = 6.0, pw = 9.0

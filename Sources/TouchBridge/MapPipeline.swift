@@ -69,6 +69,11 @@ public final class MapPipeline {
         dirty = true
     }
 
+    /// Info-window taps are tested against the window as this renderer draws it.
+    public func measureInfoWindows(with renderer: MapRenderer) {
+        controller.infoWindowSize = { [unowned renderer] m in renderer.infoWindowSize(title: m.title ?? "", snippet: m.snippet) }
+    }
+
     /// The place names the renderer drew in its last frame become the tappable points of
     /// interest, so a POI tap matches the picture.
     public func usePlaces(_ places: [DrawnPlace]) {

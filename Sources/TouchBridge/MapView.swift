@@ -108,6 +108,7 @@ public final class MapView {
             eventOut = h
         }
         pipeline.sink = { [weak self] line in self?.eventOut?.write(Data((line + "\n").utf8)) }
+        pipeline.measureInfoWindows(with: renderer)
     }
 
     deinit { close() }

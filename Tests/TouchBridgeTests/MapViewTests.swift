@@ -48,6 +48,20 @@ import MapEngine
         #expect(view.selectedMarker == nil)
     }
 
+    @Test func theInfoWindowIsHitWhereItIsDrawn() throws {
+        let (view, _) = try makeView()
+        view.selectedMarker = "paris"
+        view.drawAndPresent(now: 1)
+        let (origin, size) = try #require(view.controller.infoWindowFrame())
+        let f = view.frame.buffer
+        func rgb(_ p: Point) -> UInt32 { f.pixel(x: Int(p.x), y: Int(p.y)) & 0xffffff }
+        // White just inside the top and bottom of the box, map just outside it.
+        #expect(rgb(origin + Point(x: size.width / 2, y: 3)) == 0xffffff)
+        #expect(rgb(origin + Point(x: 4, y: size.height - 14)) == 0xffffff)
+        #expect(rgb(origin + Point(x: size.width / 2, y: -3)) != 0xffffff)
+        #expect(rgb(origin + Point(x: size.width + 3, y: size.height / 2)) != 0xffffff)
+    }
+
     @Test func aDelegateThatHandlesTheMarkerTapKeepsTheWindowClosed() throws {
         let (view, rec) = try makeView()
         rec.handleMarkerTaps = true

@@ -84,6 +84,7 @@ public struct DemoRunner {
         }
         var assembler = FrameAssembler(capabilities: caps, screen: screen)
         let renderer = MapRenderer()
+        pipeline.measureInfoWindows(with: renderer)
         let frame = OwnedFrameBuffer(width: Int(screen.width), height: Int(screen.height))
         var frames: [(String, String)] = []
         var perStep: [[String]] = []
