@@ -109,7 +109,7 @@ public struct GestureRecognizer: Sendable {
     /// Fires every deadline at or before `time`.
     public mutating func expire(at time: Double) -> [GestureEvent] {
         trace.removeAll(keepingCapacity: true)
-        out = []
+        out.removeAll(keepingCapacity: true)
         fireDeadlines(upTo: time)
         return out
     }
@@ -118,7 +118,7 @@ public struct GestureRecognizer: Sendable {
     /// it) produced.
     public mutating func process(_ frame: ContactFrame) -> [GestureEvent] {
         trace.removeAll(keepingCapacity: true)
-        out = []
+        out.removeAll(keepingCapacity: true)
         fireDeadlines(upTo: frame.time)
         now = max(now, frame.time)
         let incoming = frame.contacts // sorted by id, ids unique
@@ -142,8 +142,8 @@ public struct GestureRecognizer: Sendable {
         var staying = false
         var allKnown = true
         for c in incoming {
-            if contacts[c.id] != nil {
-                contacts[c.id] = c.position
+            if let i = contacts.index(forKey: c.id) {
+                contacts.values[i] = c.position // one hash lookup, not two
                 staying = true
             } else {
                 allKnown = false
@@ -759,46 +759,48 @@ public struct GestureRecognizer: Sendable {
     /// the translation, which always keeps the map point under the fingers' focal point.
     private mutating func emitTransform(_ g: TwoFingerGeometry, began: String? = nil) -> String? {
         let t = thresholds
-        var newly: [GestureKind: String] = [:]
+        // Why each gesture began with this frame (nil: it did not begin now). Three optionals
+        // rather than a dictionary: this runs on every two-finger frame.
+        var newPinch: String?, newRotate: String?, newPan: String?
         if !pinchActive && mask.contains(.pinch) && abs(g.span - start.span) >= px(t.pinchStartSpanChange) {
             pinchActive = true
-            newly[.pinch] = "pinch: span changed \(mm(g.span - start.span)) mm, |.| >= pinchStartSpanChange \(fmt(t.pinchStartSpanChange)) mm"
+            newPinch = "pinch: span changed \(mm(g.span - start.span)) mm, |.| >= pinchStartSpanChange \(fmt(t.pinchStartSpanChange)) mm"
         }
         if !rotateActive && mask.contains(.rotate) && abs(turned) >= t.rotationStartAngle {
             rotateActive = true
-            newly[.rotate] = "rotate: turned \(fmt(turned)) deg, |.| >= rotationStartAngle \(fmt(t.rotationStartAngle)) deg"
+            newRotate = "rotate: turned \(fmt(turned)) deg, |.| >= rotationStartAngle \(fmt(t.rotationStartAngle)) deg"
         }
         let focalMove = g.focal - start.focal
         if !panActive && mask.contains(.twoFingerPan) && focalMove.length >= px(t.twoFingerPanStartDistance) {
             panActive = true
-            newly[.twoFingerPan] = "twoFingerPan: focal point moved \(mm(focalMove.length)) mm >= "
+            newPan = "twoFingerPan: focal point moved \(mm(focalMove.length)) mm >= "
                 + "twoFingerPanStartDistance \(fmt(t.twoFingerPanStartDistance)) mm"
         }
-        if began != nil {
+        if let began {
             // Everything active now began with this frame.
-            for kind in [GestureKind.pinch, .rotate, .twoFingerPan] where newly[kind] == nil {
-                let active = kind == .pinch ? pinchActive : kind == .rotate ? rotateActive : panActive
-                if active { newly[kind] = began }
-            }
+            if pinchActive && newPinch == nil { newPinch = began }
+            if rotateActive && newRotate == nil { newRotate = began }
+            if panActive && newPan == nil { newPan = began }
         }
 
         let scale = previous.span > 0 ? g.span / previous.span : 1
         let rotation = angleDifference(g.angle, previous.angle)
         var translationCarried = false
-        for kind in [GestureKind.twoFingerPan, .pinch, .rotate] {
-            let active = kind == .pinch ? pinchActive : kind == .rotate ? rotateActive : panActive
-            guard active else { continue }
+        // In this order: twoFingerPan, pinch, rotate; the first active one carries the translation.
+        func step(_ kind: GestureKind, _ active: Bool, _ reason: String?, _ s: Double, _ r: Double) {
+            guard active else { return }
             let anchor = translationCarried ? g.focal : deliveredFocal
             translationCarried = true
-            let s = kind == .pinch ? scale : 1
-            let r = kind == .rotate ? rotation : 0
-            let phase: GesturePhase = newly[kind] != nil ? .began : .changed
-            if phase == .changed && anchor == g.focal && s == 1 && r == 0 { continue }
-            emit(kind, phase, at: g.focal, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: newly[kind])
+            let phase: GesturePhase = reason != nil ? .began : .changed
+            if phase == .changed && anchor == g.focal && s == 1 && r == 0 { return }
+            emit(kind, phase, at: g.focal, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: reason)
         }
+        step(.twoFingerPan, panActive, newPan, 1, 0)
+        step(.pinch, pinchActive, newPinch, scale, 0)
+        step(.rotate, rotateActive, newRotate, 1, rotation)
         if translationCarried { deliveredFocal = g.focal }
-        let reasons = [GestureKind.twoFingerPan, .pinch, .rotate].compactMap { newly[$0] }
-        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+        if newPan == nil && newPinch == nil && newRotate == nil { return nil }
+        return [newPan, newPinch, newRotate].compactMap { $0 }.joined(separator: "; ")
     }
 
     private mutating func endTransform(_ phase: GesturePhase, reason: String) {
