@@ -50,6 +50,23 @@ public enum BenchSupport {
         return nil
     }
 
+    /// The same, with buffers that are not in the CPU cache (a ring of 8 source/destination
+    /// pairs, larger than the last-level cache): what a frame copy costs in a real loop.
+    public static func coldFrameCopyMS(width: Int, height: Int) -> [Double] {
+        let bytes = width * height * 4
+        let bufs = (0..<16).map { _ -> UnsafeMutableRawPointer in
+            let p = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+            memset(p, 0x5a, bytes)
+            return p
+        }
+        defer { bufs.forEach { $0.deallocate() } }
+        var i = 0
+        return timeRuns(minRuns: 32) {
+            memcpy(bufs[(2 * i) % 16], bufs[(2 * i + 1) % 16], bytes)
+            i += 1
+        }
+    }
+
     /// The floor: milliseconds to copy one frame's bytes between two ordinary buffers.
     public static func frameCopyMS(width: Int, height: Int) -> [Double] {
         let bytes = width * height * 4

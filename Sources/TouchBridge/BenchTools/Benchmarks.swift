@@ -127,7 +127,9 @@ public struct Benchmarks {
 
         let copy = BenchSupport.frameCopyMS(width: width, height: height)
         let copyMS = BenchSupport.median(copy)
-        add("frame_copy_\(tag)_ms", copyMS, "ms", "plain copy of one frame's bytes (the floor)")
+        add("frame_copy_\(tag)_ms", copyMS, "ms", "plain copy of one frame's bytes, buffers in cache")
+        let coldMS = BenchSupport.median(BenchSupport.coldFrameCopyMS(width: width, height: height))
+        add("frame_copy_cold_\(tag)_ms", coldMS, "ms", "plain copy of one frame's bytes, buffers not in cache")
 
         renderer.usesBaseMapCache = false
         let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) { renderer.render(scene, into: frame.buffer) }
@@ -146,7 +148,8 @@ public struct Benchmarks {
         }
         let panMS = BenchSupport.median(pans)
         add("render_pan_\(tag)_ms", panMS, "ms", "pan frame (cached base map)")
-        add("render_pan_\(tag)_copy_ratio", panMS / copyMS, "x", "pan frame / frame copy")
+        add("render_pan_\(tag)_copy_ratio", panMS / copyMS, "x", "pan frame / frame copy (in cache)")
+        add("render_pan_\(tag)_cold_copy_ratio", panMS / coldMS, "x", "pan frame / frame copy (not in cache)")
 
         var tilted = scene
         tilted.camera.tilt = 60
