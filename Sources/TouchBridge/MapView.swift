@@ -52,6 +52,7 @@ public final class MapView {
     public var stopTime: Double?
     public private(set) var framesPresented = 0
     public private(set) var firstFrameTime: Double?
+    let createdAt = EventLoop.now()
 
     /// Opens the display, the map data and the touchscreens the configuration names.
     /// - Parameter display: a backend to use instead of the configured one (tests, demo).
@@ -328,7 +329,10 @@ public final class MapView {
             if try display.present() {
                 pacer.didPresent(at: now)
                 framesPresented += 1
-                if firstFrameTime == nil { firstFrameTime = EventLoop.now() }
+                if firstFrameTime == nil {
+                    firstFrameTime = EventLoop.now()
+                    log(.info, String(format: "first frame on the display %.0f ms after start", (firstFrameTime! - createdAt) * 1000))
+                }
                 onFramePresented?(EventLoop.now(), newestInput)
             } else {
                 pipeline.setNeedsRedraw()

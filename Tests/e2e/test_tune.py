@@ -38,7 +38,7 @@ printf '[display]\nbackend = "drm"\n[[touch]]\nmatch = "name:TouchBridge tune pa
 "$TB_BIN" tune --config "$TB_WORK/tune.toml" > tune.jsonl 2> tune.err &
 PID=$!
 i=0
-until grep -q 'display DRM' tune.err; do sleep 0.2; i=$((i + 1)); [ $i -gt 300 ] && { cat tune.err >&2; exit 91; }; done
+until grep -q 'first frame on the display' tune.err; do sleep 0.2; i=$((i + 1)); [ $i -gt 300 ] && { cat tune.err >&2; exit 91; }; done
 sleep 3
 tb_play "$TB_DEV_PANEL" pinch.events
 sleep 4
