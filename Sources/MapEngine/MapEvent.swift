@@ -60,13 +60,15 @@ public enum MapEvent: Sendable, Hashable {
         ",\"lat\":\(number(c.latitude, 7)),\"lon\":\(number(c.longitude, 7))"
     }
 
-    static func number(_ v: Double, _ decimals: Int) -> String {
+    /// A JSON number with a fixed number of decimals ("null" when not finite; never "-0.000").
+    public static func number(_ v: Double, _ decimals: Int) -> String {
         guard v.isFinite else { return "null" }
         let s = String(format: "%.\(decimals)f", v)
         return s == "-0" || s.allSatisfy({ "-0.".contains($0) }) ? String(format: "%.\(decimals)f", 0.0) : s
     }
 
-    static func string(_ v: String) -> String {
+    /// A JSON string literal.
+    public static func string(_ v: String) -> String {
         var out = "\""
         for u in v.unicodeScalars {
             switch u {

@@ -10,28 +10,9 @@ public struct JSONLine {
     private var parts: [String] = []
     public init() {}
 
-    public static func escape(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 { out += String(format: "\\u%04x", u.value) } else { out.unicodeScalars.append(u) }
-            }
-        }
-        return out + "\""
-    }
-
-    public static func number(_ v: Double, _ decimals: Int) -> String {
-        guard v.isFinite else { return "null" }
-        var s = String(format: "%.\(decimals)f", v)
-        if s.hasPrefix("-"), Double(s) == 0 { s.removeFirst() } // no "-0.000"
-        return s
-    }
+    /// The event stream's one JSON string and number format (MapEngine writes the map events).
+    public static func escape(_ s: String) -> String { MapEvent.string(s) }
+    public static func number(_ v: Double, _ decimals: Int) -> String { MapEvent.number(v, decimals) }
 
     public mutating func raw(_ key: String, _ json: String) { parts.append("\(JSONLine.escape(key)):\(json)") }
     public mutating func string(_ key: String, _ v: String) { raw(key, JSONLine.escape(v)) }
@@ -51,15 +32,8 @@ public struct EventStreamEncoder {
 
     public func relative(_ time: Double) -> Double { max(0, time - (origin ?? time)) }
 
-    public static func camera(_ c: CameraPosition) -> String {
-        var o = JSONLine()
-        o.number("lat", c.target.latitude, 6)
-        o.number("lon", c.target.longitude, 6)
-        o.number("zoom", c.zoom, 4)
-        o.number("bearing", c.bearing, 2)
-        o.number("tilt", c.tilt, 2)
-        return o.text
-    }
+    /// The camera object, exactly as in the map events (`MapEvent.cameraJSON`).
+    public static func camera(_ c: CameraPosition) -> String { MapEvent.cameraJSON(c) }
 
     func head(_ time: Double, _ type: String) -> JSONLine {
         var o = JSONLine()
