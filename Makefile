@@ -4,7 +4,7 @@ SWIFT ?= swift
 OUT ?= out/demo
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: all deps test-deps build release demo test unit-test e2e-test bench install uninstall clean
+.PHONY: all deps test-deps build release kiosk-release demo test unit-test e2e-test bench install uninstall clean
 
 all: build
 
@@ -43,17 +43,31 @@ e2e-test: test-deps release
 bench: release
 	.build/release/touchbridge bench
 
-install: release
-	install -D -m 0755 .build/release/touchbridge $(DESTDIR)$(PREFIX)/bin/touchbridge
+# The installed binary carries the Swift runtime (--static-swift-stdlib): a kiosk needs only
+# Debian's libraries (libevdev, libdrm, libudev, cairo, pango, sqlite3), not the toolchain.
+kiosk-release: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product touchbridge --scratch-path .build-static
+
+install: kiosk-release
+	install -D -m 0755 .build-static/release/touchbridge $(DESTDIR)$(PREFIX)/bin/touchbridge
+	install -D -m 0644 Sources/Rendering/Resources/world.bin $(DESTDIR)$(PREFIX)/share/touchbridge/world.bin
 	install -D -m 0644 udev/70-touchbridge.rules $(DESTDIR)/etc/udev/rules.d/70-touchbridge.rules
 	install -D -m 0644 Configs/touchbridge.service $(DESTDIR)/etc/systemd/system/touchbridge.service
 	test -e $(DESTDIR)/etc/touchbridge/touchbridge.toml || \
 	  install -D -m 0644 Configs/default.toml $(DESTDIR)/etc/touchbridge/touchbridge.toml
-	getent group touchbridge >/dev/null || groupadd --system touchbridge || true
-	getent passwd touchbridge >/dev/null || useradd --system --gid touchbridge --groups video,input \
-	  --home-dir /var/lib/touchbridge --shell /usr/sbin/nologin touchbridge || true
+	@# The kiosk user and group (not when staging into DESTDIR for a package).
+	@if [ -z "$(DESTDIR)" ]; then \
+	  getent group touchbridge >/dev/null || groupadd --system touchbridge; \
+	  groups=$$(for g in video input render; do getent group $$g >/dev/null && printf '%s,' $$g; done); \
+	  getent passwd touchbridge >/dev/null || useradd --system --gid touchbridge $${groups:+--groups $${groups%,}} \
+	    --home-dir /var/lib/touchbridge --no-create-home --shell /usr/sbin/nologin touchbridge; \
+	  command -v udevadm >/dev/null && udevadm control --reload || true; \
+	  command -v systemctl >/dev/null && systemctl daemon-reload 2>/dev/null || true; \
+	  echo "installed: systemctl enable --now touchbridge"; \
+	fi
 
 uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/share/touchbridge
 	rm -f $(DESTDIR)$(PREFIX)/bin/touchbridge $(DESTDIR)/etc/udev/rules.d/70-touchbridge.rules \
 	  $(DESTDIR)/etc/systemd/system/touchbridge.service
 

@@ -31,16 +31,41 @@ public final class BuiltInWorld: Sendable {
     public let levels: [Level]
     public let places: [Place]
 
-    /// The shared instance loaded from the bundled resource.
+    /// The shared instance loaded from the resource file (`resourceURL`).
     public static let shared: BuiltInWorld = {
-        guard let url = Bundle.module.url(forResource: "world", withExtension: "bin", subdirectory: "Resources")
-                ?? Bundle.module.url(forResource: "world", withExtension: "bin"),
-              let data = try? Data(contentsOf: url),
-              let world = try? BuiltInWorld(data: data) else {
-            fatalError("the built-in world map resource (Resources/world.bin) is missing or damaged: rebuild the package")
+        guard let url = resourceURL() else {
+            fatalError("the built-in world map (world.bin) was not found: " + missingResourceAdvice)
+        }
+        guard let data = try? Data(contentsOf: url), let world = try? BuiltInWorld(data: data) else {
+            fatalError("the built-in world map \(url.path) is damaged: reinstall it (make install) or rebuild the package")
         }
         return world
     }()
+
+    public static let missingResourceAdvice =
+        "install it with `make install` (to PREFIX/share/touchbridge/world.bin), keep the build's " +
+        "TouchBridge_Rendering.resources folder beside the binary, or set TOUCHBRIDGE_WORLD to its path"
+
+    /// Where world.bin is: $TOUCHBRIDGE_WORLD; beside an installed binary (../share/touchbridge);
+    /// the SwiftPM resource folder beside the binary (a build tree); /usr/local/share or
+    /// /usr/share/touchbridge. Nil when none exists (checked before touching Bundle.module,
+    /// which stops the process when its folder is gone).
+    public static func resourceURL() -> URL? {
+        let fm = FileManager.default
+        var candidates: [String] = []
+        if let p = ProcessInfo.processInfo.environment["TOUCHBRIDGE_WORLD"], !p.isEmpty { candidates.append(p) }
+        let exe = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
+        let dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        candidates += [
+            dir.appendingPathComponent("../share/touchbridge/world.bin").standardizedFileURL.path,
+            dir.appendingPathComponent("TouchBridge_Rendering.resources/Resources/world.bin").path,
+            dir.appendingPathComponent("TouchBridge_Rendering.resources/world.bin").path,
+            "/usr/local/share/touchbridge/world.bin",
+            "/usr/share/touchbridge/world.bin",
+        ]
+        if let found = candidates.first(where: { fm.fileExists(atPath: $0) }) { return URL(fileURLWithPath: found) }
+        return nil
+    }
 
     /// Capitals drawn on the map: name, coordinate and the zoom from which they are drawn (and tappable).
     public static var cities: [(name: String, coordinate: Coordinate, minZoom: Double)] {

@@ -21,6 +21,7 @@ struct DemoCommand: ParsableCommand {
     var stepSeconds: Double = 2
 
     func run() throws {
+        requireWorldMap()
         let started = Date()
         let result: DemoRunner.Result
         var runner = DemoRunner(outputDirectory: out)

@@ -58,6 +58,7 @@ struct RenderCommand: ParsableCommand {
     var bench: Int?
 
     func run() throws {
+        requireWorldMap()
         let cam = try RenderCommand.parseCamera(camera)
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {

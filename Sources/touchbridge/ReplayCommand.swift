@@ -4,6 +4,7 @@ import TouchBridge
 import TouchCore
 import MapEngine
 import TouchDevices
+import Rendering
 
 /// `touchbridge replay`: an evemu recording through the real pipeline, as the JSON event stream.
 struct ReplayCommand: ParsableCommand {
@@ -170,4 +171,11 @@ func parseCamera(_ s: String) throws -> CameraPosition {
 func fail(_ message: String, code: Int32) -> Never {
     FileHandle.standardError.write(Data(("touchbridge: " + message + "\n").utf8))
     exit(code)
+}
+
+/// The map data must be there before anything draws: say where it is looked for, exit 1.
+func requireWorldMap() {
+    if BuiltInWorld.resourceURL() == nil {
+        fail("the built-in world map (world.bin) was not found: " + BuiltInWorld.missingResourceAdvice, code: 1)
+    }
 }

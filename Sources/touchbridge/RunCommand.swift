@@ -26,6 +26,7 @@ struct RunCommand: ParsableCommand {
     var duration: Double?
 
     func run() throws {
+        requireWorldMap()
         var cfg: KioskConfiguration
         if FileManager.default.fileExists(atPath: config) || config != "/etc/touchbridge/touchbridge.toml" {
             do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }
