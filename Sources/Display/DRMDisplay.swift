@@ -17,6 +17,8 @@ public final class DRMDisplay: DisplayBackend {
     public let physicalSizeMM: (width: Int, height: Int)?
     public var name: String { "DRM \(path) \(connectorName) \(width)x\(height)@\(Int(refreshHz.rounded()))" }
     public private(set) var isFlipPending = false
+    /// When the last page flip completed (CLOCK_MONOTONIC seconds, from the flip event).
+    public private(set) var lastFlipTime: Double?
     public var eventFileDescriptor: Int32? { fd >= 0 ? fd : nil }
     /// Flips completed since the display was opened.
     public private(set) var completedFlips = 0
@@ -143,11 +145,13 @@ public final class DRMDisplay: DisplayBackend {
         guard fd >= 0 else { return }
         var ctx = drmEventContext()
         ctx.version = 2
-        ctx.page_flip_handler = { _, _, _, _, userData in
+        ctx.page_flip_handler = { _, _, sec, usec, userData in
             guard let userData else { return }
             let display = Unmanaged<DRMDisplay>.fromOpaque(userData).takeUnretainedValue()
             display.isFlipPending = false
             display.completedFlips += 1
+            // The kernel's CLOCK_MONOTONIC time of the flip: the same clock as evdev's (libevdev_set_clock_id).
+            display.lastFlipTime = Double(sec) + Double(usec) / 1_000_000
         }
         if drmHandleEvent(fd, &ctx) != 0 {
             throw DisplayError.systemCall(path: path, call: "drmHandleEvent", errno: errno)

@@ -43,6 +43,12 @@ public protocol DisplayBackend: AnyObject {
     func handleEvents() throws
     /// Releases everything and restores what was shown before. Safe to call twice.
     func close()
+    /// When the last frame reached the screen (CLOCK_MONOTONIC seconds), when the backend knows.
+    var lastFlipTime: Double? { get }
+}
+
+extension DisplayBackend {
+    public var lastFlipTime: Double? { nil }
 }
 
 /// Frame pacing to the display's refresh: at most one present per refresh interval. Pure: the

@@ -48,6 +48,12 @@ public final class MapView {
     var eventOut: FileHandle?
     var newestInput: Double?
     var closed = false
+    /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
+    /// new input (displays that report flip times: DRM).
+    public private(set) var touchToFlip: [Double] = []
+    var flipInput: Double?
+    var lastMeasuredInput: Double?
+
     /// Stop the loop at this CLOCK_MONOTONIC time (for tests and measurements).
     public var stopTime: Double?
     public private(set) var framesPresented = 0
@@ -275,6 +281,10 @@ public final class MapView {
             try loop.add(fd: fd) { [weak self] _ in
                 guard let self else { return }
                 do { try self.display.handleEvents() } catch { self.log(.error, "display: \(error)") }
+                if let input = self.flipInput, !self.display.isFlipPending, let flip = self.display.lastFlipTime {
+                    self.touchToFlip.append(flip - input)
+                    self.flipInput = nil
+                }
             }
         }
         try loop.handleSignals([SIGINT, SIGTERM, SIGHUP]) { [weak self] sig in
@@ -328,6 +338,10 @@ public final class MapView {
         do {
             if try display.present() {
                 pacer.didPresent(at: now)
+                if let input = newestInput, input != lastMeasuredInput, display.isFlipPending {
+                    flipInput = input
+                    lastMeasuredInput = input
+                }
                 framesPresented += 1
                 if firstFrameTime == nil {
                     firstFrameTime = EventLoop.now()
@@ -362,6 +376,11 @@ public final class MapView {
     public func close() {
         guard !closed else { return }
         closed = true
+        if !touchToFlip.isEmpty {
+            let ms = touchToFlip.map { $0 * 1000 }
+            log(.info, String(format: "touch-to-flip latency over %d frames: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+                              ms.count, BenchSupport.percentile(ms, 50), BenchSupport.percentile(ms, 99), ms.max()!))
+        }
         display.close()
         devices.removeAll()
         try? eventOut?.synchronize()
