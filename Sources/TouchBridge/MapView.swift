@@ -223,9 +223,9 @@ public final class MapView {
         guard let dev = devices[path] else { return }
         do {
             let frames = try dev.readAvailable()
-            for f in frames { feed(f) }
+            for f in frames { feed(f, from: path) }
         } catch TouchDeviceError.gone(_, let frames) {
-            for f in frames { feed(f) }
+            for f in frames { feed(f, from: path) }
             loop?.remove(fd: dev.fd)
             devices[path] = nil
             log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
@@ -236,9 +236,24 @@ public final class MapView {
         }
     }
 
-    func feed(_ f: ContactFrame) {
+    /// Contacts down on each device, with ids made unique across devices.
+    var contactsByDevice: [String: [Contact]] = [:]
+    var deviceNumbers: [String: Int] = [:]
+
+    /// One device's frame, merged with what the other touchscreens have down (each device
+    /// numbers its contacts from 0, and a frame holds only its own device's contacts), so the
+    /// recogniser sees one surface.
+    func feed(_ f: ContactFrame, from path: String) {
         newestInput = max(newestInput ?? f.time, f.time)
-        pipeline.handle(f)
+        if deviceNumbers[path] == nil { deviceNumbers[path] = deviceNumbers.count }
+        let offset = deviceNumbers[path]! * 1_000_000
+        contactsByDevice[path] = f.contacts.map { var c = $0; c.id += offset; return c }
+        if contactsByDevice.count == 1 && offset == 0 {
+            pipeline.handle(f)
+            return
+        }
+        let merged = contactsByDevice.keys.sorted().flatMap { contactsByDevice[$0]! }
+        pipeline.handle(ContactFrame(time: f.time, contacts: merged, cancelled: f.cancelled.map { $0 + offset }))
     }
 
     func handleHotplug() {
@@ -253,7 +268,7 @@ public final class MapView {
             case .removed(let path):
                 if devices[path] != nil { readDevice(path) } // reads ENODEV: cancels its contacts
                 if let dev = devices[path] {
-                    for f in [dev.cancelAll(time: EventLoop.now())] { feed(f) }
+                    feed(dev.cancelAll(time: EventLoop.now()), from: path)
                     loop?.remove(fd: dev.fd)
                     devices[path] = nil
                     log(.warning, "touch device \(path) was removed; its contacts were cancelled")

@@ -96,6 +96,23 @@ import MapEngine
         #expect(view.pipeline.nextDeadline == nil)
     }
 
+    @Test func twoTouchscreensAreOneSurface() throws {
+        let (view, _) = try makeView()
+        var kinds: [GestureKind] = []
+        view.pipeline.gestureObserver = { if $0.phase == .began { kinds.append($0.kind) } }
+        // Each device numbers its contacts from 0 and reports only its own.
+        for i in 0..<40 {
+            let t = 1 + Double(i) / 100
+            let d = Double(i) * 6
+            view.feed(ContactFrame(time: t, contacts: [Contact(id: 0, position: Point(x: 500 - d, y: 400))]), from: "/dev/input/event5")
+            view.feed(ContactFrame(time: t + 0.002, contacts: [Contact(id: 0, position: Point(x: 700 + d, y: 400))]), from: "/dev/input/event6")
+        }
+        #expect(kinds.contains(.pinch))
+        #expect(view.pipeline.contactsDown == 2)
+        view.feed(ContactFrame(time: 2, contacts: [], cancelled: [0]), from: "/dev/input/event6")
+        #expect(view.pipeline.contactsDown == 1)
+    }
+
     @Test func aCustomGestureHandlerReplacesTheDefault() throws {
         let (view, rec) = try makeView()
         var seen: [GestureKind] = []
