@@ -96,6 +96,19 @@ import MapEngine
         #expect(view.pipeline.nextDeadline == nil)
     }
 
+    @Test func aTapOnADrawnPlaceNameIsAPOITap() throws {
+        let (view, _) = try makeView()
+        final class POIs: MapViewDelegate { var names: [String] = []; func didTapPOI(name: String, coordinate: Coordinate) { names.append(name) } }
+        let pois = POIs()
+        view.delegate = pois
+        view.drawAndPresent(now: 1)
+        let place = try #require(view.renderer.drawnPlaces.first { $0.kind == .city && $0.name != "Paris" })
+        var s = TouchScript(screen: view.screen, start: 2)
+        s.tap(place.point)
+        play(view, s)
+        #expect(pois.names == [place.name])
+    }
+
     @Test func twoTouchscreensAreOneSurface() throws {
         let (view, _) = try makeView()
         var kinds: [GestureKind] = []
