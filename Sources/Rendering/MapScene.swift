@@ -61,12 +61,15 @@ public struct InfoWindowContent: Sendable, Equatable {
     public var snippet: String?
     public var coordinate: Coordinate
     public var anchorOffset: Point
+    /// The window's fill (white when nil): an app's custom info window may set it.
+    public var background: RGBColor?
 
     public init(title: String, snippet: String? = nil, coordinate: Coordinate,
-                anchorOffset: Point = Point(x: 0, y: -PinGeometry.size.height)) {
+                anchorOffset: Point = Point(x: 0, y: -PinGeometry.size.height), background: RGBColor? = nil) {
         self.title = title
         self.snippet = snippet
         self.coordinate = coordinate
         self.anchorOffset = anchorOffset
+        self.background = background
     }
 }

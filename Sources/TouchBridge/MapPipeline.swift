@@ -71,7 +71,13 @@ public final class MapPipeline {
 
     /// Info-window taps are tested against the window as this renderer draws it.
     public func measureInfoWindows(with renderer: MapRenderer) {
-        controller.infoWindowSize = { [unowned renderer] m in renderer.infoWindowSize(title: m.title ?? "", snippet: m.snippet) }
+        controller.infoWindowSize = { [unowned renderer, unowned controller] m in
+            // The content shown: the delegate's custom window, else the marker's title and snippet.
+            if let c = controller.delegate?.markerInfoWindow(m) {
+                return renderer.infoWindowSize(title: c.title ?? "", snippet: c.lines.isEmpty ? nil : c.lines.joined(separator: "\n"))
+            }
+            return renderer.infoWindowSize(title: m.title ?? "", snippet: m.snippet)
+        }
     }
 
     /// The place names the renderer drew in its last frame become the tappable points of
@@ -186,7 +192,8 @@ public final class MapPipeline {
            let p = controller.projection.point(for: m.position) {
             let a = m.infoWindowAnchorPoint(at: p)
             info = Rendering.InfoWindowContent(title: content.title ?? "", snippet: content.lines.isEmpty ? nil : content.lines.joined(separator: "\n"),
-                                               coordinate: m.position, anchorOffset: a - p)
+                                               coordinate: m.position, anchorOffset: a - p,
+                                               background: content.backgroundRGB.map { RGBColor(hex: $0) })
         }
         let controls = controller.controls
         return MapScene(camera: controller.camera, markers: markers, infoWindow: info,

@@ -62,6 +62,24 @@ import MapEngine
         #expect(rgb(origin + Point(x: size.width + 3, y: size.height / 2)) != 0xffffff)
     }
 
+    @Test func aDelegateSuppliesItsOwnInfoWindow() throws {
+        let (view, _) = try makeView()
+        final class Custom: MapViewDelegate {
+            func markerInfoWindow(_ marker: Marker) -> InfoWindowContent? {
+                InfoWindowContent(title: "Custom \(marker.id)", lines: ["line one", "line two"], backgroundRGB: 0xFFF3C4)
+            }
+        }
+        let custom = Custom()
+        view.delegate = custom
+        view.selectedMarker = "paris"
+        let scene = view.pipeline.scene(attribution: nil)
+        #expect(scene.infoWindow?.title == "Custom paris")
+        #expect(scene.infoWindow?.snippet == "line one\nline two")
+        view.drawAndPresent(now: 1)
+        let (origin, size) = try #require(view.controller.infoWindowFrame())
+        #expect(view.frame.buffer.pixel(x: Int(origin.x + size.width / 2), y: Int(origin.y + 3)) & 0xffffff == 0xFFF3C4)
+    }
+
     @Test func aDelegateThatHandlesTheMarkerTapKeepsTheWindowClosed() throws {
         let (view, rec) = try makeView()
         rec.handleMarkerTaps = true
