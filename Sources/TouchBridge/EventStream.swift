@@ -89,11 +89,4 @@ public struct EventStreamEncoder {
         o.raw("camera", Self.camera(camera))
         return o.text
     }
-
-    /// Any other line: `type` plus fields in order.
-    public func line(_ time: Double, _ type: String, _ fill: (inout JSONLine) -> Void) -> String {
-        var o = head(time, type)
-        fill(&o)
-        return o.text
-    }
 }

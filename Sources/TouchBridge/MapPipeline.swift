@@ -37,14 +37,9 @@ public final class MapPipeline {
     /// Builds the recogniser and controller from a kiosk configuration.
     public convenience init(configuration cfg: KioskConfiguration, screen: Size, density: PixelDensity,
                             sink: @escaping (String) -> Void = { _ in }) {
-        let recognizer = GestureRecognizer(thresholds: cfg.gestures.thresholdValues, mask: cfg.gestures.enabled,
-                                           density: density, screen: screen,
-                                           twoFingerHorizontal: cfg.gestures.twoFingerHorizontal == .pan ? .pan : .rotate)
-        self.init(screen: screen, camera: cfg.map.camera, recognizer: recognizer,
+        self.init(screen: screen, camera: cfg.map.camera, recognizer: cfg.gestures.recognizer(density: density, screen: screen),
                   mapConfiguration: cfg.mapConfiguration, sink: sink)
-        for m in cfg.markers {
-            controller.add(Marker(id: m.id, position: m.coordinate, title: m.title, snippet: m.snippet, zIndex: m.zIndex))
-        }
+        for m in cfg.markers { controller.add(m.marker) }
         controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom) }
         switch cfg.camera.positionSource {
         case .fixed:
@@ -54,17 +49,14 @@ public final class MapPipeline {
         }
     }
 
-    /// Applies a re-read configuration (SIGHUP): thresholds, gesture mask, camera settings and
-    /// markers. The camera stays where it is.
+    /// Applies a re-read configuration (SIGHUP): thresholds, gesture mask, map configuration
+    /// (limits, auto-return) and markers. The camera stays where it is.
     public func reconfigure(_ cfg: KioskConfiguration) {
-        recognizer = GestureRecognizer(thresholds: cfg.gestures.thresholdValues, mask: cfg.gestures.enabled,
-                                       density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
-                                       screen: screen, twoFingerHorizontal: cfg.gestures.twoFingerHorizontal == .pan ? .pan : .rotate)
+        recognizer = cfg.gestures.recognizer(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
+                                             screen: screen)
         controller.configuration = cfg.mapConfiguration
         for m in controller.markers { controller.removeMarker(id: m.id) }
-        for m in cfg.markers {
-            controller.add(Marker(id: m.id, position: m.coordinate, title: m.title, snippet: m.snippet, zIndex: m.zIndex))
-        }
+        for m in cfg.markers { controller.add(m.marker) }
         drainMapEvents()
         dirty = true
     }
@@ -74,7 +66,7 @@ public final class MapPipeline {
         controller.infoWindowSize = { [unowned renderer, unowned controller] m in
             // The content shown: the delegate's custom window, else the marker's title and snippet.
             if let c = controller.delegate?.markerInfoWindow(m) {
-                return renderer.infoWindowSize(title: c.title ?? "", snippet: c.lines.isEmpty ? nil : c.lines.joined(separator: "\n"))
+                return renderer.infoWindowSize(title: c.title ?? "", snippet: c.snippetText)
             }
             return renderer.infoWindowSize(title: m.title ?? "", snippet: m.snippet)
         }
@@ -191,7 +183,7 @@ public final class MapPipeline {
         if let m = controller.infoWindowMarker, let content = controller.infoWindowContent(),
            let p = controller.projection.point(for: m.position) {
             let a = m.infoWindowAnchorPoint(at: p)
-            info = Rendering.InfoWindowContent(title: content.title ?? "", snippet: content.lines.isEmpty ? nil : content.lines.joined(separator: "\n"),
+            info = Rendering.InfoWindowContent(title: content.title ?? "", snippet: content.snippetText,
                                                coordinate: m.position, anchorOffset: a - p,
                                                background: content.backgroundRGB.map { RGBColor(hex: $0) })
         }
@@ -217,7 +209,22 @@ public enum DemoTrack {
     }()
 }
 
+extension MapEngine.InfoWindowContent {
+    /// The lines under the title as the renderer's one snippet text.
+    var snippetText: String? { lines.isEmpty ? nil : lines.joined(separator: "\n") }
+}
+
+extension KioskConfiguration.MarkerSettings {
+    public var marker: Marker { Marker(id: id, position: coordinate, title: title, snippet: snippet, zIndex: zIndex) }
+}
+
 extension KioskConfiguration.GestureSettings {
+    /// A recogniser with these thresholds, mask and two-finger choice.
+    public func recognizer(density: PixelDensity, screen: Size) -> GestureRecognizer {
+        GestureRecognizer(thresholds: thresholdValues, mask: enabled, density: density, screen: screen,
+                          twoFingerHorizontal: twoFingerHorizontal == .pan ? .pan : .rotate)
+    }
+
     /// The recogniser's thresholds with this file's overrides applied.
     public var thresholdValues: GestureThresholds {
         var t = GestureThresholds()

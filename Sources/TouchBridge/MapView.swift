@@ -9,6 +9,14 @@ import Display
 import Glibc
 #endif
 
+extension DisplayBackend {
+    /// The visible area in millimetres, when the output reports a real one (not 0x0).
+    var physicalSizeMillimetres: Size? {
+        guard let mm = physicalSizeMM, mm.width > 0, mm.height > 0 else { return nil }
+        return Size(width: Double(mm.width), height: Double(mm.height))
+    }
+}
+
 /// The map as an app uses it, in the style of the phone map SDKs: create it with a
 /// configuration, set a delegate, add markers, and `run()` the one event loop. The
 /// `touchbridge run` executable is a thin user of this type.
@@ -84,9 +92,7 @@ public final class MapView {
 
         // Touchscreens first: their resolution decides how many pixels a millimetre is.
         let found = MapView.discover(configuration)
-        var displayMM: Size? = nil
-        if let mm = configuration.display.physicalSizeMM { displayMM = Size(width: mm.0, height: mm.1) }
-        else if let mm = d.physicalSizeMM, mm.width > 0, mm.height > 0 { displayMM = Size(width: Double(mm.width), height: Double(mm.height)) }
+        let displayMM = configuration.display.physicalSizeMM.map { Size(width: $0.0, height: $0.1) } ?? d.physicalSizeMillimetres
         let density: PixelDensity
         if let ppm = configuration.gestures.pixelsPerMM, found.isEmpty && displayMM == nil {
             density = PixelDensity(pixelsPerMillimetre: ppm, source: .assumed)
@@ -129,7 +135,7 @@ public final class MapView {
         set { controller.select(newValue); pipeline.setNeedsRedraw() }
     }
     public func animate(to camera: CameraPosition, duration: Double) {
-        controller.animate(to: camera, duration: duration, at: EventLoop.now()); reschedule()
+        controller.animate(to: camera, duration: duration, at: EventLoop.now()); pipeline.setNeedsRedraw()
     }
     public func move(to camera: CameraPosition) { controller.move(to: camera, at: EventLoop.now()); pipeline.setNeedsRedraw() }
 
@@ -147,8 +153,7 @@ public final class MapView {
             let mode = s.mode.map { ModeRequest(width: $0.width, height: $0.height, refreshHz: $0.refresh) }
             if let card = s.card { return try DRMDisplay(path: card, connector: s.connector, mode: mode) }
             // "auto": the first card that has a connected connector.
-            let cards = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? [])
-                .filter { $0.hasPrefix("card") }.sorted().map { "/dev/dri/" + $0 }
+            let cards = DRMInventory.cardPaths()
             var firstError: Error? = nil
             for card in cards {
                 do { return try DRMDisplay(path: card, connector: s.connector, mode: mode) } catch {
@@ -339,7 +344,6 @@ public final class MapView {
         loop?.setDeadline(wakeAt)
     }
 
-    func reschedule() { pipeline.setNeedsRedraw() }
 
     /// Renders the current scene and shows it.
     public func drawAndPresent(now: Double) {

@@ -148,13 +148,15 @@ public struct TouchScript {
 
     /// The events as an evemu recording (events part), times relative to `base`.
     public func evemuEvents(base: Double? = nil) -> String {
-        let t0 = base ?? (events.first?.time ?? 0)
-        var s = ""
-        for e in events {
-            let t = max(0, e.time - t0)
-            let sec = Int(t), usec = Int(((t - Double(sec)) * 1_000_000).rounded())
-            s += String(format: "E: %d.%06d %04x %04x %04d\n", sec, min(usec, 999_999), e.type, e.code, e.value)
-        }
-        return s
+        TouchScript.evemuLines(events, from: base ?? (events.first?.time ?? 0))
+    }
+
+    /// `E:` lines for events, their times made relative to `origin` plus `offset` seconds.
+    public static func evemuLines(_ events: [InputEvent], from origin: Double, offset: Double = 0) -> String {
+        events.map { e in
+            var r = e
+            r.time = offset + max(0, e.time - origin)
+            return Evemu.eventLine(r)
+        }.joined()
     }
 }

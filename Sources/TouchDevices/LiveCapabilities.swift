@@ -1,37 +1,8 @@
 import CEvdev
 import TouchCore
 
-/// A live device's capabilities as libevdev reports them, in the pure `DeviceCapabilities` form.
+/// A live device's slot state as libevdev holds it (capabilities: `EvdevInventory.capabilities(of:)`).
 enum LiveCapabilities {
-    /// Event types TouchBridge looks at, with their highest code.
-    static let types: [(UInt16, UInt16)] = [(EV.SYN, 0x0f), (EV.KEY, 0x2ff), (EV.REL, 0x0f), (EV.ABS, 0x3f), (EV.MSC, 0x07)]
-
-    static func read(_ dev: OpaquePointer) -> DeviceCapabilities {
-        var codes: [UInt16: Set<UInt16>] = [:]
-        var absinfo: [UInt16: AbsInfo] = [:]
-        for (type, maxCode) in types where libevdev_has_event_type(dev, UInt32(type)) != 0 {
-            var set = Set<UInt16>()
-            for code in 0...maxCode where libevdev_has_event_code(dev, UInt32(type), UInt32(code)) != 0 {
-                set.insert(code)
-                if type == EV.ABS, let info = libevdev_get_abs_info(dev, UInt32(code)) {
-                    absinfo[code] = AbsInfo(minimum: info.pointee.minimum, maximum: info.pointee.maximum,
-                                            fuzz: info.pointee.fuzz, flat: info.pointee.flat,
-                                            resolution: info.pointee.resolution)
-                }
-            }
-            codes[type] = set
-        }
-        var props = Set<UInt16>()
-        for p in UInt16(0)..<0x20 where libevdev_has_property(dev, UInt32(p)) != 0 { props.insert(p) }
-        let name = libevdev_get_name(dev).map { String(cString: $0) } ?? ""
-        return DeviceCapabilities(name: name,
-                                  bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(dev)),
-                                  vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(dev)),
-                                  product: UInt16(truncatingIfNeeded: libevdev_get_id_product(dev)),
-                                  version: UInt16(truncatingIfNeeded: libevdev_get_id_version(dev)),
-                                  properties: props, codes: codes, absinfo: absinfo)
-    }
-
     /// The device state libevdev holds (after a SYN_DROPPED it has re-read it with ioctls).
     static func state(_ dev: OpaquePointer, kind: TouchscreenKind) -> DeviceState {
         func value(_ type: UInt16, _ code: UInt16) -> Int32 { libevdev_get_event_value(dev, UInt32(type), UInt32(code)) }

@@ -38,7 +38,7 @@ public final class TouchDevice {
             throw TouchDeviceError.notEvdev(path: path, errno: -rc)
         }
         _ = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
-        let caps = LiveCapabilities.read(handle)
+        let caps = EvdevInventory.capabilities(of: handle)
         if requireTouch && caps.touchKind == nil {
             libevdev_free(handle)
             close(fd)

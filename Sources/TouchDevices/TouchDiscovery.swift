@@ -63,7 +63,7 @@ public enum TouchDiscovery {
         let rc = libevdev_new_from_fd(fd, &handle)
         guard rc == 0, let handle else { throw TouchDeviceError.notEvdev(path: path, errno: -rc) }
         defer { libevdev_free(handle) }
-        return LiveCapabilities.read(handle)
+        return EvdevInventory.capabilities(of: handle)
     }
 
     /// LIBINPUT_CALIBRATION_MATRIX of the udev device behind a /dev node, when set.

@@ -35,10 +35,8 @@ struct BenchCommand: ParsableCommand {
         func existing(_ p: String) -> String? { FileManager.default.fileExists(atPath: p) ? p : nil }
         opts.mbtiles = mbtiles ?? existing(here.appendingPathComponent("Tests/RenderingTests/Fixtures/node-mbtiles_plain_1.mbtiles").path)
         opts.recording = recording ?? existing(here.appendingPathComponent("Tests/TouchCoreTests/Fixtures/evemu/Atmel maXTouch Touchscreen.1-finger-drag-up-down.events").path)
-        opts.executable = CommandLine.arguments.first.flatMap { a in
-            a.contains("/") ? URL(fileURLWithPath: a).standardizedFileURL.path : nil
-        } ?? "/proc/self/exe"
-        if opts.executable == "/proc/self/exe" { opts.executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) }
+        // This very binary runs the kiosk probe in a fresh process.
+        opts.executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var bench = Benchmarks(options: opts)
         if !json {
             #if DEBUG

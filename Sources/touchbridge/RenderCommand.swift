@@ -59,11 +59,9 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         requireWorldMap()
-        let cam = try RenderCommand.parseCamera(camera)
-        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
-        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
-            throw ValidationError("--size must be WxH in pixels, e.g. 1280x800 (got \(size))")
-        }
+        let cam = try parseCamera(camera)
+        let sz = try parseSize(size, option: "--size")
+        let parts = [Int(sz.width), Int(sz.height)]
         var raster: RasterTileSource?
         if let path = mbtiles {
             let opened = MapRenderer.openRaster(path: path)
@@ -166,15 +164,6 @@ struct RenderCommand: ParsableCommand {
 
     private func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
 
-    static func parseCamera(_ s: String) throws -> CameraPosition {
-        let v = s.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard v.count == 3 || v.count == 5, v.allSatisfy({ $0 != nil }) else {
-            throw ValidationError("--camera must be LAT,LON,ZOOM[,BEARING,TILT] (got \(s))")
-        }
-        let d = v.map { $0! }
-        return CameraPosition(target: Coordinate(latitude: d[0], longitude: d[1]), zoom: d[2],
-                              bearing: d.count == 5 ? d[3] : 0, tilt: d.count == 5 ? d[4] : 0)
-    }
 }
 
 

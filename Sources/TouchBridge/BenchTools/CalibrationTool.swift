@@ -37,13 +37,7 @@ public final class CalibrationTool {
         device = try TouchDevice(path: info.path, screen: Size(width: 1, height: 1), calibration: .identity,
                                  filters: FilterOptions(hysteresis: false))
         let s = screen.size
-        var mm = Size(width: s.width / 3.78, height: s.height / 3.78)
-        if let (x, y) = info.capabilities.positionAxes, x.resolution > 0, y.resolution > 0 {
-            mm = Size(width: x.range / Double(x.resolution), height: y.range / Double(y.resolution))
-        } else if let p = screen.display.physicalSizeMM, p.width > 0, p.height > 0 {
-            mm = Size(width: Double(p.width), height: Double(p.height))
-        }
-        let density = PixelDensity(screen: s, touchAreaMillimetres: mm)
+        let density = Replay.density(for: info.capabilities, screen: s, displayMM: screen.display.physicalSizeMillimetres)
         session = CalibrationSession(screen: s, pixelsPerMM: density.pixelsPerMillimetre)
     }
 

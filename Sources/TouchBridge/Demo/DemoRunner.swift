@@ -132,13 +132,8 @@ public struct DemoRunner {
         try fm.createDirectory(atPath: stepsDir, withIntermediateDirectories: true)
         for (i, step) in tour.steps.enumerated() {
             let part = events.filter { $0.time >= step.start && $0.time <= step.end }
-            var sub = ""
-            for e in part {
-                // From 1 s: evemu-play takes a timestamp of exactly 0 as "not set" and loses the first gap.
-                let t = 1 + max(0, e.time - step.start)
-                let sec = Int(t), usec = min(999_999, Int(((t - Double(sec)) * 1_000_000).rounded()))
-                sub += String(format: "E: %d.%06d %04x %04x %04d\n", sec, usec, e.type, e.code, e.value)
-            }
+            // From 1 s: evemu-play takes a timestamp of exactly 0 as "not set" and loses the first gap.
+            let sub = TouchScript.evemuLines(part, from: step.start, offset: 1)
             try sub.write(toFile: (stepsDir as NSString).appendingPathComponent(String(format: "%02d.events", i + 1)),
                           atomically: true, encoding: .utf8)
         }
