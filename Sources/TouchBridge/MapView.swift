@@ -49,9 +49,14 @@ public final class MapView {
     let log: KioskLog
     let renderer: MapRenderer
     let frame: OwnedFrameBuffer
-    var loop: EventLoop?
-    var devices: [String: TouchDevice] = [:]
-    var monitor: TouchDeviceMonitor?
+    /// The kiosk's one event loop. A host app adds its own descriptors and timers to it
+    /// (`add(fd:interest:handler:)`, `schedule(at:handler:)`), before or during `run()`.
+    public let eventLoop: EventLoop
+    var running = false
+    /// The one device manager: the touchscreens the configuration selects, hotplug included.
+    let input: TouchInputHub
+    /// Several touchscreens, one surface.
+    var merger = ContactMerger()
     var pacer: FramePacer
     var eventOut: FileHandle?
     var newestInput: Double?
@@ -66,7 +71,7 @@ public final class MapView {
     public var stopTime: Double?
     public private(set) var framesPresented = 0
     public private(set) var firstFrameTime: Double?
-    let createdAt = EventLoop.now()
+    let createdAt = MonotonicClock.now()
 
     /// Opens the display, the map data and the touchscreens the configuration names.
     /// - Parameter display: a backend to use instead of the configured one (tests, demo).
@@ -90,14 +95,17 @@ public final class MapView {
         renderer = MapRenderer(raster: raster)
         pacer = FramePacer(refreshHz: min(d.refreshHz > 0 ? d.refreshHz : 60, Double(configuration.display.maxFPS)))
 
+        eventLoop = try EventLoop()
         // Touchscreens first: their resolution decides how many pixels a millimetre is.
-        let found = MapView.discover(configuration)
+        input = TouchInputHub(entries: MapView.touchEntries(configuration), screen: screen)
+        let opened = input.openAll()
+        let found = input.discovered
         let displayMM = configuration.display.physicalSizeMM.map { Size(width: $0.0, height: $0.1) } ?? d.physicalSizeMillimetres
         let density: PixelDensity
         if let ppm = configuration.gestures.pixelsPerMM, found.isEmpty && displayMM == nil {
             density = PixelDensity(pixelsPerMillimetre: ppm, source: .assumed)
         } else if let first = found.first {
-            density = Replay.density(for: first.info.capabilities, screen: screen, displayMM: displayMM)
+            density = Replay.density(for: first.capabilities, screen: screen, displayMM: displayMM)
         } else {
             density = PixelDensity(screen: screen, displayMillimetres: displayMM)
         }
@@ -107,7 +115,8 @@ public final class MapView {
         if found.isEmpty {
             self.log(.warning, "no touchscreen found yet: waiting for one to be plugged in (touchbridge devices lists input devices)")
         }
-        for f in found { openDevice(f.info, settings: f.settings) }
+        handle(opened)
+        try input.attach(to: eventLoop) { [weak self] events in self?.handle(events) }
         switch configuration.log.events {
         case "": eventOut = nil
         case "-": eventOut = FileHandle.standardOutput
@@ -135,9 +144,9 @@ public final class MapView {
         set { controller.select(newValue); pipeline.setNeedsRedraw() }
     }
     public func animate(to camera: CameraPosition, duration: Double) {
-        controller.animate(to: camera, duration: duration, at: EventLoop.now()); pipeline.setNeedsRedraw()
+        controller.animate(to: camera, duration: duration, at: MonotonicClock.now()); pipeline.setNeedsRedraw()
     }
-    public func move(to camera: CameraPosition) { controller.move(to: camera, at: EventLoop.now()); pipeline.setNeedsRedraw() }
+    public func move(to camera: CameraPosition) { controller.move(to: camera, at: MonotonicClock.now()); pipeline.setNeedsRedraw() }
 
     // MARK: opening things
 
@@ -165,8 +174,6 @@ public final class MapView {
         }
     }
 
-    struct Found { var info: TouchscreenInfo; var settings: KioskConfiguration.TouchSettings }
-
     static func match(_ m: KioskConfiguration.DeviceMatch) -> TouchDeviceMatch? {
         switch m {
         case .auto: return nil
@@ -176,28 +183,13 @@ public final class MapView {
         }
     }
 
-    static func discover(_ cfg: KioskConfiguration) -> [Found] {
-        let entries = cfg.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : cfg.touch
-        var out: [Found] = []
-        for e in entries {
-            for info in TouchDiscovery.touchscreens(matching: match(e.match)) where !out.contains(where: { $0.info.path == info.path }) {
-                out.append(Found(info: info, settings: e))
-            }
+    /// The device manager's entries: one per [[touch]] table (or one "every touchscreen").
+    static func touchEntries(_ cfg: KioskConfiguration) -> [TouchInputHub.Entry] {
+        let tables = cfg.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : cfg.touch
+        return tables.map { s in
+            TouchInputHub.Entry(match: match(s.match), filters: FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil),
+                                grab: s.grab) { udev in MapView.calibration(s, udev: udev) }
         }
-        return out
-    }
-
-    /// The [[touch]] entry a newly plugged device belongs to, if any.
-    func settings(forNew path: String, capabilities caps: DeviceCapabilities) -> KioskConfiguration.TouchSettings? {
-        let entries = configuration.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : configuration.touch
-        for e in entries {
-            if let m = MapView.match(e.match) {
-                if caps.touchKind != nil && m.matches(path: path, capabilities: caps) { return e }
-            } else if caps.isTouchscreen {
-                return e
-            }
-        }
-        return nil
     }
 
     /// Calibration for one device: the config's matrix, else udev's LIBINPUT_CALIBRATION_MATRIX,
@@ -209,94 +201,43 @@ public final class MapView {
         return c
     }
 
-    func openDevice(_ info: TouchscreenInfo, settings s: KioskConfiguration.TouchSettings) {
-        guard devices[info.path] == nil else { return }
-        do {
-            let filters = FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil)
-            let dev = try TouchDevice(path: info.path, screen: screen,
-                                      calibration: MapView.calibration(s, udev: info.calibration), filters: filters)
-            if s.grab { dev.grab() }
-            devices[info.path] = dev
-            log(.info, "touchscreen \(info.path) \"\(info.capabilities.name)\" (\(info.capabilities.touchKind?.description ?? "?"), found by \(info.foundBy))")
-            try loop?.add(fd: dev.fd) { [weak self] _ in self?.readDevice(info.path) }
-        } catch {
-            log(.error, "\(error)")
+    /// What the device manager reports: frames into the pipeline, the rest into the log.
+    func handle(_ events: [TouchInputHub.Event]) {
+        for event in events {
+            switch event {
+            case .opened(let path, let name, let kind, let foundBy):
+                log(.info, "touchscreen \(path) \"\(name)\" (\(kind.description), found by \(foundBy))")
+            case .frames(let path, let frames):
+                for f in frames { feed(f, from: path) }
+            case .closed(let path, let reason):
+                merger.remove(device: path)
+                switch reason {
+                case "gone": log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
+                case "removed": log(.warning, "touch device \(path) was removed; its contacts were cancelled")
+                default: log(.error, reason)
+                }
+            case .warning(let text):
+                log(text.hasPrefix("no hotplug") ? .warning : .error, text)
+            }
         }
     }
 
-    func readDevice(_ path: String) {
-        guard let dev = devices[path] else { return }
-        do {
-            let frames = try dev.readAvailable()
-            for f in frames { feed(f, from: path) }
-        } catch TouchDeviceError.gone(_, let frames) {
-            for f in frames { feed(f, from: path) }
-            loop?.remove(fd: dev.fd)
-            devices[path] = nil
-            log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
-        } catch {
-            log(.error, "\(error)")
-            loop?.remove(fd: dev.fd)
-            devices[path] = nil
-        }
-    }
-
-    /// Contacts down on each device, with ids made unique across devices.
-    var contactsByDevice: [String: [Contact]] = [:]
-    var deviceNumbers: [String: Int] = [:]
-
-    /// One device's frame, merged with what the other touchscreens have down (each device
-    /// numbers its contacts from 0, and a frame holds only its own device's contacts), so the
+    /// One device's frame, merged with what the other touchscreens have down, so the
     /// recogniser sees one surface.
     func feed(_ f: ContactFrame, from path: String) {
         newestInput = max(newestInput ?? f.time, f.time)
-        if deviceNumbers[path] == nil { deviceNumbers[path] = deviceNumbers.count }
-        let offset = deviceNumbers[path]! * 1_000_000
-        contactsByDevice[path] = f.contacts.map { var c = $0; c.id += offset; return c }
-        if contactsByDevice.count == 1 && offset == 0 {
-            pipeline.handle(f)
-            return
-        }
-        let merged = contactsByDevice.keys.sorted().flatMap { contactsByDevice[$0]! }
-        pipeline.handle(ContactFrame(time: f.time, contacts: merged, cancelled: f.cancelled.map { $0 + offset }))
-    }
-
-    func handleHotplug() {
-        guard let monitor else { return }
-        for change in monitor.changes() {
-            switch change {
-            case .added(let path):
-                guard devices[path] == nil, let caps = try? TouchDiscovery.capabilities(path: path),
-                      let s = settings(forNew: path, capabilities: caps) else { continue }
-                openDevice(TouchscreenInfo(devnode: path, capabilities: caps, calibration: TouchDiscovery.udevCalibration(devnode: path),
-                                           foundBy: "hotplug"), settings: s)
-            case .removed(let path):
-                if devices[path] != nil { readDevice(path) } // reads ENODEV: cancels its contacts
-                if let dev = devices[path] {
-                    feed(dev.cancelAll(time: EventLoop.now()), from: path)
-                    loop?.remove(fd: dev.fd)
-                    devices[path] = nil
-                    log(.warning, "touch device \(path) was removed; its contacts were cancelled")
-                }
-            }
-        }
+        pipeline.handle(merger.merge(f, from: path))
     }
 
     // MARK: the loop
 
     /// Runs until SIGINT or SIGTERM (or `stop()`); SIGHUP re-reads the configuration file.
     public func run() throws {
-        let loop = try EventLoop()
-        self.loop = loop
-        defer { self.loop = nil }
-        for (path, dev) in devices { try loop.add(fd: dev.fd) { [weak self] _ in self?.readDevice(path) } }
-        do {
-            let m = try TouchDeviceMonitor()
-            monitor = m
-            try loop.add(fd: m.fd) { [weak self] _ in self?.handleHotplug() }
-        } catch {
-            log(.warning, "no hotplug: \(error)")
-        }
+        let loop = eventLoop
+        running = true
+        defer { running = false }
+        var displayFD: Int32?
+        defer { if let displayFD { loop.remove(fd: displayFD) } }
         if let fd = display.eventFileDescriptor {
             try loop.add(fd: fd) { [weak self] _ in
                 guard let self else { return }
@@ -306,27 +247,28 @@ public final class MapView {
                     self.flipInput = nil
                 }
             }
+            displayFD = fd
         }
         try loop.handleSignals([SIGINT, SIGTERM, SIGHUP]) { [weak self] sig in
             guard let self else { return }
             if sig == SIGHUP { self.reload() } else {
                 self.log(.info, "signal \(sig): stopping")
-                loop.stop()
+                self.eventLoop.stop()
             }
         }
-        loop.onTimer { [weak self] in self?.pipeline.advance(to: EventLoop.now()) }
-        pipeline.begin(at: EventLoop.now())
+        loop.onTimer { [weak self] in self?.pipeline.advance(to: MonotonicClock.now()) }
+        pipeline.begin(at: MonotonicClock.now())
         try loop.run { [weak self] in self?.beforeWait() }
         close()
     }
 
-    public func stop() { loop?.stop() }
+    public func stop() { eventLoop.stop() }
 
     /// Right before sleeping: read what input has arrived, draw if something changed and the
     /// display may take a frame, and arm the timer for the earliest deadline.
     func beforeWait() {
-        for path in Array(devices.keys) { readDevice(path) }
-        let now = EventLoop.now()
+        handle(input.readAll())
+        let now = MonotonicClock.now()
         pipeline.advance(to: now)
         var wakeAt = pipeline.nextDeadline
         if pipeline.takeNeedsRedraw() {
@@ -338,10 +280,10 @@ public final class MapView {
             }
         }
         if let stopTime {
-            if now >= stopTime { loop?.stop(); return }
+            if now >= stopTime { eventLoop.stop(); return }
             wakeAt = min(wakeAt ?? stopTime, stopTime)
         }
-        loop?.setDeadline(wakeAt)
+        eventLoop.setDeadline(wakeAt)
     }
 
 
@@ -363,10 +305,10 @@ public final class MapView {
                 }
                 framesPresented += 1
                 if firstFrameTime == nil {
-                    firstFrameTime = EventLoop.now()
+                    firstFrameTime = MonotonicClock.now()
                     log(.info, String(format: "first frame on the display %.0f ms after start", (firstFrameTime! - createdAt) * 1000))
                 }
-                onFramePresented?(EventLoop.now(), newestInput)
+                onFramePresented?(MonotonicClock.now(), newestInput)
             } else {
                 pipeline.setNeedsRedraw()
             }
@@ -401,7 +343,8 @@ public final class MapView {
                               ms.count, BenchSupport.percentile(ms, 50), BenchSupport.percentile(ms, 99), ms.max()!))
         }
         display.close()
-        devices.removeAll()
+        input.detach()
+        input.closeAll()
         try? eventOut?.synchronize()
     }
 }

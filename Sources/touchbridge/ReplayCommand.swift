@@ -110,7 +110,7 @@ extension ReplayCommand {
         _ = try LiveReadLoop.run(hub, duration: duration) { events in
             for event in events {
                 switch event {
-                case .opened(let path, let name, let kind):
+                case .opened(let path, let name, let kind, _):
                     Self.note("opened \(path) (\(name), \(kind))")
                     if pipeline == nil {
                         let caps = (try? TouchDiscovery.capabilities(path: path))

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-@testable import TouchBridge
+@testable import Platform
 
 @Suite struct EventLoopTests {
     @Test func readableFdRunsItsHandler() throws {
