@@ -52,10 +52,12 @@ public final class MapRenderer {
         return max(256, Int((halfDiagonal - Double(min(width, height)) / 2).rounded(.up)) + 64)
     }
 
-    public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld = .shared) {
+    public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld? = nil) {
         self.style = style
         self.raster = raster
-        self.world = world
+        // Without its data the world is empty rather than a trap; entry points call
+        // BuiltInWorld.load() first and report why.
+        self.world = world ?? (try? BuiltInWorld.load()) ?? .empty
         self.text = TextRenderer(family: style.fontFamily)
     }
 

@@ -80,6 +80,7 @@ public final class MapView {
         self.configuration = configuration
         self.configPath = configPath
         self.log = log ?? KioskLog(level: .init(name: configuration.log.level))
+        _ = try BuiltInWorld.load() // a clear error now, not an empty map later
         let d = try display ?? MapView.openDisplay(configuration.display, log: self.log)
         self.display = d
         let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: configuration.display.rotation)
@@ -305,8 +306,9 @@ public final class MapView {
                 }
                 framesPresented += 1
                 if firstFrameTime == nil {
-                    firstFrameTime = MonotonicClock.now()
-                    log(.info, String(format: "first frame on the display %.0f ms after start", (firstFrameTime! - createdAt) * 1000))
+                    let first = MonotonicClock.now()
+                    firstFrameTime = first
+                    log(.info, String(format: "first frame on the display %.0f ms after start", (first - createdAt) * 1000))
                 }
                 onFramePresented?(MonotonicClock.now(), newestInput)
             } else {
