@@ -49,13 +49,20 @@ public enum LiveReadLoop {
         }
     }
 
-    /// Every device a hub keeps open, across unplug and replug, until a signal or the duration.
-    public static func run(_ hub: TouchInputHub, duration: Double?, onEvents: ([TouchInputHub.Event]) -> Void) throws -> Ending {
+    /// Every device a hub keeps open, across unplug and replug, until a signal or the duration
+    /// (or, with `endWhenNoneOpen`, until the last open device goes: `.deviceGone`).
+    public static func run(_ hub: TouchInputHub, duration: Double?, endWhenNoneOpen: Bool = false,
+                           onEvents: ([TouchInputHub.Event]) -> Void) throws -> Ending {
         try withoutActuallyEscaping(onEvents) { onEvents in
             defer { hub.detach() }
-            return try loop(duration: duration) { loop, _ in
-                try hub.attach(to: loop, onEvents: onEvents)
-                onEvents(hub.openAll())
+            return try loop(duration: duration) { loop, end in
+                let deliver = { (events: [TouchInputHub.Event]) in
+                    onEvents(events)
+                    if endWhenNoneOpen && hub.devices.isEmpty { end(.deviceGone) }
+                }
+                try hub.attach(to: loop, onEvents: deliver)
+                // Devices opened now or before, then what they hold already (fingers down at open).
+                deliver(hub.openAll() + hub.readAll())
             }
         }
     }

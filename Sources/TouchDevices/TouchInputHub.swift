@@ -101,14 +101,14 @@ public final class TouchInputHub {
         if !events.isEmpty { sink?(events) }
     }
 
-    /// Opens every device present now.
+    /// Opens every device present now (one already open stays as it is).
     public func openAll() -> [Event] {
         var events: [Event] = monitorWarning.map { [.warning($0)] } ?? []
         discovered = []
         for entry in entries {
             for info in TouchDiscovery.touchscreens(matching: entry.match) where !discovered.contains(where: { $0.path == info.path }) {
                 discovered.append(info)
-                events += open(info, entry)
+                if device(path: info.path) == nil { events += open(info, entry) }
             }
         }
         return events
