@@ -17,7 +17,14 @@ public enum ConfigSchema {
     /// Sections written as `[[name]]` (arrays of tables).
     public static let arraySections: Set<String> = ["touch", "markers"]
 
-    public static let keys: [ConfigKey] = [
+    /// Every key: the fixed list below plus one per recogniser threshold, named by
+    /// `GestureThresholds.table` (the names tune, warnings and docs/gestures.md use).
+    public static let keys: [ConfigKey] = fixedKeys + GestureThresholds.table.map {
+        ConfigKey(section: "gestures", name: $0.name, type: .number,
+                  doc: "recogniser threshold in \($0.unit) (docs/gestures.md)" + ($0.fileAlias.map { "; also read as \($0)" } ?? ""))
+    }
+
+    static let fixedKeys: [ConfigKey] = [
         // [display]
         .init(section: "display", name: "backend", type: .string, doc: "drm, fbdev or png"),
         .init(section: "display", name: "card", type: .string, doc: "DRM card path, or \"auto\" for the first card with a connected connector"),

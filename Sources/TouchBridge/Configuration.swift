@@ -376,9 +376,8 @@ struct ConfigReader {
         return nil
     }
 
-    static let thresholdKeys = ["tap_slop_mm", "tap_max_duration_s", "double_tap_timeout_s", "double_tap_slop_mm",
-                                "long_press_s", "pan_threshold_mm", "pinch_threshold_mm", "rotate_threshold_deg",
-                                "tilt_threshold_mm", "fling_min_speed_mm_s"]
+    /// The older snake_case threshold keys (still read; default.toml sets them).
+    static let thresholdKeys = GestureThresholds.table.compactMap(\.fileAlias)
 
     func gestures(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.GestureSettings {
         var g = KioskConfiguration.GestureSettings()
@@ -401,8 +400,13 @@ struct ConfigReader {
             }
             g.twoFingerHorizontal = m
         }
-        for k in Self.thresholdKeys {
-            if let d = v[k]?.number {
+        for key in GestureThresholds.table {
+            let present = ([key.name] + (key.fileAlias.map { [$0] } ?? [])).filter { v[$0] != nil }
+            if present.count > 1 {
+                throw error("\(prefix).\(key.name)", "set either \(key.name) or \(present[1]) (the same threshold), not both")
+            }
+            for k in present {
+                guard let d = v[k]?.number else { continue }
                 guard d.isFinite, d > 0 else { throw error("\(prefix).\(k)", "must be a positive number, got \(d)") }
                 g.thresholds[k] = d
             }

@@ -229,19 +229,7 @@ extension KioskConfiguration.GestureSettings {
     public var thresholdValues: GestureThresholds {
         var t = GestureThresholds()
         for (k, v) in thresholds {
-            switch k {
-            case "tap_slop_mm": t.tapMaxMovement = v
-            case "tap_max_duration_s": t.tapMaxDuration = v
-            case "double_tap_timeout_s": t.doubleTapTimeout = v
-            case "double_tap_slop_mm": t.doubleTapMaxDistance = v
-            case "long_press_s": t.longPressTime = v
-            case "pan_threshold_mm": t.panStartDistance = v
-            case "pinch_threshold_mm": t.pinchStartSpanChange = v
-            case "rotate_threshold_deg": t.rotationStartAngle = v
-            case "tilt_threshold_mm": t.tiltStartDistance = v
-            case "fling_min_speed_mm_s": t.momentumMinVelocity = v
-            default: break
-            }
+            if let key = GestureThresholds.key(named: k) { t[keyPath: key.keyPath] = v }
         }
         return t
     }

@@ -13,6 +13,21 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         do { _ = try parse(text); return nil } catch let e as ConfigError { return e } catch { return nil }
     }
 
+    /// Every threshold of the recogniser can be set from the file by the name tune, warnings
+    /// and docs/gestures.md use (GestureThresholds.table), and lands in that threshold.
+    @Test func everyThresholdIsSettableByItsTableName() throws {
+        var text = "[gestures]\n"
+        for (i, key) in GestureThresholds.table.enumerated() { text += "\(key.name) = \(Double(i) + 7.5)\n" }
+        let t = try parse(text).gestures.thresholdValues
+        #expect(GestureThresholds.table.count == GestureThresholds().entries.count)
+        for (i, key) in GestureThresholds.table.enumerated() {
+            #expect(t[keyPath: key.keyPath] == Double(i) + 7.5, "\(key.name)")
+        }
+        // An older snake_case name and its table name for the same threshold: refused.
+        #expect(throws: ConfigError.self) { _ = try self.parse("[gestures]\npan_threshold_mm = 3\npanStartDistance = 4\n") }
+        #expect(try parse("[gestures]\nfling_min_speed_mm_s = 80\n").gestures.thresholdValues.momentumMinVelocity == 80)
+    }
+
     @Test func defaultFileDocumentsAndSetsEveryKey() throws {
         let path = repoRoot.appendingPathComponent("Configs/default.toml").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
