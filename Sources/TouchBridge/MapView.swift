@@ -101,15 +101,8 @@ public final class MapView {
         input = TouchInputHub(entries: MapView.touchEntries(configuration), screen: screen)
         let opened = input.openAll()
         let found = input.discovered
-        let displayMM = configuration.display.physicalSizeMM.map { Size(width: $0.0, height: $0.1) } ?? d.physicalSizeMillimetres
-        let density: PixelDensity
-        if let ppm = configuration.gestures.pixelsPerMM, found.isEmpty && displayMM == nil {
-            density = PixelDensity(pixelsPerMillimetre: ppm, source: .assumed)
-        } else if let first = found.first {
-            density = Replay.density(for: first.capabilities, screen: screen, displayMM: displayMM)
-        } else {
-            density = PixelDensity(screen: screen, displayMillimetres: displayMM)
-        }
+        let density = Replay.density(configuration: configuration, touch: found.first?.capabilities, screen: screen,
+                                     displayMM: d.physicalSizeMillimetres)
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }

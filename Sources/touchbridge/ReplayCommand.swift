@@ -89,7 +89,7 @@ struct ReplayCommand: ParsableCommand {
             do { _ = try TouchDevice(path: file, screen: size) } catch { fail("\(error)", code: 1) }
             fail("cannot open \(file)", code: 1)
         }
-        let density = Replay.density(for: device.capabilities, screen: size)
+        let density = Replay.density(configuration: cfg, touch: device.capabilities, screen: size)
         let pipeline = MapPipeline(configuration: cfg, screen: size, density: density) { line in print(line) }
         pipeline.writesContacts = contacts
         pipeline.start()
@@ -119,7 +119,7 @@ extension ReplayCommand {
                     Self.note("opened \(path) (\(name), \(kind))")
                     if pipeline == nil {
                         let caps = (try? TouchDiscovery.capabilities(path: path))
-                        let density = caps.map { Replay.density(for: $0, screen: size) } ?? .assumed
+                        let density = Replay.density(configuration: cfg, touch: caps, screen: size)
                         let p = MapPipeline(configuration: cfg, screen: size, density: density) { line in print(line) }
                         p.writesContacts = contacts
                         p.start() // a script may wait for this line
