@@ -85,9 +85,6 @@ public enum ConfigSchema {
         .init(section: "log", name: "level", type: .string, doc: "error, warning, info or debug (to stderr)"),
     ]
 
-    public static func key(section: String, name: String) -> ConfigKey? {
-        keys.first { $0.section == section && $0.name == name }
-    }
     public static var sections: [String] {
         var seen: [String] = []
         for k in keys where !seen.contains(k.section) { seen.append(k.section) }
