@@ -40,6 +40,8 @@ public struct Marker: Sendable, Hashable, Codable, Identifiable {
     /// When true the renderer redraws the info window's content every frame (it may change);
     /// when false it may draw it once and reuse the drawing while the window stays open.
     public var tracksInfoWindowChanges: Bool
+    /// Colour of the default pin as 0xRRGGBB; nil for the standard red.
+    public var pinColorRGB: UInt32? = nil
 
     public init(id: String, position: Coordinate, title: String? = nil, snippet: String? = nil,
                 icon: MarkerIcon = .defaultPin, zIndex: Int = 0,

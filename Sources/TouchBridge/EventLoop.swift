@@ -69,6 +69,16 @@ public final class EventLoop {
         handlers[fd] = handler
     }
 
+    /// Also wake for `fd` when it becomes writable (true), or only when readable again (false):
+    /// a socket with queued output asks for this until its queue is empty. The handler is the
+    /// same one; it finds out which by trying.
+    public func setWriteInterest(fd: Int32, _ on: Bool) {
+        guard handlers[fd] != nil else { return }
+        var ev = epoll_event()
+        tb_epoll_event_set(&ev, UInt32(EPOLLIN.rawValue) | (on ? UInt32(EPOLLOUT.rawValue) : 0), fd)
+        epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev)
+    }
+
     /// Stop watching `fd` (call before closing it).
     public func remove(fd: Int32) {
         epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil)

@@ -55,6 +55,7 @@ public final class MapPipeline {
         recognizer = cfg.gestures.recognizer(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
                                              screen: screen)
         controller.configuration = cfg.mapConfiguration
+        controller.homeCamera = cfg.map.camera
         for m in controller.markers { controller.removeMarker(id: m.id) }
         for m in cfg.markers { controller.add(m.marker) }
         drainMapEvents()
@@ -125,6 +126,7 @@ public final class MapPipeline {
         if writesContacts { sink(encoder.contacts(frame)) }
         frameObserver?(frame)
         contactsDown = frame.contacts.count
+        controller.fingersChanged(count: frame.contacts.count, at: frame.time)
         deliver(recognizer.process(frame))
         drainMapEvents()
         dirty = true // contacts themselves are visible in `tune`
@@ -174,7 +176,7 @@ public final class MapPipeline {
         let markers = controller.markersInDrawingOrder.map { m -> MarkerSprite in
             let icon: MarkerSprite.Icon
             switch m.icon {
-            case .defaultPin: icon = .defaultPin(RGBColor(hex: 0xE53935))
+            case .defaultPin: icon = .defaultPin(RGBColor(hex: m.pinColorRGB ?? 0xE53935))
             case .image(let name, _, let anchor): icon = .png(path: name, anchor: anchor)
             }
             return MarkerSprite(id: m.id, coordinate: m.position, icon: icon, zIndex: m.zIndex)
@@ -215,7 +217,11 @@ extension MapEngine.InfoWindowContent {
 }
 
 extension KioskConfiguration.MarkerSettings {
-    public var marker: Marker { Marker(id: id, position: coordinate, title: title, snippet: snippet, zIndex: zIndex) }
+    public var marker: Marker {
+        var m = Marker(id: id, position: coordinate, title: title, snippet: snippet, icon: icon ?? .defaultPin, zIndex: zIndex)
+        m.pinColorRGB = color
+        return m
+    }
 }
 
 extension KioskConfiguration.GestureSettings {
@@ -254,6 +260,8 @@ extension KioskConfiguration {
         m.limits.maxZoom = map.maxZoom
         m.gestureMask = gestures.enabled
         m.autoReturnInterval = camera.autoReturnSeconds > 0 ? camera.autoReturnSeconds : nil
+        m.homeAfterInterval = camera.homeAfterSeconds > 0 ? camera.homeAfterSeconds : nil
+        m.limits.targetBounds = map.bounds
         return m
     }
 }

@@ -77,7 +77,12 @@ public final class MapView {
         self.log = log ?? KioskLog(level: .init(name: configuration.log.level))
         let d = try display ?? MapView.openDisplay(configuration.display, log: self.log)
         self.display = d
-        let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: configuration.display.rotation)
+        if !configuration.display.rotationIsExplicit, let r = d.panelRotation, r != 0 {
+            // Weston does the same: the kernel knows how a built-in panel is mounted.
+            self.configuration.display.rotation = r
+            self.log(.info, "display: panel orientation says the panel is turned \(r) degrees; drawing (and turning touches) to match")
+        }
+        let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: self.configuration.display.rotation)
         screen = Size(width: Double(w), height: Double(h))
         frame = OwnedFrameBuffer(width: w, height: h)
         var raster: RasterTileSource? = nil
@@ -202,9 +207,11 @@ public final class MapView {
 
     /// Calibration for one device: the config's matrix, else udev's LIBINPUT_CALIBRATION_MATRIX,
     /// then the rotation and mirror shorthands.
-    static func calibration(_ s: KioskConfiguration.TouchSettings, udev: Calibration?) -> Calibration {
+    /// Touches turn with the display unless the entry sets its own rotation (Weston's rule).
+    static func calibration(_ s: KioskConfiguration.TouchSettings, udev: Calibration?, displayRotation: Int = 0) -> Calibration {
         var c = s.calibration.map { Calibration(matrix: $0) } ?? udev ?? .identity
-        if s.rotation != 0, let r = Calibration.rotation(degrees: s.rotation) { c = c.then(r) }
+        let rotation = s.rotation ?? displayRotation
+        if rotation != 0, let r = Calibration.rotation(degrees: rotation) { c = c.then(r) }
         if s.mirror != .none { c = c.then(.mirrored(horizontal: s.mirror == .horizontal, vertical: s.mirror == .vertical)) }
         return c
     }
@@ -214,7 +221,8 @@ public final class MapView {
         do {
             let filters = FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil)
             let dev = try TouchDevice(path: info.path, screen: screen,
-                                      calibration: MapView.calibration(s, udev: info.calibration), filters: filters)
+                                      calibration: MapView.calibration(s, udev: info.calibration, displayRotation: configuration.display.rotation),
+                                      filters: filters)
             if s.grab { dev.grab() }
             devices[info.path] = dev
             log(.info, "touchscreen \(info.path) \"\(info.capabilities.name)\" (\(info.capabilities.touchKind?.description ?? "?"), found by \(info.foundBy))")
