@@ -62,6 +62,12 @@ public final class MapPipeline {
         dirty = true
     }
 
+    /// Turns gestures on or off while running (the recogniser and the map alike).
+    public func setGestureMask(_ mask: GestureMask) {
+        recognizer.mask = mask
+        controller.configuration.gestureMask = mask
+    }
+
     /// Info-window taps are tested against the window as this renderer draws it.
     public func measureInfoWindows(with renderer: MapRenderer) {
         controller.infoWindowSize = { [unowned renderer, unowned controller] m in

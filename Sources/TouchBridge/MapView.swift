@@ -54,6 +54,8 @@ public final class MapView {
     var monitor: TouchDeviceMonitor?
     var pacer: FramePacer
     var eventOut: FileHandle?
+    /// The control socket for apps (`[control] socket`), while running.
+    var control: ControlServer?
     var newestInput: Double?
     var closed = false
     /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
@@ -125,7 +127,10 @@ public final class MapView {
             h.seekToEndOfFile()
             eventOut = h
         }
-        pipeline.sink = { [weak self] line in self?.eventOut?.write(Data((line + "\n").utf8)) }
+        pipeline.sink = { [weak self] line in
+            self?.eventOut?.write(Data((line + "\n").utf8))
+            self?.control?.broadcast(line)
+        }
         pipeline.measureInfoWindows(with: renderer)
     }
 
@@ -322,6 +327,7 @@ public final class MapView {
                 loop.stop()
             }
         }
+        if !configuration.control.socket.isEmpty { try startControl(on: loop) }
         loop.onTimer { [weak self] in self?.pipeline.advance(to: EventLoop.now()) }
         pipeline.begin(at: EventLoop.now())
         try loop.run { [weak self] in self?.beforeWait() }
@@ -384,8 +390,9 @@ public final class MapView {
     }
 
     /// SIGHUP: re-read the file; a bad file keeps the running configuration.
-    func reload() {
-        guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return }
+    @discardableResult
+    func reload() -> String? {
+        guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return "no configuration file to re-read" }
         do {
             let new = try KioskConfiguration.load(path: path)
             pipeline.reconfigure(new)
@@ -394,8 +401,10 @@ public final class MapView {
             configuration.camera = new.camera
             log(.info, "SIGHUP: re-read \(path): gestures, markers and camera settings applied")
             pipeline.setNeedsRedraw()
+            return nil
         } catch {
             log(.error, "SIGHUP: \(error); keeping the running configuration")
+            return "\(error); keeping the running configuration"
         }
     }
 
@@ -403,6 +412,8 @@ public final class MapView {
     public func close() {
         guard !closed else { return }
         closed = true
+        control?.close()
+        control = nil
         if !touchToFlip.isEmpty {
             let ms = touchToFlip.map { $0 * 1000 }
             log(.info, String(format: "touch-to-flip latency over %d frames: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
