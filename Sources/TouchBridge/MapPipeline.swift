@@ -224,7 +224,8 @@ extension MapEngine.InfoWindowContent {
 
 extension KioskConfiguration.MarkerSettings {
     public var marker: Marker {
-        var m = Marker(id: id, position: coordinate, title: title, snippet: snippet, icon: icon ?? .defaultPin, zIndex: zIndex)
+        var m = Marker(id: id, position: coordinate, title: title, snippet: snippet, zIndex: zIndex)
+        MarkerLook.apply(icon, to: &m)
         m.pinColorRGB = color
         return m
     }

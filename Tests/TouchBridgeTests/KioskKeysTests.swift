@@ -71,6 +71,7 @@ import Display
         """, file: dir.appendingPathComponent("k.toml").path)
         let a = cfg.markers[0].marker, b = cfg.markers[1].marker
         #expect(a.icon == .image(name: dir.appendingPathComponent("i.png").path, size: Size(width: 3, height: 2), anchor: Point(x: 0.5, y: 1)))
+        #expect(a.iconHitMask == nil)   // an RGB image: every pixel is drawn
         #expect(b.icon == .defaultPin && b.pinColorRGB == 0x00A000)
     }
 
@@ -95,5 +96,31 @@ import Display
         #expect(DRMPanelOrientation.rotation(forName: "Left Side Up") == 90)
         #expect(DRMPanelOrientation.rotation(forName: "Right Side Up") == 270)
         #expect(DRMPanelOrientation.rotation(forName: "Sideways") == nil)
+    }
+}
+
+@Suite struct IconHitMaskTests {
+    /// A 10x10 ARGB icon: an opaque disc of radius 4 in the middle, transparent corners.
+    func disc() -> CairoImage? {
+        var px = [UInt32](repeating: 0, count: 100)
+        for y in 0..<10 { for x in 0..<10 where (Double(x) - 4.5) * (Double(x) - 4.5) + (Double(y) - 4.5) * (Double(y) - 4.5) <= 16 {
+            px[y * 10 + x] = 0xFF2040E0
+        } }
+        return CairoImage.argb(px, width: 10, height: 10)
+    }
+
+    @Test func aTapHitsTheDrawnPixelsOnly() throws {
+        let img = try #require(disc())
+        let mask = try #require(MarkerLook.hitMask(img))
+        #expect(mask.isOpaque(x: 5, y: 5) && !mask.isOpaque(x: 0, y: 0) && !mask.isOpaque(x: 9, y: 0))
+        var m = Marker(id: "disc", position: Coordinate(latitude: 0, longitude: 0),
+                       icon: .image(name: "disc", size: Size(width: 10, height: 10), anchor: Point(x: 0.5, y: 1)))
+        m.iconHitMask = mask
+        let at = Point(x: 100, y: 100)   // the icon's box is (95, 90)...(105, 100)
+        #expect(m.iconContains(Point(x: 100.5, y: 95.5), markerAt: at))
+        #expect(!m.iconContains(Point(x: 95.5, y: 90.5), markerAt: at))     // transparent corner
+        #expect(!m.iconContains(Point(x: 104.5, y: 99.5), markerAt: at))
+        m.iconHitMask = nil
+        #expect(m.iconContains(Point(x: 95.5, y: 90.5), markerAt: at))      // without a mask: the box
     }
 }

@@ -77,11 +77,11 @@ extension MapView {
             if let icon = try a.optionalString("icon") {
                 if let path = icon {
                     switch MarkerLook.icon(path: path) {
-                    case .success(let i): m.icon = i
+                    case .success(let i): MarkerLook.apply(i, to: &m)
                     case .failure(let e): throw ControlError("\"icon\": \(e.message)")
                     }
                 } else {
-                    m.icon = .defaultPin
+                    MarkerLook.apply(nil, to: &m)
                 }
             }
             for key in ["color", "colour"] {

@@ -2,13 +2,20 @@ import Foundation
 import TouchCore
 import MapEngine
 import Rendering
+import CCairo
 
 /// Marker looks from the configuration and the control socket: a PNG icon file (drawn at its
-/// own size, bottom centre on the coordinate, hit-tested over the drawn box) or a pin colour.
+/// own size, bottom centre on the coordinate, hit-tested over its drawn pixels) or a pin colour.
 public enum MarkerLook {
-    /// Decodes the PNG to learn its size, so that hit-testing matches what the renderer draws.
-    /// Returns the icon or a message naming the file and what to do.
-    public static func icon(path: String) -> Result<MarkerIcon, MarkerLookError> {
+    /// An image icon and the pixels a tap may hit.
+    public struct Icon: Sendable, Equatable {
+        public var icon: MarkerIcon
+        public var hitMask: IconHitMask?
+    }
+
+    /// Decodes the PNG to learn its size and which pixels it draws, so that hit-testing matches
+    /// what the renderer draws. Returns the icon or a message naming the file and what to do.
+    public static func icon(path: String) -> Result<Icon, MarkerLookError> {
         guard FileManager.default.isReadableFile(atPath: path) else {
             return .failure(MarkerLookError(message: "cannot read the icon file \(path) (does it exist, and may the kiosk's user read it?)"))
         }
@@ -18,8 +25,21 @@ public enum MarkerLook {
         guard img.width <= 512, img.height <= 512 else {
             return .failure(MarkerLookError(message: "\(path) is \(img.width)x\(img.height) px: a marker icon may be at most 512x512"))
         }
-        return .success(.image(name: path, size: Size(width: Double(img.width), height: Double(img.height)),
-                               anchor: Point(x: 0.5, y: 1)))
+        return .success(Icon(icon: .image(name: path, size: Size(width: Double(img.width), height: Double(img.height)),
+                                          anchor: Point(x: 0.5, y: 1)),
+                             hitMask: hitMask(img)))
+    }
+
+    /// Pixels at least an eighth opaque; nil for an image without alpha (all of it is drawn).
+    public static func hitMask(_ img: CairoImage) -> IconHitMask? {
+        guard cairo_image_surface_get_format(img.surface) == CAIRO_FORMAT_ARGB32 else { return nil }
+        return IconHitMask(width: img.width, height: img.height) { x, y in img.pixel(x: x, y: y) >> 24 >= 32 }
+    }
+
+    /// Puts an icon (or the default pin, for nil) on a marker.
+    public static func apply(_ icon: Icon?, to m: inout Marker) {
+        m.icon = icon?.icon ?? .defaultPin
+        m.iconHitMask = icon?.hitMask
     }
 
     /// "#RRGGBB" or "RRGGBB" (hex) to 0xRRGGBB.
