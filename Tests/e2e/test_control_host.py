@@ -360,6 +360,7 @@ def test_bad_requests_get_errors_and_the_connection_stays(kiosk):
         (b'{"id": 3, "cmd": "move_camera", "latitude": 123}\n', 3, '"latitude" must be within'),
         (b'{"id": 4, "cmd": "move_camera", "zoon": 3}\n', 4, 'takes no argument "zoon"'),
         (b'{"id": 5, "cmd": "fit", "bounds": [1, 2]}\n', 5, "array of 4 numbers"),
+        (b'{"id": 9, "cmd": "fit", "bounds": [10, 47, 9, 48]}\n', 9, "west must not be east of east"),
         (b'{"id": 6, "cmd": "add_marker", "marker": "m"}\n', 6, "needs \"latitude\""),
         (b'{"id": 8, "cmd": "add_marker", "marker": "m", "latitude": 1, "longitude": 2, "color": "red"}\n', 8, "not a colour"),
         (b'{"id": null, "cmd": "select_marker", "marker": 5}\n', None, "a marker id"),

@@ -55,6 +55,9 @@ extension MapView {
             guard (-180...180).contains(b[0]), (-180...180).contains(b[2]), (-90...90).contains(b[1]), (-90...90).contains(b[3]) else {
                 throw ControlError("\"bounds\" are [west, south, east, north] in degrees (longitudes -180...180, latitudes -90...90)")
             }
+            guard b[0] <= b[2], b[1] <= b[3] else {
+                throw ControlError("\"bounds\" are [west, south, east, north]: west must not be east of east, nor south north of north")
+            }
             let box = CoordinateBounds(west: b[0], south: b[1], east: b[2], north: b[3])
             controller.fit(coordinates: box.corners, padding: padding, duration: seconds, at: now)
             pipeline.advance(to: now)
