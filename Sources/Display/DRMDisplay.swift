@@ -19,6 +19,7 @@ public final class DRMDisplay: DisplayBackend {
     public let refreshHz: Double
     public let physicalSizeMM: (width: Int, height: Int)?
     public var name: String { "DRM \(path) \(connectorName) \(width)x\(height)@\(Int(refreshHz.rounded()))" }
+    public var panelRotation: Int? { DRMPanelOrientation.read(fd: fd, connectorID: connectorID) }
     public private(set) var isFlipPending = false
     /// When the last page flip completed (CLOCK_MONOTONIC seconds, from the flip event).
     public private(set) var lastFlipTime: Double?

@@ -87,8 +87,8 @@ extension MapController {
             if e.phase == .ended, e.kind == .pan || e.kind == .twoFingerPan,
                configuration.gestureMask.contains(.momentum),
                let v = configuration.momentum.startVelocity(e.velocity) {
-                momentum = Momentum(velocity: v, start: t, origin: e.position, applied: .zero,
-                                    law: configuration.momentum)
+                momentum = momentumSoftenedAtBounds(Momentum(velocity: v, start: t, origin: e.position, applied: .zero,
+                                                             law: configuration.momentum))
             }
         }
         checkIdle(at: t)

@@ -52,6 +52,11 @@ public final class MapController {
     /// Marker whose info window is shown.
     var shownInfoWindowID: String?
     var events: [TimedMapEvent] = []
+    /// Home reset: fingers on the screen now, and since when nothing has held the timer.
+    var fingersDown = 0
+    var homeQuietSince: Double?
+    /// Where the home reset returns to (the start camera unless the app sets another).
+    public var homeCamera: CameraPosition
     /// Whether emitted events are kept for `drainEvents()`. An app that only uses the delegate
     /// and never drains should turn this off, or the list grows for as long as the map runs.
     public var recordsEvents = true
@@ -60,6 +65,7 @@ public final class MapController {
                 time: Double = 0) {
         self.configuration = configuration
         self.camera = configuration.limits.clamp(camera)
+        self.homeCamera = camera
         self.screenSize = screenSize
         self.now = time
     }
@@ -103,6 +109,7 @@ public final class MapController {
             deadlines.append(next)
         }
         if let r = autoReturnTime { deadlines.append(r) }
+        if let h = homeTime { deadlines.append(h) }
         return deadlines.min()
     }
 
@@ -123,13 +130,17 @@ public final class MapController {
             quietSince = nil
             enterFollowing(at: t)
         }
+        checkHome(at: t)
         if var m = momentum {
             let d = m.law.displacement(m.velocity, after: t - m.start)
             var stop = t >= m.end
             if (d - m.applied).length > 0 {
                 if let cam = cameraKeeping(screen: m.origin + m.applied, at: m.origin + d,
                                            zoom: camera.zoom, bearing: camera.bearing, tilt: camera.tilt) {
+                    let before = camera
                     changeCamera(to: cam, at: t)
+                    // Held at the target bounds on both axes: the fling ends at the edge.
+                    if camera == before && configuration.limits.targetBounds != nil { stop = true }
                 } else {
                     stop = true   // the dragged point went above the horizon: nothing left to drag
                 }
@@ -247,6 +258,7 @@ public final class MapController {
     public func animate(to target: CameraPosition, duration: Double, at time: Double? = nil) {
         let t = programmaticTime(time)
         userTookOver(at: t)
+        homeQuietSince = nil   // the home timer restarts from this move
         startAnimation(to: target, duration: duration, byGesture: false, at: t)
     }
 

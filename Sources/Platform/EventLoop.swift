@@ -86,6 +86,13 @@ public final class EventLoop {
         try control(EPOLL_CTL_MOD, fd, interest)
     }
 
+    /// Also wake for `fd` when it becomes writable (true), or only when readable again (false):
+    /// a socket with queued output asks for this until its queue is empty.
+    public func setWriteInterest(fd: Int32, _ on: Bool) {
+        guard handlers[fd] != nil else { return }
+        try? modify(fd: fd, interest: on ? [.read, .write] : .read)
+    }
+
     /// Stop watching `fd` (call before closing it). An fd the kernel already dropped from the
     /// set (closed first: EBADF, or never added: ENOENT) is not an error.
     public func remove(fd: Int32) {

@@ -55,10 +55,17 @@ public final class MapPipeline {
         recognizer = cfg.gestures.recognizer(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
                                              screen: screen)
         controller.configuration = cfg.mapConfiguration
+        controller.homeCamera = cfg.map.camera
         for m in controller.markers { controller.removeMarker(id: m.id) }
         for m in cfg.markers { controller.add(m.marker) }
         drainMapEvents()
         dirty = true
+    }
+
+    /// Turns gestures on or off while running (the recogniser and the map alike).
+    public func setGestureMask(_ mask: GestureMask) {
+        recognizer.mask = mask
+        controller.configuration.gestureMask = mask
     }
 
     /// Info-window taps are tested against the window as this renderer draws it.
@@ -125,6 +132,7 @@ public final class MapPipeline {
         if writesContacts { sink(encoder.contacts(frame)) }
         frameObserver?(frame)
         contactsDown = frame.contacts.count
+        controller.fingersChanged(count: frame.contacts.count, at: frame.time)
         deliver(recognizer.process(frame))
         drainMapEvents()
         dirty = true // contacts themselves are visible in `tune`
@@ -174,7 +182,7 @@ public final class MapPipeline {
         let markers = controller.markersInDrawingOrder.map { m -> MarkerSprite in
             let icon: MarkerSprite.Icon
             switch m.icon {
-            case .defaultPin: icon = .defaultPin(RGBColor(hex: 0xE53935))
+            case .defaultPin: icon = .defaultPin(RGBColor(hex: m.pinColorRGB ?? 0xE53935))
             case .image(let name, _, let anchor): icon = .png(path: name, anchor: anchor)
             }
             return MarkerSprite(id: m.id, coordinate: m.position, icon: icon, zIndex: m.zIndex)
@@ -215,7 +223,12 @@ extension MapEngine.InfoWindowContent {
 }
 
 extension KioskConfiguration.MarkerSettings {
-    public var marker: Marker { Marker(id: id, position: coordinate, title: title, snippet: snippet, zIndex: zIndex) }
+    public var marker: Marker {
+        var m = Marker(id: id, position: coordinate, title: title, snippet: snippet, zIndex: zIndex)
+        MarkerLook.apply(icon, to: &m)
+        m.pinColorRGB = color
+        return m
+    }
 }
 
 extension KioskConfiguration.GestureSettings {
@@ -242,6 +255,8 @@ extension KioskConfiguration {
         m.limits.maxZoom = map.maxZoom
         m.gestureMask = gestures.enabled
         m.autoReturnInterval = camera.autoReturnSeconds > 0 ? camera.autoReturnSeconds : nil
+        m.homeAfterInterval = camera.homeAfterSeconds > 0 ? camera.homeAfterSeconds : nil
+        m.limits.targetBounds = map.bounds
         return m
     }
 }

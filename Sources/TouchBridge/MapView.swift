@@ -59,6 +59,8 @@ public final class MapView {
     var merger = ContactMerger()
     var pacer: FramePacer
     var eventOut: FileHandle?
+    /// The control socket for apps (`[control] socket`), while running.
+    var control: ControlServer?
     var newestInput: Double?
     var closed = false
     /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
@@ -83,7 +85,12 @@ public final class MapView {
         _ = try BuiltInWorld.load() // a clear error now, not an empty map later
         let d = try display ?? MapView.openDisplay(configuration.display, log: self.log)
         self.display = d
-        let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: configuration.display.rotation)
+        if !configuration.display.rotationIsExplicit, let r = d.panelRotation, r != 0 {
+            // Weston does the same: the kernel knows how a built-in panel is mounted.
+            self.configuration.display.rotation = r
+            self.log(.info, "display: panel orientation says the panel is turned \(r) degrees; drawing (and turning touches) to match")
+        }
+        let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: self.configuration.display.rotation)
         screen = Size(width: Double(w), height: Double(h))
         frame = OwnedFrameBuffer(width: w, height: h)
         var raster: RasterTileSource? = nil
@@ -98,7 +105,7 @@ public final class MapView {
 
         eventLoop = try EventLoop()
         // Touchscreens first: their resolution decides how many pixels a millimetre is.
-        input = TouchInputHub(entries: MapView.touchEntries(configuration), screen: screen)
+        input = TouchInputHub(entries: MapView.touchEntries(self.configuration), screen: screen)
         let opened = input.openAll()
         let found = input.discovered
         let density = Replay.density(configuration: configuration, touch: found.first?.capabilities, screen: screen,
@@ -123,7 +130,10 @@ public final class MapView {
             h.seekToEndOfFile()
             eventOut = h
         }
-        pipeline.sink = { [weak self] line in self?.eventOut?.write(Data((line + "\n").utf8)) }
+        pipeline.sink = { [weak self] line in
+            self?.eventOut?.write(Data((line + "\n").utf8))
+            self?.control?.broadcast(line)
+        }
         pipeline.measureInfoWindows(with: renderer)
     }
 
@@ -182,15 +192,17 @@ public final class MapView {
         let tables = cfg.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : cfg.touch
         return tables.map { s in
             TouchInputHub.Entry(match: match(s.match), filters: FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil),
-                                grab: s.grab) { udev in MapView.calibration(s, udev: udev) }
+                                grab: s.grab) { udev in MapView.calibration(s, udev: udev, displayRotation: cfg.display.rotation) }
         }
     }
 
     /// Calibration for one device: the config's matrix, else udev's LIBINPUT_CALIBRATION_MATRIX,
     /// then the rotation and mirror shorthands.
-    static func calibration(_ s: KioskConfiguration.TouchSettings, udev: Calibration?) -> Calibration {
+    /// Touches turn with the display unless the entry sets its own rotation (Weston's rule).
+    static func calibration(_ s: KioskConfiguration.TouchSettings, udev: Calibration?, displayRotation: Int = 0) -> Calibration {
         var c = s.calibration.map { Calibration(matrix: $0) } ?? udev ?? .identity
-        if s.rotation != 0, let r = Calibration.rotation(degrees: s.rotation) { c = c.then(r) }
+        let rotation = s.rotation ?? displayRotation
+        if rotation != 0, let r = Calibration.rotation(degrees: rotation) { c = c.then(r) }
         if s.mirror != .none { c = c.then(.mirrored(horizontal: s.mirror == .horizontal, vertical: s.mirror == .vertical)) }
         return c
     }
@@ -250,6 +262,7 @@ public final class MapView {
                 self.eventLoop.stop()
             }
         }
+        if !configuration.control.socket.isEmpty { try startControl(on: loop) }
         loop.onTimer { [weak self] in self?.pipeline.advance(to: MonotonicClock.now()) }
         pipeline.begin(at: MonotonicClock.now())
         try loop.run { [weak self] in self?.beforeWait() }
@@ -313,8 +326,9 @@ public final class MapView {
     }
 
     /// SIGHUP: re-read the file; a bad file keeps the running configuration.
-    func reload() {
-        guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return }
+    @discardableResult
+    func reload() -> String? {
+        guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return "no configuration file to re-read" }
         do {
             let new = try KioskConfiguration.load(path: path)
             pipeline.reconfigure(new)
@@ -323,8 +337,10 @@ public final class MapView {
             configuration.camera = new.camera
             log(.info, "SIGHUP: re-read \(path): gestures, markers and camera settings applied")
             pipeline.setNeedsRedraw()
+            return nil
         } catch {
             log(.error, "SIGHUP: \(error); keeping the running configuration")
+            return "\(error); keeping the running configuration"
         }
     }
 
@@ -332,6 +348,8 @@ public final class MapView {
     public func close() {
         guard !closed else { return }
         closed = true
+        control?.close()
+        control = nil
         if !touchToFlip.isEmpty {
             let ms = touchToFlip.map { $0 * 1000 }
             log(.info, String(format: "touch-to-flip latency over %d frames: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
