@@ -83,13 +83,14 @@ extension GestureRecognizer {
                 why = "a finger of the pair lifted: re-paired with a finger still down, the transform goes on"
                 return
             }
-            guard let (rid, p) = contacts.first else {
+            guard let rid = contacts.keys.first else {
                 endTransform(.ended, reason: "the fingers lifted")
                 state = .idle
                 return
             }
+            // The remaining finger drags on from where the map last followed it.
             grace = LiftGrace(liftTime: now, liftPoint: id == pair.ids.0 ? pair.previous.a : pair.previous.b,
-                              remaining: rid, remainingPoint: p)
+                              remaining: rid, remainingPoint: rid == pair.ids.0 ? pair.previous.a : pair.previous.b)
             why = "a finger lifted: the other drags on; the transform goes on if a finger comes down within "
                 + "liftGraceTime \(fmt(thresholds.liftGraceTime * 1000)) ms"
             state = .transformLifted
@@ -129,8 +130,9 @@ extension GestureRecognizer {
             guard let rid = grace.remaining, let p = contacts[rid] else { abandon(); return }
             touch = OneFingerTouch(id: rid, at: p, time: now, velocityWindow: thresholds.velocityWindow)
             if mask.contains(.pan) {
-                // Two fingers to one is one continuous move: the pan starts at once, no dead zone.
-                beginPan(at: p, from: p, reason: "the remaining finger drags on")
+                // Two fingers to one is one continuous move: the pan starts at once, no dead zone,
+                // from where the map last followed the finger.
+                beginPan(at: p, from: grace.remainingPoint, reason: "the remaining finger drags on")
                 why = "the remaining finger pans on, no dead zone"
             } else {
                 state = .leftoverFinger
@@ -234,6 +236,12 @@ extension GestureRecognizer {
         let (ia, ib) = kept < other ? (kept, other) : (other, kept)
         let g = kept < other ? TwoFingerGeometry(a: a, b: b) : TwoFingerGeometry(a: b, b: a)
         var next = TwoFingerSession(ids: (ia, ib), geometry: g, since: pair.startTime, now: now, tapPossible: false)
+        // The kept finger's motion in this frame is not delivered yet: the next translation
+        // starts that much behind the new focal point.
+        if pair.contains(kept) {
+            let before = kept == pair.ids.0 ? pair.previous.a : pair.previous.b
+            next.deliveredFocal = g.focal - (a - before)
+        }
         next.active = pair.active
         next.centreSign = pair.centreSign
         pair = next

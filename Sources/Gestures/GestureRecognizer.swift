@@ -155,14 +155,19 @@ public struct GestureRecognizer: Sendable {
                 allKnown = false
             }
         }
-        if staying { handle(.motion) }
-        // Lifts and touch-downs (the common frame has neither).
-        if !(allKnown && incoming.count == contacts.count) {
+        // Lifts and touch-downs (the common frame has neither). A lifted contact leaves before
+        // the motion is looked at: its last position is stale in this frame, and a pair made
+        // of one fresh and one stale position would move the focal point by half a step.
+        var lifted: [Int] = []
+        let changed = !(allKnown && incoming.count == contacts.count)
+        if changed {
             let ids = Set(incoming.map(\.id))
-            for id in contacts.keys.sorted() where !ids.contains(id) {
-                contacts[id] = nil
-                handle(.fingerUp, id: id)
-            }
+            lifted = contacts.keys.filter { !ids.contains($0) }.sorted()
+            for id in lifted { contacts[id] = nil }
+        }
+        if staying { handle(.motion) }
+        if changed {
+            for id in lifted { handle(.fingerUp, id: id) }
             for c in incoming where contacts[c.id] == nil {
                 contacts[c.id] = c.position
                 handle(contacts.count > 2 ? .tooManyFingers : .fingerDown, id: c.id)

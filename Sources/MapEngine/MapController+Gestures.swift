@@ -201,6 +201,6 @@ extension MapController {
 
     /// A tap or long press: auto-return, once armed by a gesture move, counts from here.
     func noteGesture(at t: Double) {
-        if cameraMode == .free && returnArmed && fingersDown == 0 { quietSince = t }
+        if cameraMode == .free && returnArmed && fingersDown == 0 { quietSince = lastLift ?? t }
     }
 }

@@ -55,7 +55,7 @@ extension MapController {
     /// finger lift (from now when no finger is down).
     func userTookOver(at t: Double) {
         returnArmed = true
-        quietSince = fingersDown == 0 ? t : nil
+        quietSince = fingersDown == 0 ? (lastLift ?? t) : nil
         setMode(.free, at: t)
     }
 

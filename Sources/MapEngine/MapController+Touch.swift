@@ -20,6 +20,7 @@ extension MapController {
         fingersDown = max(count, 0)
         if fingersDown > before { touchDown(at: t) }
         if fingersDown == 0 && before > 0 {
+            lastLift = t
             // Auto-return counts from the last lift, and only after a gesture moved the map.
             if returnArmed && cameraMode == .free { quietSince = t }
         }

@@ -63,6 +63,8 @@ public final class MapController {
     // Touch and feel (see MapController+Touch.swift).
     /// Contacts on the glass, as the event loop last reported them.
     public internal(set) var fingersDown = 0
+    /// When the last finger lifted (a gesture's `ended` may come a lift grace later).
+    var lastLift: Double?
     /// A gesture moved the camera in free mode: auto-return counts from the last finger lift.
     /// Programmatic moves disarm it.
     var returnArmed = false
