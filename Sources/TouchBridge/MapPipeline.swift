@@ -62,6 +62,7 @@ public final class MapPipeline {
     public func reconfigure(_ cfg: KioskConfiguration, at time: Double? = nil) {
         let t = max(time ?? lastTime ?? controller.now, controller.now)
         let g = cfg.gestures
+        advance(to: t) // the last frame's didChange goes out before the gesture ends
         deliver(recognizer.reconfigure(thresholds: g.thresholdValues, mask: .all,
                                        twoFingerHorizontal: g.twoFingerHorizontal == .pan ? .pan : .rotate, at: t))
         controller.configuration = cfg.mapConfiguration
@@ -80,6 +81,7 @@ public final class MapPipeline {
     /// cleanly (ended, then idleAt); fingers still down are ignored until they lift.
     public func setGestureMask(_ mask: GestureMask, at time: Double) {
         let t = max(time, controller.now)
+        advance(to: t) // the last frame's didChange goes out before the gesture ends
         deliver(recognizer.interrupt(at: t, reason: "gesture mask changed"))
         controller.configuration.gestureMask = mask
         controller.advance(to: t)
@@ -90,9 +92,10 @@ public final class MapPipeline {
     /// Markers that came from the configuration file (a reload replaces only these).
     private var configMarkerIDs: Set<String> = []
 
-    /// Every recogniser transition to the log: debug, and a recogniser bug as a warning.
-    public func logTransitions(to log: KioskLog) {
-        recognizer.log = { step in log(step.isBug ? .warning : .debug, "gesture: \(step)") }
+    /// Every recogniser transition to the log: debug, and a recogniser bug (an input its state
+    /// cannot receive) as a warning.
+    public func logTransitions(_ write: @escaping @Sendable (KioskLog.Level, String) -> Void) {
+        recognizer.log = { step in write(step.isBug ? .warning : .debug, "gesture: \(step)") }
     }
 
     /// Info-window taps are tested against the window as this renderer draws it.

@@ -102,7 +102,8 @@ public final class MapView {
             density = PixelDensity(screen: screen, displayMillimetres: displayMM)
         }
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
-        pipeline.logTransitions(to: self.log)
+        let kioskLog = self.log
+        pipeline.logTransitions { level, message in kioskLog(level, message) }
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         if found.isEmpty {
