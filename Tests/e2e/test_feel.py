@@ -92,8 +92,12 @@ def test_a_touch_stops_the_glide_in_the_event_stream(feel):
     idles = [i for i, l in enumerate(lines) if l["type"] == "idleAt"]
     assert len(idles) == 1, "one move, ended once"
     idle = idles[0]
+    # Under TCG the loop wakes a few times a second, so the glide shows as a few didChange
+    # lines only; it moved the camera on after the pan ended.
     glide = [l for l in lines[e + 1:idle] if l["type"] == "didChange"]
-    assert len(glide) >= 3, "the map glided after the lift"
+    at_lift = [l for l in lines[:e] if l["type"] == "didChange"][-1]["camera"]
+    assert glide and glide[-1]["camera"]["lon"] > at_lift["lon"], "the map glided after the lift"
+    assert lines[idle]["camera"] == glide[-1]["camera"], "idle where the glide was stopped"
     # Stopped by the touch (0.35 s after the lift), long before the glide's own end (~2 s).
     assert lines[idle]["t"] - lines[e]["t"] < 1.0, (lines[e]["t"], lines[idle]["t"])
     # The finger rests: nothing moves any more (it long-presses, on the stopped map).
