@@ -26,6 +26,8 @@ extension MapController {
             return
         }
         let mask = configuration.gestureMask
+        // A stopped zoom step counts only for the next step of the same series.
+        if e.kind != .doubleTap && e.kind != .twoFingerTap { stoppedZoomStep = nil }
         switch e.kind {
         case .tap:
             guard mask.contains(.tap) else { return }
@@ -176,7 +178,8 @@ extension MapController {
         var base = camera.zoom
         if let a = animation, a.isZoomStep {
             base = a.to.zoom
-        } else if let stopped = stoppedZoomStep, stopped.camera == camera {
+        } else if let stopped = stoppedZoomStep, stopped.camera == camera,
+                  t - stopped.time <= MapController.zoomSeriesGap {
             base = stopped.zoom
         }
         stoppedZoomStep = nil
@@ -191,6 +194,10 @@ extension MapController {
                        focus: CameraAnimation.Focus(coordinate: c, screen: s), byGesture: true,
                        isZoomStep: true, at: t)
     }
+
+    /// Longest time from a touch-down that stopped a zoom step to the next step of the same
+    /// series (a tap lasts at most 0.4 s and the next must follow within 0.3 s), seconds.
+    static let zoomSeriesGap = 1.0
 
     /// A finger on the map stops a fling or a programmatic animation (not a mode transition).
     func touchStopsFling(at t: Double) {

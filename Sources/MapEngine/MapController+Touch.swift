@@ -29,7 +29,7 @@ extension MapController {
     func touchDown(at t: Double) {
         guard animation != nil || momentum != nil else { return }
         if let a = animation, a.isZoomStep {
-            stoppedZoomStep = (a.to.zoom, camera)
+            stoppedZoomStep = (a.to.zoom, camera, t)
         }
         let wasModeTransition = animation.map { !$0.isZoomStep && (cameraMode != .free) } ?? false
         animation = nil

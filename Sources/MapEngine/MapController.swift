@@ -70,7 +70,7 @@ public final class MapController {
     var returnArmed = false
     /// A zoom step a touch-down stopped, with the camera it stopped at: a following step adds
     /// to its target while the camera has not moved since.
-    var stoppedZoomStep: (zoom: Double, camera: CameraPosition)?
+    var stoppedZoomStep: (zoom: Double, camera: CameraPosition, time: Double)?
     /// The fingers' focal point at touch-down of the running two-finger gesture: the centre of
     /// its zoom and rotation when translation is masked off.
     var gestureFocus: Point?

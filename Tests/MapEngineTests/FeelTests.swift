@@ -171,6 +171,20 @@ import Gestures
         #expect(run.controller.projection.point(for: under)!.distance(to: tapPoint) < 0.5, "about the tap point")
     }
 
+    @Test func aStoppedStepCountsOnlyForTheNextStepOfItsSeries() {
+        let c = controller()
+        c.handle(gesture(.doubleTap, .recognized, 1, at: Point(x: 640, y: 400)))
+        c.advance(to: 1.1)
+        c.touchesChanged(count: 1, at: 1.1)   // stops the step short of 13
+        c.touchesChanged(count: 0, at: 1.15)
+        let stopped = c.camera.zoom
+        #expect(stopped > 12 && stopped < 13)
+        c.advance(to: 5)
+        c.handle(gesture(.doubleTap, .recognized, 5, at: Point(x: 640, y: 400)))   // a new series, later
+        runUntilIdle(c)
+        #expect(abs(c.camera.zoom - (stopped + 1)) < 1e-9, "one level from where it stopped: \(c.camera.zoom)")
+    }
+
     @Test(arguments: rates)
     func twoFingerTapStepsAddUpToo(hz: Double) {
         var s = FeelStream(hz: hz, seed: 5)
