@@ -88,7 +88,10 @@ def test_a_touch_stops_the_glide_in_the_event_stream(feel):
     ended = [i for i, l in enumerate(lines) if l.get("gesture") == "pan" and l.get("phase") == "ended"]
     assert len(ended) == 1, [l for l in lines if l["type"] == "gesture"]
     e = ended[0]
-    assert (lines[e].get("velocity") or [0, 0])[0] < -1000, "a fast release to the left"
+    # A release to the left fast enough to fling (the momentum law's 150 px/s); under TCG on a
+    # loaded host evemu-play's timing stretches the stroke, so the measured speed varies
+    # (934..1481 px/s seen for this 4000 px/s stroke).
+    assert (lines[e].get("velocity") or [0, 0])[0] < -150, "a fast release to the left"
     idles = [i for i, l in enumerate(lines) if l["type"] == "idleAt"]
     assert len(idles) == 1, "one move, ended once"
     idle = idles[0]
