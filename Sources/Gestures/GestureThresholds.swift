@@ -71,6 +71,18 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
     /// Rotation about the screen centre per millimetre of horizontal finger travel.
     public var centreRotationDegreesPerMillimetre: Double = 0.5 /* deg/mm */
 
+    // MARK: Feel: lift grace and catch-up (issue 14; config names wired by the coordinator)
+    /// How long a finger may be off the glass during a pan or a two-finger transform and come
+    /// back as the same gesture: a one-frame contact dropout is 8..33 ms, a finger re-placed
+    /// on purpose about 50..80 ms. Longer, the gesture ends (a fling starts this much later).
+    public var liftGraceTime: Double = 0.08 /* s */
+    /// Farthest from where a finger lifted that a returning finger may land and continue.
+    public var liftGraceMaxDistance: Double = 20 /* mm */
+    /// Time constant of the catch-up: the pinch, rotation and tilt made before their threshold
+    /// was crossed are paid back smoothly, this much of what is left shrinking by 1/e per
+    /// `catchUpTime` (86% paid after 2x, 95% after 3x), so no single frame jumps.
+    public var catchUpTime: Double = 0.08 /* s */
+
     public init() {}
 
     /// Every threshold with its name and unit, in declaration order (from `table`).
@@ -124,6 +136,9 @@ extension GestureThresholds {
         .init("centreRotationMaxDirectionAngle", "deg", \.centreRotationMaxDirectionAngle),
         .init("centreRotationStartDistance", "mm", \.centreRotationStartDistance),
         .init("centreRotationDegreesPerMillimetre", "deg/mm", \.centreRotationDegreesPerMillimetre),
+        .init("liftGraceTime", "s", \.liftGraceTime),
+        .init("liftGraceMaxDistance", "mm", \.liftGraceMaxDistance),
+        .init("catchUpTime", "s", \.catchUpTime),
     ]
 
     /// The table row for a file key: its name or its older alias.

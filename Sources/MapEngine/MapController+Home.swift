@@ -7,15 +7,14 @@ import TouchCore
 /// something to reset (the camera away from home or an info window open); a finger lift or a
 /// programmatic move restarts it; a finger down holds it.
 extension MapController {
-    /// The number of contacts on the screen changed (the pipeline calls this with every frame).
-    public func fingersChanged(count: Int, at time: Double) {
-        let t = max(time, now)
+    /// The home timer's part of a change in the number of contacts (called by `touchesChanged`,
+    /// which owns `fingersDown`): a finger down holds the timer, the last lift restarts it.
+    func homeFingersChanged(from before: Int, to count: Int, at t: Double) {
         if count > 0 {
             homeQuietSince = nil
-        } else if fingersDown > 0 {
+        } else if before > 0 {
             homeQuietSince = t
         }
-        fingersDown = count
     }
 
     /// When the home reset will happen if nothing else happens.

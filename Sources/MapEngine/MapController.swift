@@ -52,8 +52,29 @@ public final class MapController {
     /// Marker whose info window is shown.
     var shownInfoWindowID: String?
     var events: [TimedMapEvent] = []
+    /// The content of the shown info window, asked of the delegate once when it opened (again
+    /// only for a marker with `tracksInfoWindowChanges` when the app says it changed).
+    var shownInfoContent: InfoWindowContent?
+    /// Whether that content came from the delegate (else it is the marker's title and snippet).
+    var shownInfoIsCustom = false
+    /// Bumped whenever the info window's content changes: the renderer redraws it then.
+    public internal(set) var infoWindowRevision = 0
+
+    // Touch and feel (see MapController+Touch.swift).
+    /// Contacts on the glass, as the event loop last reported them.
+    public internal(set) var fingersDown = 0
+    /// When the last finger lifted (a gesture's `ended` may come a lift grace later).
+    var lastLift: Double?
+    /// A gesture moved the camera in free mode: auto-return counts from the last finger lift.
+    /// Programmatic moves disarm it.
+    var returnArmed = false
+    /// A zoom step a touch-down stopped, with the camera it stopped at: a following step adds
+    /// to its target while the camera has not moved since.
+    var stoppedZoomStep: (zoom: Double, camera: CameraPosition, time: Double)?
+    /// The fingers' focal point at touch-down of the running two-finger gesture: the centre of
+    /// its zoom and rotation when translation is masked off.
+    var gestureFocus: Point?
     /// Home reset: fingers on the screen now, and since when nothing has held the timer.
-    var fingersDown = 0
     var homeQuietSince: Double?
     /// Where the home reset returns to (the start camera unless the app sets another).
     public var homeCamera: CameraPosition
@@ -114,7 +135,7 @@ public final class MapController {
     }
 
     var autoReturnTime: Double? {
-        guard cameraMode == .free, activeGestures.isEmpty, positionSource != nil,
+        guard cameraMode == .free, activeGestures.isEmpty, fingersDown == 0, returnArmed, positionSource != nil,
               let interval = configuration.autoReturnInterval, let q = quietSince else { return nil }
         return q + interval
     }
@@ -238,12 +259,12 @@ public final class MapController {
 
     /// Starts an animation from the current camera.
     func startAnimation(to target: CameraPosition, duration: Double, focus: CameraAnimation.Focus? = nil,
-                        byGesture: Bool, endFollowsSource: Bool = false, at t: Double) {
+                        byGesture: Bool, endFollowsSource: Bool = false, isZoomStep: Bool = false, at t: Double) {
         let interrupting = stopMotion()
         beginMotion(gesture: byGesture, interrupting: interrupting, at: t)
         let a = CameraAnimation(from: camera, to: configuration.limits.clamp(target), start: t,
                                 duration: max(duration, 0), focus: focus, byGesture: byGesture,
-                                endFollowsSource: endFollowsSource)
+                                endFollowsSource: endFollowsSource, isZoomStep: isZoomStep)
         if a.duration == 0 {
             changeCamera(to: a.to, at: t)
         } else {
@@ -257,7 +278,7 @@ public final class MapController {
     /// Animates to a camera over `duration` seconds (ease in-out).
     public func animate(to target: CameraPosition, duration: Double, at time: Double? = nil) {
         let t = programmaticTime(time)
-        userTookOver(at: t)
+        appTookOver(at: t)
         homeQuietSince = nil   // the home timer restarts from this move
         startAnimation(to: target, duration: duration, byGesture: false, at: t)
     }

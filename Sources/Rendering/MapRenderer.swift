@@ -73,8 +73,8 @@ public final class MapRenderer {
 
     /// The size of the info window this renderer draws for a title and snippet, pointer
     /// included: give it to `MapController.infoWindowSize` so taps find the window as drawn.
-    public func infoWindowSize(title: String, snippet: String?) -> Size {
-        OverlayPainter.infoWindowSize(title: title, snippet: snippet, text: text)
+    public func infoWindowSize(title: String, snippet: String?, image: String? = nil) -> Size {
+        OverlayPainter.infoWindowSize(title: title, snippet: snippet, image: image.flatMap { icons.image(path: $0) }, text: text)
     }
 
     /// Forgets the cached base map (e.g. after the style or the data changed).
@@ -95,7 +95,7 @@ public final class MapRenderer {
         let overlay = OverlayPainter(style: style)
         overlay.paintSky(cr: cr, view: view)
         overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
-        if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text) }
+        if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
         if scene.showsCompass { overlay.paintCompass(cr: cr, bearing: scene.camera.bearing, screen: screen) }
         if scene.showsScaleBar { overlay.paintScaleBar(cr: cr, projection: projection, text: text) }
         overlay.paintAttribution(cr: cr, text: attribution(extra: scene.attribution), screen: screen, renderer: text)

@@ -40,6 +40,7 @@ public final class MapPipeline {
         self.init(screen: screen, camera: cfg.map.camera, recognizer: cfg.gestures.recognizer(density: density, screen: screen),
                   mapConfiguration: cfg.mapConfiguration, sink: sink)
         for m in cfg.markers { controller.add(m.marker) }
+        configMarkerIDs = Set(cfg.markers.map(\.id))
         controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom) }
         switch cfg.camera.positionSource {
         case .fixed:
@@ -47,33 +48,63 @@ public final class MapPipeline {
         case .track:
             controller.positionSource = .track(DemoTrack.points)
         }
+        startMode = cfg.camera.mode
     }
+
+    /// The configured `[camera] mode`, applied when the clock starts (a track starts then).
+    private var startMode: KioskConfiguration.CameraModeName = .free
 
     /// Applies a re-read configuration (SIGHUP): thresholds, gesture mask, map configuration
     /// (limits, auto-return) and markers. The camera stays where it is.
-    public func reconfigure(_ cfg: KioskConfiguration) {
-        recognizer = cfg.gestures.recognizer(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
-                                             screen: screen)
+    /// A gesture running at that moment ends cleanly (ended, then idleAt) and the contacts down
+    /// are kept; markers are replaced in place, so the open info window stays open unless its
+    /// marker is gone.
+    public func reconfigure(_ cfg: KioskConfiguration, at time: Double? = nil) {
+        let t = max(time ?? lastTime ?? controller.now, controller.now)
+        let g = cfg.gestures
+        advance(to: t) // the last frame's didChange goes out before the gesture ends
+        deliver(recognizer.reconfigure(thresholds: g.thresholdValues, mask: .all,
+                                       twoFingerHorizontal: g.twoFingerHorizontal == .pan ? .pan : .rotate, at: t))
         controller.configuration = cfg.mapConfiguration
         controller.homeCamera = cfg.map.camera
-        for m in controller.markers { controller.removeMarker(id: m.id) }
+        let keep = Set(cfg.markers.map(\.id))
+        for m in controller.markers where configMarkerIDs.contains(m.id) && !keep.contains(m.id) {
+            controller.removeMarker(id: m.id)
+        }
         for m in cfg.markers { controller.add(m.marker) }
+        configMarkerIDs = keep
+        controller.advance(to: t)
         drainMapEvents()
         dirty = true
     }
 
-    /// Turns gestures on or off while running (the recogniser and the map alike).
-    public func setGestureMask(_ mask: GestureMask) {
-        recognizer.mask = mask
+    /// Changes which gestures move the map, at runtime. A gesture running at that moment ends
+    /// cleanly (ended, then idleAt); fingers still down are ignored until they lift.
+    public func setGestureMask(_ mask: GestureMask, at time: Double) {
+        let t = max(time, controller.now)
+        advance(to: t) // the last frame's didChange goes out before the gesture ends
+        deliver(recognizer.interrupt(at: t, reason: "gesture mask changed"))
         controller.configuration.gestureMask = mask
+        controller.advance(to: t)
+        drainMapEvents()
+        dirty = true
+    }
+
+    /// Markers that came from the configuration file (a reload replaces only these).
+    private var configMarkerIDs: Set<String> = []
+
+    /// Every recogniser transition to the log: debug, and a recogniser bug (an input its state
+    /// cannot receive) as a warning.
+    public func logTransitions(_ write: @escaping @Sendable (KioskLog.Level, String) -> Void) {
+        recognizer.log = { step in write(step.isBug ? .warning : .debug, "gesture: \(step)") }
     }
 
     /// Info-window taps are tested against the window as this renderer draws it.
     public func measureInfoWindows(with renderer: MapRenderer) {
         controller.infoWindowSize = { [unowned renderer, unowned controller] m in
-            // The content shown: the delegate's custom window, else the marker's title and snippet.
-            if let c = controller.delegate?.markerInfoWindow(m) {
-                return renderer.infoWindowSize(title: c.title ?? "", snippet: c.snippetText)
+            // The content shown, as asked when the window opened (not asked again per hit test).
+            if m.id == controller.selectedMarker, let c = controller.infoWindowContent() {
+                return renderer.infoWindowSize(title: c.title ?? "", snippet: c.snippetText, image: c.imageName)
             }
             return renderer.infoWindowSize(title: m.title ?? "", snippet: m.snippet)
         }
@@ -102,6 +133,11 @@ public final class MapPipeline {
             // A scripted track starts with the input clock.
             if case .track = controller.positionSource { controller.positionSource = controller.positionSource?.shifted(by: time) }
             controller.advance(to: time)
+            switch startMode {
+            case .free: break
+            case .following: controller.start(in: .following)
+            case .overview: controller.start(in: .overview)
+            }
             drainMapEvents()
         }
     }
@@ -131,8 +167,11 @@ public final class MapPipeline {
         advance(to: frame.time)
         if writesContacts { sink(encoder.contacts(frame)) }
         frameObserver?(frame)
+        if frame.contacts.count != contactsDown {
+            // Before the frame's gestures: a touch-down stops the camera in this frame.
+            controller.touchesChanged(count: frame.contacts.count, at: frame.time)
+        }
         contactsDown = frame.contacts.count
-        controller.fingersChanged(count: frame.contacts.count, at: frame.time)
         deliver(recognizer.process(frame))
         drainMapEvents()
         dirty = true // contacts themselves are visible in `tune`
@@ -193,7 +232,8 @@ public final class MapPipeline {
             let a = m.infoWindowAnchorPoint(at: p)
             info = Rendering.InfoWindowContent(title: content.title ?? "", snippet: content.snippetText,
                                                coordinate: m.position, anchorOffset: a - p,
-                                               background: content.backgroundRGB.map { RGBColor(hex: $0) })
+                                               background: content.backgroundRGB.map { RGBColor(hex: $0) },
+                                               image: content.imageName)
         }
         let controls = controller.controls
         return MapScene(camera: controller.camera, markers: markers, infoWindow: info,
@@ -234,7 +274,9 @@ extension KioskConfiguration.MarkerSettings {
 extension KioskConfiguration.GestureSettings {
     /// A recogniser with these thresholds, mask and two-finger choice.
     public func recognizer(density: PixelDensity, screen: Size) -> GestureRecognizer {
-        GestureRecognizer(thresholds: thresholdValues, mask: enabled, density: density, screen: screen,
+        // Every gesture is recognised: the map's mask (`enabled`) decides what moves the camera,
+        // and a disabled gesture still reaches the app's gesture hook.
+        GestureRecognizer(thresholds: thresholdValues, mask: .all, density: density, screen: screen,
                           twoFingerHorizontal: twoFingerHorizontal == .pan ? .pan : .rotate)
     }
 

@@ -111,6 +111,8 @@ public final class MapView {
         let density = Replay.density(configuration: configuration, touch: found.first?.capabilities, screen: screen,
                                      displayMM: d.physicalSizeMillimetres)
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
+        let kioskLog = self.log
+        pipeline.logTransitions { level, message in kioskLog(level, message) }
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         if found.isEmpty {
@@ -151,6 +153,26 @@ public final class MapView {
         controller.animate(to: camera, duration: duration, at: MonotonicClock.now()); pipeline.setNeedsRedraw()
     }
     public func move(to camera: CameraPosition) { controller.move(to: camera, at: MonotonicClock.now()); pipeline.setNeedsRedraw() }
+
+    /// Which gestures move the map (HERE's gesture mask), changeable at runtime. A gesture that
+    /// is off is still recognised and handed to `gestureHandler`. A gesture running when the
+    /// mask changes ends cleanly (ended, then idleAt); markers and the info window stay.
+    public var gestureMask: GestureMask {
+        get { controller.configuration.gestureMask }
+        set { setGestureMask(newValue, at: EventLoop.now()) }
+    }
+
+    /// `gestureMask` with an explicit time (CLOCK_MONOTONIC seconds, the loop's clock).
+    public func setGestureMask(_ mask: GestureMask, at time: Double) {
+        pipeline.setGestureMask(mask, at: time)
+        configuration.gestures.enabled = mask
+    }
+
+    /// The app's content for a marker's info window changed: redrawn when that window is shown
+    /// and the marker has `tracksInfoWindowChanges` (the delegate is asked again), else ignored.
+    public func infoWindowContentDidChange(markerID: String) {
+        if controller.infoWindowContentDidChange(markerID: markerID, at: EventLoop.now()) { pipeline.setNeedsRedraw() }
+    }
 
     // MARK: opening things
 
@@ -331,7 +353,7 @@ public final class MapView {
         guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return "no configuration file to re-read" }
         do {
             let new = try KioskConfiguration.load(path: path)
-            pipeline.reconfigure(new)
+            pipeline.reconfigure(new, at: EventLoop.now())
             configuration.gestures = new.gestures
             configuration.markers = new.markers
             configuration.camera = new.camera

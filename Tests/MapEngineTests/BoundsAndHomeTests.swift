@@ -112,11 +112,11 @@ import Gestures
 
     /// A one-finger pan of 200 px from t0 to t0 + 0.2 with the contacts the pipeline reports.
     func pan(_ c: MapController, at t0: Double) {
-        c.fingersChanged(count: 1, at: t0)
+        c.touchesChanged(count: 1, at: t0)
         c.handle(gesture(.pan, .began, t0 + 0.05, at: Point(x: 600, y: 400)))
         c.handle(gesture(.pan, .changed, t0 + 0.15, at: Point(x: 400, y: 400), from: Point(x: 600, y: 400)))
         c.handle(gesture(.pan, .ended, t0 + 0.2, at: Point(x: 400, y: 400)))
-        c.fingersChanged(count: 0, at: t0 + 0.2)
+        c.touchesChanged(count: 0, at: t0 + 0.2)
     }
 
     @Test func afterTheQuietIntervalTheCameraGoesHomeAndTheWindowCloses() {
@@ -148,12 +148,12 @@ import Gestures
         pan(c, at: 1)
         runUntilIdle(c, limit: 20)
         // A finger rests on the screen from 20 s to 45 s (no gesture needed): no reset meanwhile.
-        c.fingersChanged(count: 1, at: 20)
+        c.touchesChanged(count: 1, at: 20)
         #expect(c.nextDeadline == nil)
         c.advance(to: 44)
         #expect(c.cameraMode == .free && !c.isMoving)
         let away = c.camera
-        c.fingersChanged(count: 0, at: 45)
+        c.touchesChanged(count: 0, at: 45)
         #expect(abs((c.nextDeadline ?? 0) - 75) < 1e-9)
         c.advance(to: 74.9)
         #expect(c.camera == away)

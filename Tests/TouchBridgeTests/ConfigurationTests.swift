@@ -66,7 +66,8 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(cfg.gestures.thresholdValues == GestureThresholds())
         #expect(cfg.gestures.thresholdValues.problems.isEmpty)
         #expect(cfg.markers.first?.title == "Paris")
-        #expect(cfg.camera.autoReturnSeconds == 5)
+        // The shipped file stays where it starts: no auto-return, no position to fly to.
+        #expect(cfg.camera.autoReturnSeconds == 0 && cfg.camera.position == nil && cfg.camera.mode == .free)
         #expect(abs(cfg.map.camera.target.latitude - 48.8566) < 1e-9)
     }
 

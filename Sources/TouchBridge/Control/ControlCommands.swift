@@ -141,7 +141,7 @@ extension MapView {
                 }
                 mask.insert(m)
             }
-            pipeline.setGestureMask(mask)
+            setGestureMask(mask, at: MonotonicClock.now())
             return [("enabled", .array(GestureMask.names.filter { mask.contains($0.1) }.map { .string($0.0) }))]
         case "set_camera_mode":
             let name = try a.requiredString("mode")
