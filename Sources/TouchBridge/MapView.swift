@@ -50,7 +50,9 @@ public final class MapView {
     let renderer: MapRenderer
     let frame: OwnedFrameBuffer
     var loop: EventLoop?
-    var devices: [String: TouchDevice] = [:]
+    var devices: [String: TouchDevice] = [:] { didSet { systemdDevicesChanged() } }
+    /// systemd's notify socket and watchdog (no-ops outside a Type=notify unit); SystemdNotify.swift.
+    let systemd = SystemdNotifier()
     var monitor: TouchDeviceMonitor?
     var pacer: FramePacer
     var eventOut: FileHandle?
@@ -288,7 +290,8 @@ public final class MapView {
     public func run() throws {
         let loop = try EventLoop()
         self.loop = loop
-        defer { self.loop = nil }
+        defer { systemd.detachWatchdog(from: loop); self.loop = nil }
+        do { try systemd.attachWatchdog(to: loop) } catch { log(.warning, "systemd watchdog: \(error)") }
         for (path, dev) in devices { try loop.add(fd: dev.fd) { [weak self] _ in self?.readDevice(path) } }
         do {
             let m = try TouchDeviceMonitor()
@@ -311,6 +314,7 @@ public final class MapView {
             guard let self else { return }
             if sig == SIGHUP { self.reload() } else {
                 self.log(.info, "signal \(sig): stopping")
+                self.systemd.stopping()
                 loop.stop()
             }
         }
@@ -365,6 +369,7 @@ public final class MapView {
                 if firstFrameTime == nil {
                     firstFrameTime = EventLoop.now()
                     log(.info, String(format: "first frame on the display %.0f ms after start", (firstFrameTime! - createdAt) * 1000))
+                    systemd.ready(status: systemdStatus())
                 }
                 onFramePresented?(EventLoop.now(), newestInput)
             } else {
@@ -378,6 +383,8 @@ public final class MapView {
     /// SIGHUP: re-read the file; a bad file keeps the running configuration.
     func reload() {
         guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return }
+        systemd.reloading()
+        defer { if firstFrameTime != nil { systemd.ready(status: systemdStatus()) } }
         do {
             let new = try KioskConfiguration.load(path: path)
             pipeline.reconfigure(new)
