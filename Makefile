@@ -46,13 +46,14 @@ bench: release
 
 # The installed binary carries the Swift runtime (--static-swift-stdlib): a kiosk needs only
 # Debian's libraries (libevdev, libdrm, libudev, cairo, pango, sqlite3), not the toolchain.
-# Linked with full RELRO (Debian's hardening flags); the package builds the same binary.
+# Linked with full RELRO (Debian's hardening flags) and --as-needed (no dependency on
+# libraries pkg-config names but the binary does not use); the package builds the same binary.
 STATIC_BIN = .build-static/release/touchbridge
 kiosk-release: deps static-build
 
 static-build:
 	$(SWIFT) build -c release --static-swift-stdlib --product touchbridge --scratch-path .build-static \
-	  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+	  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --as-needed
 
 # Generated from the command-line definitions: the man page (from --experimental-dump-help)
 # and the shell completions (argument-parser's --generate-completion-script).
@@ -61,7 +62,8 @@ generated: $(STATIC_BIN)
 	mkdir -p $(GEN)
 	$(STATIC_BIN) --experimental-dump-help > $(GEN)/help.json
 	python3 scripts/manpage.py $(GEN)/help.json > $(GEN)/touchbridge.1
-	$(STATIC_BIN) --generate-completion-script bash > $(GEN)/touchbridge.bash
+	@# A completion file is sourced, not run: no #! line (lintian: bash-completion-with-hashbang).
+	$(STATIC_BIN) --generate-completion-script bash | sed '1{/^#!/d}' > $(GEN)/touchbridge.bash
 	$(STATIC_BIN) --generate-completion-script zsh > $(GEN)/_touchbridge
 	$(STATIC_BIN) --generate-completion-script fish > $(GEN)/touchbridge.fish
 

@@ -16,7 +16,7 @@ Cached under $TB_VM_CACHE/debian/:
 - bookworm-HASH.img: that tree plus the .deb's own dependencies (from its Depends field,
   usually already there) as a 2 GiB sparse ext4 image made by `mke2fs -d` (no loop mount).
 - initrd-debian-VERSION-HASH.cpio: busybox, the modules the root file system and the tests
-  need (virtio block and 9p, ext4, uinput, evdev, bochs), and an /init that mounts /dev/vda and
+  need (virtio block and 9p, ext4 with crc32c, uinput, evdev, bochs), and an /init that mounts /dev/vda and
   switch_roots into systemd.
 """
 
@@ -46,7 +46,7 @@ INCLUDE = ["systemd", "systemd-sysv", "udev", "dbus", "kmod", "procps", "evemu-t
            "libevdev2", "libdrm2", "libudev1", "libcairo2", "libpango-1.0-0", "libpangocairo-1.0-0",
            "libsqlite3-0", "fonts-dejavu-core"]
 HOST_TOOLS = {"debootstrap": "debootstrap", "mke2fs": "e2fsprogs", "qemu-img": "qemu-utils"}
-MODULES = ("virtio_pci", "virtio_blk", "ext4", "9pnet_virtio", "9p", "uinput", "evdev", "bochs")
+MODULES = ("virtio_pci", "virtio_blk", "crc32c_intel", "ext4", "9pnet_virtio", "9p", "uinput", "evdev", "bochs")
 IMAGE_SIZE = "2G"
 DEBOOTSTRAP_TIMEOUT_S = 1800.0
 
