@@ -46,14 +46,13 @@ bench: release
 
 # The installed binary carries the Swift runtime (--static-swift-stdlib): a kiosk needs only
 # Debian's libraries (libevdev, libdrm, libudev, cairo, pango, sqlite3), not the toolchain.
-# Linked with full RELRO (Debian's hardening flags) and --as-needed (no dependency on
-# libraries pkg-config names but the binary does not use); the package builds the same binary.
+# Linked with full RELRO (Debian's hardening flags); the package builds the same binary.
 STATIC_BIN = .build-static/release/touchbridge
 kiosk-release: deps static-build
 
 static-build:
 	$(SWIFT) build -c release --static-swift-stdlib --product touchbridge --scratch-path .build-static \
-	  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now -Xlinker --as-needed
+	  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
 # Generated from the command-line definitions: the man page (from --experimental-dump-help)
 # and the shell completions (argument-parser's --generate-completion-script).
@@ -124,7 +123,7 @@ package: deps
 	dpkg-buildpackage -b -us -uc
 	mkdir -p out/deb
 	mv ../touchbridge_$(DEB_VERSION)_*.deb ../touchbridge_$(DEB_VERSION)_*.buildinfo ../touchbridge_$(DEB_VERSION)_*.changes out/deb/
-	lintian --info --display-info out/deb/touchbridge_$(DEB_VERSION)_*.changes 2>&1 | tee out/deb/lintian.txt
+	lintian --info --display-info --show-overrides out/deb/touchbridge_$(DEB_VERSION)_*.changes 2>&1 | tee out/deb/lintian.txt
 	@! grep -q '^E: ' out/deb/lintian.txt || { echo "lintian reported errors (out/deb/lintian.txt)" >&2; exit 1; }
 
 clean:
