@@ -153,7 +153,7 @@ extension MapView {
     /// STATUS= for `systemctl status`: the display and the touchscreens in use.
     func systemdStatus() -> String {
         let touch = devices.keys.sorted()
-        return "display \(display.name) \(display.width)x\(display.height); "
+        return "display \(display.name); "
             + (touch.isEmpty ? "no touchscreen yet" : "touchscreens " + touch.joined(separator: " "))
     }
 

@@ -28,6 +28,7 @@ CONFIG = "/etc/touchbridge/touchbridge.toml"
 SCRIPT = r"""
 set +e
 exec 2>&1
+CONFIG=/etc/touchbridge/touchbridge.toml
 step() { echo "== $* ($(cut -d' ' -f1 /proc/uptime) s)"; }
 prop() { systemctl show -p "$1" --value touchbridge; }
 step install
@@ -96,7 +97,7 @@ step purge
 rm -rf /etc/systemd/system/touchbridge.service.d
 systemctl stop touchbridge
 apt-get purge -y touchbridge > purge.log 2>&1; echo $? > purge.rc
-while read -r f; do [ -f "$f" ] || [ -L "$f" ] && echo "$f"; done < files.txt > left-files.txt
+while read -r f; do { [ -f "$f" ] || [ -L "$f" ]; } && [ ! -d "$f" ] && echo "$f"; done < files.txt > left-files.txt
 ls -d /etc/touchbridge /usr/share/touchbridge /usr/share/doc/touchbridge 2>/dev/null > left-dirs.txt
 systemctl cat touchbridge > /dev/null 2>&1; echo $? > unit-after-purge.rc
 udevadm settle
