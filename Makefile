@@ -117,13 +117,13 @@ uninstall:
 # The Debian package (debian/), built with the standard tools, checked with lintian; the
 # .deb and lintian's report land in out/deb/. dpkg-buildpackage writes into the parent
 # folder, so the results are moved from there.
-DEB_VERSION = $(shell dpkg-parsechangelog -S Version 2>/dev/null)
 package: deps
 	@scripts/install-deps.sh package
 	dpkg-buildpackage -b -us -uc
 	mkdir -p out/deb
-	mv ../touchbridge_$(DEB_VERSION)_*.deb ../touchbridge_$(DEB_VERSION)_*.buildinfo ../touchbridge_$(DEB_VERSION)_*.changes out/deb/
-	lintian --info --display-info --show-overrides out/deb/touchbridge_$(DEB_VERSION)_*.changes 2>&1 | tee out/deb/lintian.txt
+	v=$$(dpkg-parsechangelog -S Version) && \
+	  mv ../touchbridge_$${v}_*.deb ../touchbridge_$${v}_*.buildinfo ../touchbridge_$${v}_*.changes out/deb/ && \
+	  lintian --info --display-info --show-overrides out/deb/touchbridge_$${v}_*.changes 2>&1 | tee out/deb/lintian.txt
 	@! grep -q '^E: ' out/deb/lintian.txt || { echo "lintian reported errors (out/deb/lintian.txt)" >&2; exit 1; }
 
 clean:
