@@ -96,6 +96,7 @@ systemctl show touchbridge -p MainPID -p NRestarts -p ActiveState -p SubState > 
 
 step purge
 rm -rf /etc/systemd/system/touchbridge.service.d
+systemctl daemon-reload
 systemctl stop touchbridge
 apt-get purge -y touchbridge > purge.log 2>&1; echo $? > purge.rc
 while read -r f; do { [ -f "$f" ] || [ -L "$f" ]; } && [ ! -d "$f" ] && echo "$f"; done < files.txt > left-files.txt
@@ -199,25 +200,25 @@ def test_the_service_is_active_only_after_the_first_frame(vm):
 
 def horizontal_shift(a, b) -> tuple[int, float]:
     """The dx (pixels) for which b(x) best matches a(x - dx) over a band of rows, and the mean
-    grey difference there: how far the map slid sideways between two screenshots."""
-    def grey(s, x, y):
-        r, g, bl = s.pixel(x, y)
-        return (r + g + bl) // 3
+    grey difference there: how far the map slid sideways between two screenshots. A coarse
+    search in 3 px steps, then the best step refined to the pixel."""
+    def row(s, y):
+        return [sum(s.pixel(x, y)) // 3 for x in range(s.width)]
     rows = range(120, a.height - 120, 24)
-    xs = range(0, a.width, 3)
-    ga = [[grey(a, x, y) for x in xs] for y in rows]
-    gb = [[grey(b, x, y) for x in xs] for y in rows]
-    best = (0, 1e9)
-    for step in range(-300, 301):  # dx = 3 * step pixels
+    ga, gb = [row(a, y) for y in rows], [row(b, y) for y in rows]
+    w = a.width
+
+    def cost(dx: int, stride: int) -> float:
         total = n = 0
         for ra, rb in zip(ga, gb):
-            lo, hi = max(0, step), min(len(xs), len(xs) + step)
-            for i in range(lo, hi, 2):
-                total += abs(rb[i] - ra[i - step])
+            for x in range(max(0, dx), min(w, w + dx), stride):
+                total += abs(rb[x] - ra[x - dx])
                 n += 1
-        if n > 2000 and total / n < best[1]:
-            best = (step * 3, total / n)
-    return best
+        return total / n if n > 1000 else 1e9
+
+    coarse = min(range(-900, 901, 3), key=lambda dx: cost(dx, 6))
+    best = min(range(coarse - 2, coarse + 3), key=lambda dx: cost(dx, 1))
+    return best, cost(best, 1)
 
 
 def test_a_touch_through_uinput_moves_the_map(vm):
