@@ -4,7 +4,7 @@ SWIFT ?= swift
 OUT ?= out/demo
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: all deps test-deps build release kiosk-release demo test unit-test e2e-test bench install uninstall clean
+.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package clean
 
 all: build
 
@@ -31,6 +31,7 @@ E2E = python3 -m pytest -q -ra -p no:cacheprovider --durations=5 Tests/e2e
 test: test-deps
 	$(SWIFT) build -c release --product touchbridge
 	$(SWIFT) test
+	$(MAKE) package
 	$(E2E)
 	.build/release/touchbridge bench --quick --json
 
@@ -45,31 +46,85 @@ bench: release
 
 # The installed binary carries the Swift runtime (--static-swift-stdlib): a kiosk needs only
 # Debian's libraries (libevdev, libdrm, libudev, cairo, pango, sqlite3), not the toolchain.
-kiosk-release: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product touchbridge --scratch-path .build-static
+# Linked with full RELRO (Debian's hardening flags); the package builds the same binary.
+STATIC_BIN = .build-static/release/touchbridge
+kiosk-release: deps static-build
 
-install: kiosk-release
-	install -D -m 0755 .build-static/release/touchbridge $(DESTDIR)$(PREFIX)/bin/touchbridge
-	install -D -m 0644 Sources/Rendering/Resources/world.bin $(DESTDIR)$(PREFIX)/share/touchbridge/world.bin
-	install -D -m 0644 udev/70-touchbridge.rules $(DESTDIR)/etc/udev/rules.d/70-touchbridge.rules
-	install -D -m 0644 Configs/touchbridge.service $(DESTDIR)/etc/systemd/system/touchbridge.service
+static-build:
+	$(SWIFT) build -c release --static-swift-stdlib --product touchbridge --scratch-path .build-static \
+	  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+
+# Generated from the command-line definitions: the man page (from --experimental-dump-help)
+# and the shell completions (argument-parser's --generate-completion-script).
+GEN = out/generated
+generated: $(STATIC_BIN)
+	mkdir -p $(GEN)
+	$(STATIC_BIN) --experimental-dump-help > $(GEN)/help.json
+	python3 scripts/manpage.py $(GEN)/help.json > $(GEN)/touchbridge.1
+	@# A completion file is sourced, not run: no #! line (lintian: bash-completion-with-hashbang).
+	$(STATIC_BIN) --generate-completion-script bash | sed '1{/^#!/d}' > $(GEN)/touchbridge.bash
+	$(STATIC_BIN) --generate-completion-script zsh > $(GEN)/_touchbridge
+	$(STATIC_BIN) --generate-completion-script fish > $(GEN)/touchbridge.fish
+
+# Where things go. A source install (`make install`) uses the admin's directories under /etc;
+# the Debian package (debian/rules) passes the distribution's: /usr, /lib/systemd/system,
+# /lib/udev/rules.d, /usr/lib/sysusers.d. Both install the same files from here.
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/touchbridge
+DOCDIR ?= $(PREFIX)/share/doc/touchbridge
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= /etc/systemd/system
+UDEVRULESDIR ?= /etc/udev/rules.d
+SYSUSERSDIR ?= /etc/sysusers.d
+COMPLETIONSDIR ?= $(PREFIX)/share
+
+install-files: generated
+	install -D -m 0755 $(STATIC_BIN) $(DESTDIR)$(BINDIR)/touchbridge
+	install -D -m 0644 Sources/Rendering/Resources/world.bin $(DESTDIR)$(DATADIR)/world.bin
+	install -D -m 0644 udev/70-touchbridge.rules $(DESTDIR)$(UDEVRULESDIR)/70-touchbridge.rules
+	install -D -m 0644 Configs/touchbridge.sysusers $(DESTDIR)$(SYSUSERSDIR)/touchbridge.conf
+	install -d $(DESTDIR)$(UNITDIR)
+	sed -e 's|/usr/bin/touchbridge|$(BINDIR)/touchbridge|g' -e 's|/usr/share/doc/touchbridge|$(DOCDIR)|g' \
+	  Configs/touchbridge.service > $(DESTDIR)$(UNITDIR)/touchbridge.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/touchbridge.service
+	install -D -m 0644 $(GEN)/touchbridge.1 $(DESTDIR)$(MANDIR)/man1/touchbridge.1
+	install -D -m 0644 $(GEN)/touchbridge.bash $(DESTDIR)$(COMPLETIONSDIR)/bash-completion/completions/touchbridge
+	install -D -m 0644 $(GEN)/_touchbridge $(DESTDIR)$(COMPLETIONSDIR)/zsh/vendor-completions/_touchbridge
+	install -D -m 0644 $(GEN)/touchbridge.fish $(DESTDIR)$(COMPLETIONSDIR)/fish/vendor_completions.d/touchbridge.fish
+	install -d $(DESTDIR)$(DOCDIR)/examples
+	install -m 0644 README.md docs/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 Configs/*.toml udev/71-touchbridge-calibration.rules.example $(DESTDIR)$(DOCDIR)/examples/
 	test -e $(DESTDIR)/etc/touchbridge/touchbridge.toml || \
 	  install -D -m 0644 Configs/default.toml $(DESTDIR)/etc/touchbridge/touchbridge.toml
-	@# The kiosk user and group (not when staging into DESTDIR for a package).
+
+install: kiosk-release install-files
+	@# The kiosk user from the same sysusers.d file the package uses (not when staging into DESTDIR).
 	@if [ -z "$(DESTDIR)" ]; then \
-	  getent group touchbridge >/dev/null || groupadd --system touchbridge; \
-	  groups=$$(for g in video input render; do getent group $$g >/dev/null && printf '%s,' $$g; done); \
-	  getent passwd touchbridge >/dev/null || useradd --system --gid touchbridge $${groups:+--groups $${groups%,}} \
-	    --home-dir /var/lib/touchbridge --no-create-home --shell /usr/sbin/nologin touchbridge; \
+	  systemd-sysusers $(SYSUSERSDIR)/touchbridge.conf; \
 	  command -v udevadm >/dev/null && udevadm control --reload || true; \
 	  command -v systemctl >/dev/null && systemctl daemon-reload 2>/dev/null || true; \
 	  echo "installed: systemctl enable --now touchbridge"; \
 	fi
 
 uninstall:
-	rm -rf $(DESTDIR)$(PREFIX)/share/touchbridge
-	rm -f $(DESTDIR)$(PREFIX)/bin/touchbridge $(DESTDIR)/etc/udev/rules.d/70-touchbridge.rules \
-	  $(DESTDIR)/etc/systemd/system/touchbridge.service
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(BINDIR)/touchbridge $(DESTDIR)$(UDEVRULESDIR)/70-touchbridge.rules \
+	  $(DESTDIR)$(UNITDIR)/touchbridge.service $(DESTDIR)$(SYSUSERSDIR)/touchbridge.conf \
+	  $(DESTDIR)$(MANDIR)/man1/touchbridge.1 $(DESTDIR)$(COMPLETIONSDIR)/bash-completion/completions/touchbridge \
+	  $(DESTDIR)$(COMPLETIONSDIR)/zsh/vendor-completions/_touchbridge \
+	  $(DESTDIR)$(COMPLETIONSDIR)/fish/vendor_completions.d/touchbridge.fish
+
+# The Debian package (debian/), built with the standard tools, checked with lintian; the
+# .deb and lintian's report land in out/deb/. dpkg-buildpackage writes into the parent
+# folder, so the results are moved from there.
+package: deps
+	@scripts/install-deps.sh package
+	dpkg-buildpackage -b -us -uc
+	mkdir -p out/deb
+	v=$$(dpkg-parsechangelog -S Version) && \
+	  mv ../touchbridge_$${v}_*.deb ../touchbridge_$${v}_*.buildinfo ../touchbridge_$${v}_*.changes out/deb/ && \
+	  lintian --info --display-info --show-overrides out/deb/touchbridge_$${v}_*.changes 2>&1 | tee out/deb/lintian.txt
+	@! grep -q '^E: ' out/deb/lintian.txt || { echo "lintian reported errors (out/deb/lintian.txt)" >&2; exit 1; }
 
 clean:
 	rm -rf .build out

@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // Thin system-library targets: one per C library, pkg-config name and Debian provider.
@@ -47,6 +48,7 @@ let package = Package(
         .target(name: "TouchBridge", dependencies: [
             "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
             .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
             "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display",

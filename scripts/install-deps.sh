@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what TouchBridge needs to build, run and test on Debian 12, only when missing.
-# Usage: scripts/install-deps.sh [build|test]   (test adds the VM and e2e tools)
+# Usage: scripts/install-deps.sh [build|package|test]   (package adds debhelper and lintian; test adds those and the VM and e2e tools)
 set -euo pipefail
 want=${1:-build}
 # make and the C toolchain/libraries the Swift toolchain itself needs on Debian 12, then ours.
@@ -10,6 +10,13 @@ pkgs=(make git ca-certificates binutils gcc libc6-dev libstdc++-12-dev libcurl4-
       libsqlite3-dev fonts-dejavu-core)
 if [ "$want" = test ]; then
   pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio python3 python3-pytest)
+fi
+# The Debian package (`make package`, also part of `make test`) and its VM test.
+if [ "$want" = package ] || [ "$want" = test ]; then
+  pkgs+=(dpkg-dev debhelper lintian fakeroot)
+fi
+if [ "$want" = test ]; then
+  pkgs+=(debootstrap e2fsprogs qemu-utils)
 fi
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=()

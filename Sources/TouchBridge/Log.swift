@@ -1,6 +1,10 @@
 import Foundation
+import Logging
 
-/// Messages for the person running the kiosk, on stderr (the journal under systemd).
+/// Messages for the person running the kiosk, on stderr: the journal under systemd, with
+/// each line at its own priority (see `JournalLogHandler`). The call API stays
+/// `log(.warning, "...")`; underneath it is a swift-log `Logger`, so an app embedding
+/// `MapView` can route the same messages through its own `LogHandler`.
 public struct KioskLog: Sendable {
     public enum Level: Int, Sendable, Comparable {
         case error = 0, warning, info, debug
@@ -13,13 +17,44 @@ public struct KioskLog: Sendable {
             default: self = .info
             }
         }
+        /// The word shown in front of a message on a terminal.
+        public var name: String { ["error", "warning", "info", "debug"][rawValue] }
+        var loggerLevel: Logger.Level {
+            switch self {
+            case .error: return .error
+            case .warning: return .warning
+            case .info: return .info
+            case .debug: return .debug
+            }
+        }
     }
-    public var level: Level
-    public init(level: Level = .info) { self.level = level }
+
+    public var level: Level {
+        didSet { logger.logLevel = level.loggerLevel }
+    }
+    public private(set) var logger: Logger
+
+    /// Logs to stderr through `JournalLogHandler` (journal priorities or plain text).
+    public init(level: Level = .info) {
+        self.init(level: level, logger: Logger(label: "touchbridge") { JournalLogHandler(label: $0) })
+    }
+
+    /// Logs through `logger` (e.g. one made by an app's own `LoggingSystem`).
+    public init(level: Level, logger: Logger) {
+        self.level = level
+        self.logger = logger
+        self.logger.logLevel = level.loggerLevel
+    }
 
     public func callAsFunction(_ l: Level, _ message: @autoclosure () -> String) {
         guard l <= level else { return }
-        let tag = ["error", "warning", "info", "debug"][l.rawValue]
-        FileHandle.standardError.write(Data("touchbridge \(tag): \(message())\n".utf8))
+        logger.log(level: l.loggerLevel, "\(KioskLog.strippingLevelWord(message(), l))")
+    }
+
+    /// Some messages are built elsewhere already starting with "warning: " (text meant for a
+    /// bare stderr); the handler adds the level itself, so drop the copy: one prefix per line.
+    static func strippingLevelWord(_ message: String, _ l: Level) -> String {
+        let word = l.name + ": "
+        return message.hasPrefix(word) ? String(message.dropFirst(word.count)) : message
     }
 }

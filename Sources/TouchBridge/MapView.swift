@@ -57,6 +57,8 @@ public final class MapView {
     let input: TouchInputHub
     /// Several touchscreens, one surface.
     var merger = ContactMerger()
+    /// systemd's notify socket and watchdog (no-ops outside a Type=notify unit); SystemdNotify.swift.
+    let systemd = SystemdNotifier()
     var pacer: FramePacer
     var eventOut: FileHandle?
     /// The control socket for apps (`[control] socket`), while running.
@@ -235,10 +237,12 @@ public final class MapView {
             switch event {
             case .opened(let path, let name, let kind, let foundBy):
                 log(.info, "touchscreen \(path) \"\(name)\" (\(kind.description), found by \(foundBy))")
+                systemdDevicesChanged()
             case .frames(let path, let frames):
                 for f in frames { feed(f, from: path) }
             case .closed(let path, let reason):
                 merger.remove(device: path)
+                systemdDevicesChanged()
                 switch reason {
                 case "gone": log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
                 case "removed": log(.warning, "touch device \(path) was removed; its contacts were cancelled")
@@ -266,6 +270,8 @@ public final class MapView {
         defer { running = false }
         var displayFD: Int32?
         defer { if let displayFD { loop.remove(fd: displayFD) } }
+        defer { systemd.detachWatchdog(from: loop) }
+        do { try systemd.attachWatchdog(to: loop) } catch { log(.warning, "systemd watchdog: \(error)") }
         if let fd = display.eventFileDescriptor {
             try loop.add(fd: fd) { [weak self] _ in
                 guard let self else { return }
@@ -281,6 +287,7 @@ public final class MapView {
             guard let self else { return }
             if sig == SIGHUP { self.reload() } else {
                 self.log(.info, "signal \(sig): stopping")
+                self.systemd.stopping()
                 self.eventLoop.stop()
             }
         }
@@ -337,6 +344,7 @@ public final class MapView {
                     let first = MonotonicClock.now()
                     firstFrameTime = first
                     log(.info, String(format: "first frame on the display %.0f ms after start", (first - createdAt) * 1000))
+                    systemd.ready(status: systemdStatus())
                 }
                 onFramePresented?(MonotonicClock.now(), newestInput)
             } else {
@@ -351,6 +359,8 @@ public final class MapView {
     @discardableResult
     func reload() -> String? {
         guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return "no configuration file to re-read" }
+        systemd.reloading()
+        defer { if firstFrameTime != nil { systemd.ready(status: systemdStatus()) } }
         do {
             let new = try KioskConfiguration.load(path: path)
             pipeline.reconfigure(new, at: EventLoop.now())

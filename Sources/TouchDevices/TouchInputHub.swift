@@ -75,6 +75,9 @@ public final class TouchInputHub {
 
     public var pollFDs: [Int32] { (monitor.map { [$0.fd] } ?? []) + devices.keys.sorted() }
 
+    /// The paths of the open touchscreens, sorted.
+    public var openPaths: [String] { devices.values.map(\.path).sorted() }
+
     /// The open device at `path`.
     public func device(path: String) -> TouchDevice? { devices.values.first { $0.path == path } }
 

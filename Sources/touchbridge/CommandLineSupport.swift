@@ -3,6 +3,7 @@ import Foundation
 import MapEngine
 import Rendering
 import TouchCore
+import TouchBridge
 
 // What the subcommands share: parsing sizes and cameras, failing with a message, and the
 // check that the built-in map is installed.
@@ -35,7 +36,8 @@ func parseCamera(_ s: String) throws -> CameraPosition {
 
 /// Prints a message for the user on stderr and exits with `code`.
 func fail(_ message: String, code: Int32) -> Never {
-    FileHandle.standardError.write(Data(("touchbridge: " + message + "\n").utf8))
+    // At priority err in the journal (a service's failed start or ExecReload shows in `journalctl -p err`).
+    FileHandle.standardError.write(Data(JournalLogHandler.errorText("touchbridge: " + message).utf8))
     exit(code)
 }
 

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import TouchBridge
+
+/// `touchbridge check`: reads a configuration exactly as `run` does, without opening a display
+/// or a device. The unit's ExecReload runs it before sending SIGHUP, so `systemctl reload`
+/// with a bad file fails (and says why, at priority err) instead of reloading.
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check a configuration file without running the kiosk.",
+        discussion: """
+        Exits with 0 and prints a summary of what the kiosk would use, or prints the same \
+        FILE:LINE: key 'KEY': message errors as `run` and exits with status 2.
+        """)
+
+    @Option(help: "configuration file")
+    var config: String = "/etc/touchbridge/touchbridge.toml"
+
+    func run() throws {
+        let cfg: KioskConfiguration
+        do {
+            cfg = try KioskConfiguration.load(path: config)
+        } catch let e as ConfigError {
+            fail(e.description, code: 2)
+        } catch {
+            fail("\(config): \(error)", code: 2)
+        }
+        print(CheckCommand.summary(cfg, path: config))
+    }
+
+    static func summary(_ c: KioskConfiguration, path: String) -> String {
+        var display = c.display.backend.rawValue
+        switch c.display.backend {
+        case .drm:
+            display += " " + (c.display.card ?? "auto") + (c.display.connector.map { " connector \($0)" } ?? "")
+            if let m = c.display.mode { display += " \(m.width)x\(m.height)" + (m.refresh.map { "@\($0)" } ?? "") }
+        case .fbdev: display += " " + c.display.fbdev
+        case .png: display += " \(c.display.pngSize.0)x\(c.display.pngSize.1) to \(c.display.pngDirectory)"
+        }
+        if c.display.rotation != 0 { display += ", rotated \(c.display.rotation) degrees" }
+        let touch: String
+        if c.touch.isEmpty {
+            touch = "every touchscreen (auto)"
+        } else {
+            touch = c.touch.map { t -> String in
+                switch t.match {
+                case .auto: return "auto"
+                case .path(let p): return p
+                case .name(let n): return "name \"\(n)\""
+                case .usb(let v, let p): return String(format: "usb %04x:%04x", v, p)
+                }
+            }.joined(separator: ", ")
+        }
+        let map: String
+        switch c.map.source {
+        case .builtin: map = "built-in world map"
+        case .mbtiles(let p): map = "MBTiles \(p)"
+        }
+        return """
+        \(path): OK
+          display: \(display)
+          touchscreens: \(touch)
+          map: \(map); \(c.markers.count) marker(s)
+          log: level \(c.log.level)\(c.log.events.isEmpty ? "" : ", events to \(c.log.events)")
+        """
+    }
+}
