@@ -20,6 +20,8 @@ public final class MapPipeline {
     public var gestureObserver: ((GestureEvent) -> Void)?
     /// Contact frames as they arrive (for `tune`).
     public var frameObserver: ((ContactFrame) -> Void)?
+    /// Touch prediction for the picture (nil: frames show the camera as the real input left it).
+    public var prediction: FramePrediction?
     /// Set when something visible changed since `takeNeedsRedraw()`.
     private var dirty = true
     public private(set) var contactsDown = 0
@@ -124,6 +126,7 @@ public final class MapPipeline {
         advance(to: frame.time)
         if writesContacts { sink(encoder.contacts(frame)) }
         frameObserver?(frame)
+        prediction?.observe(frame)
         contactsDown = frame.contacts.count
         deliver(recognizer.process(frame))
         drainMapEvents()

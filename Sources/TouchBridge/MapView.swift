@@ -60,6 +60,8 @@ public final class MapView {
     /// new input (displays that report flip times: DRM).
     public private(set) var touchToFlip: [Double] = []
     var flipInput: Double?
+    /// When the frame whose flip is pending was drawn (for the prediction's draw-to-flip time).
+    var flipDrawTime: Double?
     var lastMeasuredInput: Double?
 
     /// Stop the loop at this CLOCK_MONOTONIC time (for tests and measurements).
@@ -102,6 +104,10 @@ public final class MapView {
             density = PixelDensity(screen: screen, displayMillimetres: displayMM)
         }
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
+        if configuration.touchPrediction {
+            pipeline.prediction = FramePrediction(settings: .init(pixelsPerMillimetre: density.pixelsPerMillimetre),
+                                                  fixedLatency: configuration.predictionLatency, refreshHz: 1 / pacer.interval)
+        }
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         if found.isEmpty {
@@ -301,6 +307,10 @@ public final class MapView {
             try loop.add(fd: fd) { [weak self] _ in
                 guard let self else { return }
                 do { try self.display.handleEvents() } catch { self.log(.error, "display: \(error)") }
+                if let drawn = self.flipDrawTime, !self.display.isFlipPending, let flip = self.display.lastFlipTime {
+                    self.pipeline.prediction?.frameFlipped(drawnAt: drawn, flippedAt: flip)
+                    self.flipDrawTime = nil
+                }
                 if let input = self.flipInput, !self.display.isFlipPending, let flip = self.display.lastFlipTime {
                     self.touchToFlip.append(flip - input)
                     self.flipInput = nil
@@ -329,6 +339,10 @@ public final class MapView {
         let now = EventLoop.now()
         pipeline.advance(to: now)
         var wakeAt = pipeline.nextDeadline
+        if let settle = pipeline.prediction?.settleAt {
+            // A predicted frame led the fingers: draw again once they have gone quiet.
+            if now >= settle { pipeline.prediction?.settleAt = nil; pipeline.setNeedsRedraw() } else { wakeAt = min(wakeAt ?? settle, settle) }
+        }
         if pipeline.takeNeedsRedraw() {
             if display.isFlipPending || !pacer.mayPresent(now: now) {
                 pipeline.setNeedsRedraw()
@@ -350,13 +364,15 @@ public final class MapView {
         // While something moves, the renderer may resample its cached base map (fast); the
         // frame after the camera goes idle is drawn at full quality.
         let moving = controller.isMoving || pipeline.contactsDown > 0
-        renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
+        renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: frame.buffer, quality: moving ? .interactive : .final)
+        pipeline.prediction?.didDraw(at: now)
         pipeline.usePlaces(renderer.drawnPlaces)
         overlay?(frame.buffer)
         FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: configuration.display.rotation)
         do {
             if try display.present() {
                 pacer.didPresent(at: now)
+                if display.isFlipPending { flipDrawTime = now }
                 if let input = newestInput, input != lastMeasuredInput, display.isFlipPending {
                     flipInput = input
                     lastMeasuredInput = input

@@ -46,6 +46,8 @@ public struct Benchmarks {
         }
         progress("End to end, a recording replayed at real timing (1920x1080)")
         try endToEnd()
+        progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
+        try lag()
         if let exe = options.executable {
             progress("A 1080p kiosk run with a tile set, in a fresh process")
             try kioskProbe(executable: exe)
