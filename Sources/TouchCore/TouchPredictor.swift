@@ -24,17 +24,17 @@ public struct TouchPredictor: Sendable {
         /// The furthest a predicted point moves from the newest sample (px).
         public var maxDistance: Double = 64
         /// Below this speed nothing is extrapolated (px/s); full prediction from twice it.
-        public var minSpeed: Double = 40
+        public var minSpeed: Double = 60
         /// A contact with no sample for this many of its usual report intervals is taken as
         /// held still: its prediction fades out over the next such interval.
         public var quietIntervals: Double = 1.5
 
         public init() {}
 
-        /// Distances and speeds scaled from millimetres: 16 mm of lead at most, tremor below 10 mm/s.
+        /// Distances and speeds scaled from millimetres: 16 mm of lead at most, tremor below 15 mm/s.
         public init(pixelsPerMillimetre ppm: Double) {
             maxDistance = 16 * ppm
-            minSpeed = 10 * ppm
+            minSpeed = 15 * ppm
         }
     }
 
@@ -151,6 +151,18 @@ public struct TouchPredictor: Sendable {
         let v = Point(x: stx / stt, y: sty / stt)
         var speed = v.length
         guard speed > s.minSpeed else { return .zero }
+        // Motion must stand out of the noise: over the window the line travels at least four
+        // times the scatter of the samples about it (fully trusted from eight times).
+        var residual = 0.0
+        for i in 0..<n {
+            let q = tr.sample(i)
+            let dt = q.t - newest.t - tm
+            let ex = q.p.x - (mx + v.x * dt), ey = q.p.y - (my + v.y * dt)
+            residual += ex * ex + ey * ey
+        }
+        let scatter = (residual / Double(n)).squareRoot()
+        let confidence = scatter > 0 ? min(1, max(0, (speed * span / scatter - 4) / 4)) : 1
+        guard confidence > 0 else { return .zero }
         let dir = Point(x: v.x / speed, y: v.y / speed)
 
         // Deceleration along the motion: the newest step against the older half of the window.
@@ -182,7 +194,7 @@ public struct TouchPredictor: Sendable {
         }
         // Fade in above the tremor speed, fade out for a quiet device, cap the distance.
         let ramp = min(1, (speed - s.minSpeed) / s.minSpeed)
-        travel = min(max(0, travel * ramp * presence), s.maxDistance)
+        travel = min(max(0, travel * ramp * presence * confidence), s.maxDistance)
         return Point(x: dir.x * travel, y: dir.y * travel)
     }
 

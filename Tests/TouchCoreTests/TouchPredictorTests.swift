@@ -15,8 +15,11 @@ struct TouchPredictorTests {
 
     /// Deterministic noise in -1...1 (no global random state in a unit test).
     static func noise(_ i: Int) -> Double {
-        var x = UInt64(i) &* 0x9E3779B97F4A7C15
-        x ^= x >> 29; x = x &* 0xBF58476D1CE4E5B9; x ^= x >> 32
+        // splitmix64 of i
+        var x = UInt64(i + 1) &* 0x9E3779B97F4A7C15
+        x = (x ^ (x >> 30)) &* 0xBF58476D1CE4E5B9
+        x = (x ^ (x >> 27)) &* 0x94D049BB133111EB
+        x ^= x >> 31
         return Double(x % 20_001) / 10_000 - 1
     }
 

@@ -54,7 +54,11 @@ public struct LagModel {
 
     public func run(_ recording: Evemu.Recording) -> Result {
         let density = Replay.density(for: recording.capabilities, screen: screen)
-        let pipeline = MapPipeline(configuration: KioskConfiguration(), screen: screen, density: density)
+        // A city-scale view, so that no drag reaches the edge of the world (where the camera
+        // stops and the finger goes on).
+        var cfg = KioskConfiguration()
+        cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.14, longitude: 9.52), zoom: 12)
+        let pipeline = MapPipeline(configuration: cfg, screen: screen, density: density)
         let predict = prediction ? FramePrediction(settings: .init(pixelsPerMillimetre: density.pixelsPerMillimetre),
                                                    refreshHz: refreshHz) : nil
         pipeline.prediction = predict
