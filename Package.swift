@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // Thin system-library targets: one per C library, pkg-config name and Debian provider.
@@ -43,6 +44,7 @@ let package = Package(
         .target(name: "TouchBridge", dependencies: [
             "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "CSys", "CCairo",
             .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
             "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display",

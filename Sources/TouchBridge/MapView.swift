@@ -58,7 +58,7 @@ public final class MapView {
     var closed = false
     /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
     /// new input (displays that report flip times: DRM).
-    public private(set) var touchToFlip: [Double] = []
+    public private(set) var touchToFlip = LatencyHistogram()
     var flipInput: Double?
     /// When the frame whose flip is pending was drawn (for the prediction's draw-to-flip time).
     var flipDrawTime: Double?
@@ -312,7 +312,7 @@ public final class MapView {
                     self.flipDrawTime = nil
                 }
                 if let input = self.flipInput, !self.display.isFlipPending, let flip = self.display.lastFlipTime {
-                    self.touchToFlip.append(flip - input)
+                    self.touchToFlip.record(seconds: flip - input)
                     self.flipInput = nil
                 }
             }
@@ -412,9 +412,7 @@ public final class MapView {
         guard !closed else { return }
         closed = true
         if !touchToFlip.isEmpty {
-            let ms = touchToFlip.map { $0 * 1000 }
-            log(.info, String(format: "touch-to-flip latency over %d frames: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-                              ms.count, BenchSupport.percentile(ms, 50), BenchSupport.percentile(ms, 99), ms.max()!))
+            log(.info, "touch-to-flip latency over \(touchToFlip.count) frames: \(touchToFlip.summary)")
         }
         display.close()
         devices.removeAll()

@@ -46,6 +46,8 @@ public struct Benchmarks {
         }
         progress("End to end, a recording replayed at real timing (1920x1080)")
         try endToEnd()
+        progress("Markers at scale (1920x1080)")
+        markerScale()
         progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
         try lag()
         if let exe = options.executable {
@@ -201,7 +203,7 @@ public struct Benchmarks {
         var assembler = FrameAssembler(capabilities: rec.capabilities, screen: screen)
         let renderer = MapRenderer()
         let frame = OwnedFrameBuffer(width: 1920, height: 1080)
-        var latencies: [Double] = []
+        var latencies = LatencyHistogram()
         let limit = options.quick ? 1.0 : 6.0
         guard let t0 = rec.events.first?.time else { return }
         let wall0 = EventLoop.now()
@@ -219,13 +221,14 @@ public struct Benchmarks {
                 let moving = pipeline.controller.isMoving || pipeline.contactsDown > 0
                 renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
                 FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: 0)
-                latencies.append(Double(BenchSupport.nanos() - start) / 1e6)
+                latencies.record(seconds: Double(BenchSupport.nanos() - start) / 1e9)
             }
         }
         guard !latencies.isEmpty else { return }
-        add("event_to_frame_p50_ms", BenchSupport.percentile(latencies, 50), "ms", "input frame read -> frame ready in back buffer, p50")
-        add("event_to_frame_p99_ms", BenchSupport.percentile(latencies, 99), "ms", "  p99")
-        add("event_to_frame_max_ms", latencies.max()!, "ms", "  max (\(latencies.count) frames)")
+        add("event_to_frame_p50_ms", latencies.milliseconds(at: 50), "ms", "input frame read -> frame ready in back buffer, p50")
+        add("event_to_frame_p99_ms", latencies.milliseconds(at: 99), "ms", "  p99")
+        add("event_to_frame_p999_ms", latencies.milliseconds(at: 99.9), "ms", "  p99.9")
+        add("event_to_frame_max_ms", latencies.maxMilliseconds, "ms", "  max (\(latencies.count) frames, HdrHistogram)")
     }
 
     /// Starts `touchbridge bench --probe-kiosk` and reads its figures: time from exec to the
