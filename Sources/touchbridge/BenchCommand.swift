@@ -24,7 +24,14 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: .hidden)
     var probeKiosk = false
 
+    @Flag(help: .hidden)
+    var probeMicro = false
+
     func run() throws {
+        if probeMicro {
+            Benchmarks.probeMicro(quick: quick)
+            return
+        }
         if probeKiosk {
             try Benchmarks.probeKiosk(mbtiles: mbtiles, quick: quick)
             return

@@ -16,6 +16,8 @@ public struct Benchmarks {
         public var mbtiles: String?
         public var recording: String?
         public var executable: String?
+        /// Run the recogniser and controller figures in this process (no spread).
+        public var inProcessMicro = false
         public init() {}
     }
 
@@ -36,10 +38,15 @@ public struct Benchmarks {
     public mutating func runAll() throws {
         progress("Frame assembly and calibration")
         try assembly()
-        progress("Gesture recogniser")
-        recogniser()
-        progress("Map controller")
-        controller()
+        if let exe = options.executable, !options.inProcessMicro {
+            progress("Gesture recogniser and map controller, each in \(options.quick ? 2 : 5) fresh processes")
+            if !microInFreshProcesses(executable: exe, runs: options.quick ? 2 : 5) { recogniser(); controller() }
+        } else {
+            progress("Gesture recogniser")
+            recogniser()
+            progress("Map controller")
+            controller()
+        }
         for (w, h) in [(1280, 800), (1920, 1080)] {
             progress("Renderer \(w)x\(h)")
             try render(width: w, height: h)
