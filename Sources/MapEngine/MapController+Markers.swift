@@ -10,6 +10,7 @@ extension MapController {
     /// A shown info window follows the new value, and closes when it has nothing left to show.
     public func add(_ marker: Marker, at time: Double? = nil) {
         if let i = markers.firstIndex(where: { $0.id == marker.id }) { markers[i] = marker } else { markers.append(marker) }
+        markerIndex.invalidate()
         if shownInfoWindowID == marker.id && content(for: marker) == nil { closeInfoWindow(at: max(time ?? now, now)) }
     }
 
@@ -18,6 +19,7 @@ extension MapController {
         let t = max(time ?? now, now)
         if shownInfoWindowID == id { closeInfoWindow(at: t) }
         markers.removeAll { $0.id == id }
+        markerIndex.invalidate()
     }
 
     public func marker(id: String) -> Marker? { markers.first { $0.id == id } }
@@ -33,6 +35,9 @@ extension MapController {
     /// pins, the icon box for images.
     public func marker(at p: Point) -> Marker? {
         let proj = projection
+        if markers.count >= MapController.markerGridThreshold, let found = markerThroughGrid(at: p, projection: proj) {
+            return found
+        }
         for m in markersInDrawingOrder.reversed() {
             guard let s = proj.point(for: m.position) else { continue }
             if m.iconContains(p, markerAt: s) { return m }
