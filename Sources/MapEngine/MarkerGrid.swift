@@ -71,8 +71,10 @@ public struct MarkerGrid: Sendable {
 final class MarkerIndex {
     private(set) var grid: MarkerGrid?
     private(set) var largestIcon = 0.0
+    /// Counts marker changes, so drawing can keep what it made from the markers until they change.
+    private(set) var revision = 0
 
-    func invalidate() { grid = nil }
+    func invalidate() { grid = nil; revision &+= 1 }
 
     func grid(for markers: [Marker]) -> MarkerGrid {
         if let g = grid { return g }
@@ -84,6 +86,9 @@ final class MarkerIndex {
 }
 
 extension MapController {
+    /// Changes whenever a marker is added, replaced or removed.
+    public var markersRevision: Int { markerIndex.revision }
+
     /// Below this many markers a tap simply tests them all.
     static let markerGridThreshold = 64
 

@@ -27,7 +27,14 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: .hidden)
     var probeMicro = false
 
+    @Option(help: .hidden)
+    var probeCallgrind: Int?
+
     func run() throws {
+        if let fingers = probeCallgrind {
+            Benchmarks.callgrindProbe(fingers: fingers)
+            return
+        }
         if probeMicro {
             Benchmarks.probeMicro(quick: quick)
             return

@@ -1,4 +1,6 @@
 import Foundation
+import TouchCore
+import Gestures
 
 /// Micro-benchmarks in fresh processes. One process's figure for a few hundred nanoseconds of
 /// work depends on that process's luck (hash seeds, heap layout, where the code landed), so the
@@ -46,5 +48,29 @@ extension Benchmarks {
             add(k + "_max", v.max()!, "ns", "  max")
         }
         return true
+    }
+}
+
+/// Instruction counts for the recogniser (`make bench-callgrind`): callgrind counts only inside
+/// `recognizerWorkload`, which runs a fixed number of frames, so the count per frame is the same
+/// on a loaded machine or a quiet one.
+extension Benchmarks {
+    public static let callgrindFrames = 5_000
+
+    /// The child side of `bench --probe-callgrind FINGERS`.
+    public static func callgrindProbe(fingers: Int) {
+        let frames = scriptedFrames(fingers: max(1, min(fingers, 10)), count: callgrindFrames)
+        var r = GestureRecognizer(screen: Size(width: 1920, height: 1080))
+        // One untimed pass so one-time set-up is not counted, then the counted one.
+        _ = recognizerWorkload(&r, frames)
+        r = GestureRecognizer(screen: Size(width: 1920, height: 1080))
+        print(recognizerWorkload(&r, frames))
+    }
+
+    @inline(never)
+    public static func recognizerWorkload(_ r: inout GestureRecognizer, _ frames: [ContactFrame]) -> Int {
+        var sink = 0
+        for f in frames { sink &+= r.process(f).count }
+        return sink
     }
 }
