@@ -26,3 +26,21 @@ extension MapController {
         return cam
     }
 }
+
+extension MapController {
+    /// The camera a running fling or animation will show at `time` (nothing changes), for a
+    /// frame that reaches the glass then; nil while fingers drive the camera or nothing moves.
+    /// Without it the first frame after a fast release would step back from the predicted
+    /// frames before it.
+    public func motionCamera(at time: Double) -> CameraPosition? {
+        guard activeGestures.isEmpty, time > now else { return nil }
+        if let m = momentum {
+            let d = m.law.displacement(m.velocity, after: min(time, m.end) - m.start)
+            guard (d - m.applied).length > 0 else { return camera }
+            return cameraKeeping(screen: m.origin + m.applied, at: m.origin + d,
+                                 zoom: camera.zoom, bearing: camera.bearing, tilt: camera.tilt)
+        }
+        if let a = animation { return cameraOf(a, at: min(time, a.end)) }
+        return nil
+    }
+}

@@ -49,8 +49,11 @@ public final class FramePrediction {
     /// by the time the frame is flipped.
     public func camera(for controller: MapController, now: Double) -> CameraPosition {
         lastLead = 0
-        guard let f = frame, !f.contacts.isEmpty, controller.followsFingers else { return controller.camera }
         let target = now + drawToFlip()
+        // No finger on the map: a fling or an animation is shown where it will be at the flip,
+        // so the frames after a release go on from the predicted ones instead of stepping back.
+        if frame?.contacts.isEmpty ?? true, let c = controller.motionCamera(at: target) { return c }
+        guard let f = frame, !f.contacts.isEmpty, controller.followsFingers else { return controller.camera }
         // Focal point, span and angle of the real and the predicted contacts (no arrays: this
         // runs every frame).
         var real = Point.zero, predicted = Point.zero
