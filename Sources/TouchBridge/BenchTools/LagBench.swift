@@ -49,6 +49,8 @@ public struct LagModel {
     /// Time to draw one frame (s): the measured pan frame.
     public var frameTime = 0.003
     public var prediction = false
+    /// Predictor settings to try instead of the kiosk's (scaled from the device's density).
+    public var settings: TouchPredictor.Settings?
 
     public init() {}
 
@@ -59,7 +61,7 @@ public struct LagModel {
         var cfg = KioskConfiguration()
         cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.14, longitude: 9.52), zoom: 12)
         let pipeline = MapPipeline(configuration: cfg, screen: screen, density: density)
-        let predict = prediction ? FramePrediction(settings: .init(pixelsPerMillimetre: density.pixelsPerMillimetre),
+        let predict = prediction ? FramePrediction(settings: settings ?? .init(pixelsPerMillimetre: density.pixelsPerMillimetre),
                                                    refreshHz: refreshHz) : nil
         pipeline.prediction = predict
         var assembler = FrameAssembler(capabilities: recording.capabilities, screen: screen)
