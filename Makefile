@@ -4,7 +4,7 @@ SWIFT ?= swift
 OUT ?= out/demo
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package clean
+.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind clean
 
 all: build
 
@@ -43,6 +43,18 @@ e2e-test: test-deps release
 
 bench: release
 	.build/release/touchbridge bench
+
+# Instruction counts of the recogniser per frame (valgrind's callgrind): the same figure on a
+# loaded machine as on a quiet one, unlike nanoseconds.
+# (valgrind 3.19 cannot read the Swift toolchain's debug info: it runs a copy without it.)
+bench-callgrind: release
+	@objcopy --strip-debug .build/release/touchbridge /tmp/touchbridge-callgrind-bin
+	@for f in 1 2 5; do \
+	  valgrind --tool=callgrind --callgrind-out-file=/tmp/touchbridge-callgrind.$$f \
+	    --toggle-collect='*recognizerWorkload*' /tmp/touchbridge-callgrind-bin bench --probe-callgrind $$f >/dev/null 2>&1; \
+	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind.$$f | head -1); \
+	  echo "recognizer_instructions_per_frame_$${f}f $$((ir / 5000))"; \
+	done
 
 # The installed binary carries the Swift runtime (--static-swift-stdlib): a kiosk needs only
 # Debian's libraries (libevdev, libdrm, libudev, cairo, pango, sqlite3), not the toolchain.

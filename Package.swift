@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // Thin system-library targets: one per C library, pkg-config name and Debian provider.
@@ -49,6 +50,7 @@ let package = Package(
             "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
             "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display",

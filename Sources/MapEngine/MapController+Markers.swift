@@ -10,6 +10,7 @@ extension MapController {
     /// A shown info window follows the new value, and closes when it has nothing left to show.
     public func add(_ marker: Marker, at time: Double? = nil) {
         if let i = markers.firstIndex(where: { $0.id == marker.id }) { markers[i] = marker } else { markers.append(marker) }
+        markerIndex.invalidate()
         guard shownInfoWindowID == marker.id else { return }
         // A replaced marker's default window shows its new title and snippet; custom content
         // is asked again only when the marker tracks info-window changes.
@@ -44,6 +45,7 @@ extension MapController {
         let t = max(time ?? now, now)
         if shownInfoWindowID == id { closeInfoWindow(at: t) }
         markers.removeAll { $0.id == id }
+        markerIndex.invalidate()
     }
 
     public func marker(id: String) -> Marker? { markers.first { $0.id == id } }
@@ -59,6 +61,9 @@ extension MapController {
     /// pins, the icon box for images.
     public func marker(at p: Point) -> Marker? {
         let proj = projection
+        if markers.count >= MapController.markerGridThreshold, let found = markerThroughGrid(at: p, projection: proj) {
+            return found
+        }
         for m in markersInDrawingOrder.reversed() {
             guard let s = proj.point(for: m.position) else { continue }
             if m.iconContains(p, markerAt: s) { return m }

@@ -110,6 +110,10 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var mirror: Mirror = .none
         public var smoothing: Bool = false
         public var grab: Bool = false
+        /// Draw the map where the fingers will be when the frame reaches the glass (touch prediction).
+        public var prediction: Bool = true
+        /// Draw-to-flip time to predict for, in ms; nil: learned from the display's flip timestamps.
+        public var predictionLatencyMS: Double? = nil
         public init(match: DeviceMatch = .auto, calibration: [Double]? = nil, rotation: Int? = nil, mirror: Mirror = .none,
                     smoothing: Bool = false, grab: Bool = false) {
             self.match = match; self.calibration = calibration; self.rotation = rotation
@@ -388,6 +392,13 @@ struct ConfigReader {
         }
         if let b = v["smoothing"]?.boolean { t.smoothing = b }
         if let b = v["grab"]?.boolean { t.grab = b }
+        if let b = v["prediction"]?.boolean { t.prediction = b }
+        if let d = v["prediction_latency_ms"]?.number {
+            guard d.isFinite, d >= 0, d <= 100 else {
+                throw error("\(prefix).prediction_latency_ms", "\(d) is not a time from 0 to 100 ms (0 learns it from the display)")
+            }
+            t.predictionLatencyMS = d > 0 ? d : nil
+        }
         return t
     }
 

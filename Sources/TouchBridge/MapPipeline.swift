@@ -20,6 +20,10 @@ public final class MapPipeline {
     public var gestureObserver: ((GestureEvent) -> Void)?
     /// Contact frames as they arrive (for `tune`).
     public var frameObserver: ((ContactFrame) -> Void)?
+    /// The marker sprites drawn, kept until the markers change (not rebuilt and sorted every frame).
+    private var sprites: (revision: Int, list: [MarkerSprite])?
+    /// Touch prediction for the picture (nil: frames show the camera as the real input left it).
+    public var prediction: FramePrediction?
     /// Set when something visible changed since `takeNeedsRedraw()`.
     private var dirty = true
     public private(set) var contactsDown = 0
@@ -171,6 +175,7 @@ public final class MapPipeline {
             // Before the frame's gestures: a touch-down stops the camera in this frame.
             controller.touchesChanged(count: frame.contacts.count, at: frame.time)
         }
+        prediction?.observe(frame)
         contactsDown = frame.contacts.count
         deliver(recognizer.process(frame))
         drainMapEvents()
@@ -195,7 +200,11 @@ public final class MapPipeline {
 
     /// The earliest time something must happen without input.
     public var nextDeadline: Double? {
-        [recognizer.nextDeadline, controller.nextDeadline].compactMap { $0 }.min()
+        // No array: this runs for every input frame.
+        switch (recognizer.nextDeadline, controller.nextDeadline) {
+        case let (a?, b?): return min(a, b)
+        case let (a, b): return a ?? b
+        }
     }
 
     /// Whether a frame must be drawn; clears the flag.
@@ -218,14 +227,17 @@ public final class MapPipeline {
 
     /// What the renderer draws now.
     public func scene(attribution: String?) -> MapScene {
-        let markers = controller.markersInDrawingOrder.map { m -> MarkerSprite in
-            let icon: MarkerSprite.Icon
-            switch m.icon {
-            case .defaultPin: icon = .defaultPin(RGBColor(hex: m.pinColorRGB ?? 0xE53935))
-            case .image(let name, _, let anchor): icon = .png(path: name, anchor: anchor)
-            }
-            return MarkerSprite(id: m.id, coordinate: m.position, icon: icon, zIndex: m.zIndex)
+        if sprites?.revision != controller.markersRevision {
+            sprites = (controller.markersRevision, controller.markersInDrawingOrder.map { m -> MarkerSprite in
+                let icon: MarkerSprite.Icon
+                switch m.icon {
+                case .defaultPin: icon = .defaultPin(RGBColor(hex: m.pinColorRGB ?? 0xE53935))
+                case .image(let name, _, let anchor): icon = .png(path: name, anchor: anchor)
+                }
+                return MarkerSprite(id: m.id, coordinate: m.position, icon: icon, zIndex: m.zIndex)
+            })
         }
+        let markers = sprites?.list ?? []
         var info: Rendering.InfoWindowContent? = nil
         if let m = controller.infoWindowMarker, let content = controller.infoWindowContent(),
            let p = controller.projection.point(for: m.position) {

@@ -67,8 +67,10 @@ public final class MapView {
     var closed = false
     /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
     /// new input (displays that report flip times: DRM).
-    public private(set) var touchToFlip: [Double] = []
+    public private(set) var touchToFlip = LatencyHistogram()
     var flipInput: Double?
+    /// When the frame whose flip is pending was drawn (for the prediction's draw-to-flip time).
+    var flipDrawTime: Double?
     var lastMeasuredInput: Double?
 
     /// Stop the loop at this CLOCK_MONOTONIC time (for tests and measurements).
@@ -115,6 +117,10 @@ public final class MapView {
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
         let kioskLog = self.log
         pipeline.logTransitions { level, message in kioskLog(level, message) }
+        if configuration.touchPrediction {
+            pipeline.prediction = FramePrediction(settings: .init(pixelsPerMillimetre: density.pixelsPerMillimetre),
+                                                  fixedLatency: configuration.predictionLatency, refreshHz: 1 / pacer.interval)
+        }
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         if found.isEmpty {
@@ -276,8 +282,12 @@ public final class MapView {
             try loop.add(fd: fd) { [weak self] _ in
                 guard let self else { return }
                 do { try self.display.handleEvents() } catch { self.log(.error, "display: \(error)") }
+                if let drawn = self.flipDrawTime, !self.display.isFlipPending, let flip = self.display.lastFlipTime {
+                    self.pipeline.prediction?.frameFlipped(drawnAt: drawn, flippedAt: flip)
+                    self.flipDrawTime = nil
+                }
                 if let input = self.flipInput, !self.display.isFlipPending, let flip = self.display.lastFlipTime {
-                    self.touchToFlip.append(flip - input)
+                    self.touchToFlip.record(seconds: flip - input)
                     self.flipInput = nil
                 }
             }
@@ -307,6 +317,10 @@ public final class MapView {
         let now = MonotonicClock.now()
         pipeline.advance(to: now)
         var wakeAt = pipeline.nextDeadline
+        if let settle = pipeline.prediction?.settleAt {
+            // A predicted frame led the fingers: draw again once they have gone quiet.
+            if now >= settle { pipeline.prediction?.settleAt = nil; pipeline.setNeedsRedraw() } else { wakeAt = min(wakeAt ?? settle, settle) }
+        }
         if pipeline.takeNeedsRedraw() {
             if display.isFlipPending || !pacer.mayPresent(now: now) {
                 pipeline.setNeedsRedraw()
@@ -328,13 +342,15 @@ public final class MapView {
         // While something moves, the renderer may resample its cached base map (fast); the
         // frame after the camera goes idle is drawn at full quality.
         let moving = controller.isMoving || pipeline.contactsDown > 0
-        renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
+        renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: frame.buffer, quality: moving ? .interactive : .final)
+        pipeline.prediction?.didDraw(at: now)
         pipeline.usePlaces(renderer.drawnPlaces)
         overlay?(frame.buffer)
         FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: configuration.display.rotation)
         do {
             if try display.present() {
                 pacer.didPresent(at: now)
+                if display.isFlipPending { flipDrawTime = now }
                 if let input = newestInput, input != lastMeasuredInput, display.isFlipPending {
                     flipInput = input
                     lastMeasuredInput = input
@@ -383,9 +399,7 @@ public final class MapView {
         control?.close()
         control = nil
         if !touchToFlip.isEmpty {
-            let ms = touchToFlip.map { $0 * 1000 }
-            log(.info, String(format: "touch-to-flip latency over %d frames: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-                              ms.count, BenchSupport.percentile(ms, 50), BenchSupport.percentile(ms, 99), ms.max()!))
+            log(.info, "touch-to-flip latency over \(touchToFlip.count) frames: \(touchToFlip.summary)")
         }
         display.close()
         input.detach()

@@ -38,7 +38,10 @@ public struct ContactFrame: Sendable, Hashable, Codable {
 
     public init(time: Double, contacts: [Contact], cancelled: [Int] = []) {
         self.time = time
-        self.contacts = contacts.sorted { $0.id < $1.id }
+        // Assembled frames come sorted already; sorting a copy would allocate every frame.
+        var sorted = contacts
+        if zip(contacts, contacts.dropFirst()).contains(where: { $0.id > $1.id }) { sorted.sort { $0.id < $1.id } }
+        self.contacts = sorted
         self.cancelled = cancelled
     }
 

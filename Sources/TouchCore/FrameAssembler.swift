@@ -302,13 +302,14 @@ public struct FrameAssembler: Sendable {
         var cancelled = pendingCancelled
         pendingCancelled = []
         var contacts: [Contact] = []
-        var all = activeSlots
-        for i in all.indices {
-            guard var tracked = all[i].contact, !tracked.palm else { continue }
-            let raw = all[i].raw
+        contacts.reserveCapacity(activeSlots.count)
+        // The slots are updated in place: a copy of the array would be a new allocation every frame.
+        for i in activeSlots.indices {
+            guard var tracked = activeSlots[i].contact, !tracked.palm else { continue }
+            let raw = activeSlots[i].raw
             if hasToolType && raw.toolType == MT_TOOL.PALM {
                 tracked.palm = true
-                all[i].contact = tracked
+                activeSlots[i].contact = tracked
                 cancelled.append(tracked.id)
                 continue
             }
@@ -317,7 +318,7 @@ public struct FrameAssembler: Sendable {
             let margin = filters.hysteresis ? max(hysteresisMargin, filters.minimumHysteresis) : 0
             let filtered = filter.apply(rawPoint, margin: margin, smoothing: filters.smoothing)
             tracked.filter = filter
-            all[i].contact = tracked
+            activeSlots[i].contact = tracked
             contacts.append(Contact(
                 id: tracked.id,
                 position: mapping.screenPoint(x: filtered.x, y: filtered.y),
@@ -327,7 +328,6 @@ public struct FrameAssembler: Sendable {
                 touchMajor: capabilities.hasAbs(ABS.MT_TOUCH_MAJOR) ? raw.touchMajor.map { Double($0) * touchMajorScale } : nil,
                 toolType: raw.toolType == MT_TOOL.PEN && hasToolType ? .pen : .finger))
         }
-        activeSlots = all
         return ContactFrame(time: time, contacts: contacts, cancelled: cancelled.sorted())
     }
 

@@ -24,7 +24,21 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: .hidden)
     var probeKiosk = false
 
+    @Flag(help: .hidden)
+    var probeMicro = false
+
+    @Option(help: .hidden)
+    var probeCallgrind: Int?
+
     func run() throws {
+        if let fingers = probeCallgrind {
+            Benchmarks.callgrindProbe(fingers: fingers)
+            return
+        }
+        if probeMicro {
+            Benchmarks.probeMicro(quick: quick)
+            return
+        }
         if probeKiosk {
             try Benchmarks.probeKiosk(mbtiles: mbtiles, quick: quick)
             return

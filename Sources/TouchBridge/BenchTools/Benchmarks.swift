@@ -16,6 +16,8 @@ public struct Benchmarks {
         public var mbtiles: String?
         public var recording: String?
         public var executable: String?
+        /// Run the recogniser and controller figures in this process (no spread).
+        public var inProcessMicro = false
         public init() {}
     }
 
@@ -36,10 +38,15 @@ public struct Benchmarks {
     public mutating func runAll() throws {
         progress("Frame assembly and calibration")
         try assembly()
-        progress("Gesture recogniser")
-        recogniser()
-        progress("Map controller")
-        controller()
+        if let exe = options.executable, !options.inProcessMicro {
+            progress("Gesture recogniser and map controller, each in \(options.quick ? 2 : 5) fresh processes")
+            if !microInFreshProcesses(executable: exe, runs: options.quick ? 2 : 5) { recogniser(); controller() }
+        } else {
+            progress("Gesture recogniser")
+            recogniser()
+            progress("Map controller")
+            controller()
+        }
         progress("Feel: touch-down map points at lift, largest step per frame")
         feel()
         for (w, h) in [(1280, 800), (1920, 1080)] {
@@ -48,6 +55,10 @@ public struct Benchmarks {
         }
         progress("End to end, a recording replayed at real timing (1920x1080)")
         try endToEnd()
+        progress("Markers at scale (1920x1080)")
+        markerScale()
+        progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
+        try lag()
         if let exe = options.executable {
             progress("A 1080p kiosk run with a tile set, in a fresh process")
             try kioskProbe(executable: exe)
@@ -226,7 +237,7 @@ public struct Benchmarks {
         var assembler = FrameAssembler(capabilities: rec.capabilities, screen: screen)
         let renderer = MapRenderer()
         let frame = OwnedFrameBuffer(width: 1920, height: 1080)
-        var latencies: [Double] = []
+        var latencies = LatencyHistogram()
         let limit = options.quick ? 1.0 : 6.0
         guard let t0 = rec.events.first?.time else { return }
         let wall0 = EventLoop.now()
@@ -244,13 +255,14 @@ public struct Benchmarks {
                 let moving = pipeline.controller.isMoving || pipeline.contactsDown > 0
                 renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
                 FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: 0)
-                latencies.append(Double(BenchSupport.nanos() - start) / 1e6)
+                latencies.record(seconds: Double(BenchSupport.nanos() - start) / 1e9)
             }
         }
         guard !latencies.isEmpty else { return }
-        add("event_to_frame_p50_ms", BenchSupport.percentile(latencies, 50), "ms", "input frame read -> frame ready in back buffer, p50")
-        add("event_to_frame_p99_ms", BenchSupport.percentile(latencies, 99), "ms", "  p99")
-        add("event_to_frame_max_ms", latencies.max()!, "ms", "  max (\(latencies.count) frames)")
+        add("event_to_frame_p50_ms", latencies.milliseconds(at: 50), "ms", "input frame read -> frame ready in back buffer, p50")
+        add("event_to_frame_p99_ms", latencies.milliseconds(at: 99), "ms", "  p99")
+        add("event_to_frame_p999_ms", latencies.milliseconds(at: 99.9), "ms", "  p99.9")
+        add("event_to_frame_max_ms", latencies.maxMilliseconds, "ms", "  max (\(latencies.count) frames, HdrHistogram)")
     }
 
     /// Starts `touchbridge bench --probe-kiosk` and reads its figures: time from exec to the
