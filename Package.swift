@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // Thin system-library targets: one per C library, pkg-config name and Debian provider.
@@ -25,6 +26,9 @@ let package = Package(
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
         .systemLibrary(name: "CSys", path: "Sources/CSys"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
@@ -35,7 +39,11 @@ let package = Package(
 
         // Edges: devices, drawing, display.
         .target(name: "TouchDevices", dependencies: ["TouchCore", "CEvdev", "CUdev"]),
-        .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite"],
+        // Tile sets behind one seam (MBTiles, PMTiles), and vector tiles with their style.
+        .target(name: "TileSources", dependencies: ["CSQLite", "CZlib"]),
+        .target(name: "VectorTiles", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+                exclude: ["Proto"], resources: [.copy("Resources")]),
+        .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite", "TileSources", "VectorTiles", "CJPEG", "CWebP"],
                 resources: [.copy("Resources")]),
         .target(name: "Display", dependencies: ["CDRM", "CCairo"]),
 
@@ -54,7 +62,9 @@ let package = Package(
         .testTarget(name: "TouchDevicesTests", dependencies: ["TouchDevices"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "TouchCore"]),
         .testTarget(name: "MapEngineTests", dependencies: ["MapEngine"]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering"],
+        .testTarget(name: "StreetMapTests", dependencies: ["Rendering", "TileSources", "VectorTiles"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge"]),

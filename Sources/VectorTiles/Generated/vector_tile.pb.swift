@@ -11,8 +11,8 @@
 /// Mapbox Vector Tile specification 2.1 (https://github.com/mapbox/vector-tile-spec/tree/master/2.1),
 /// written from the spec text. The Swift code next to it (vector_tile.pb.swift) was generated
 /// from this file once with protoc 3.21 and protoc-gen-swift 1.39.0:
-///     protoc --swift_out=Sources/VectorTiles/Generated --swift_opt=Visibility=Public \
-///            -I Sources/VectorTiles/Proto Sources/VectorTiles/Proto/vector_tile.proto
+///     protoc --swift_out=Sources/VectorTiles/Generated \
+///         -I Sources/VectorTiles/Proto Sources/VectorTiles/Proto/vector_tile.proto
 /// The build uses only the committed Swift file and the SwiftProtobuf runtime.
 /// The .proto is excluded from the target (Package.swift) so the build never needs protoc.
 
