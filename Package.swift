@@ -53,7 +53,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
-            "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display",
+            "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display", "VectorTiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -57,7 +57,10 @@ public struct TileSetMetadata: Sendable, Equatable {
     }
 
     static func vectorLayerIDs(object: [String: Any]) -> [String] {
-        (object["vector_layers"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        // Converted archives may keep the MBTiles "json" row as a string inside the metadata.
+        if object["vector_layers"] == nil, let nested = object["json"] as? String { return vectorLayerIDs(json: nested) }
+        guard let layers = object["vector_layers"] as? [Any] else { return [] }
+        return layers.compactMap { ($0 as? [String: Any])?["id"] as? String }
     }
 }
 

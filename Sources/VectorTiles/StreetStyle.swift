@@ -28,6 +28,10 @@ public struct StreetStyle: Sendable {
     /// Where the style came from, for messages.
     public var file: String
 
+    public init(name: String?, layers: [Layer], attribution: String?, file: String) {
+        self.name = name; self.layers = layers; self.attribution = attribution; self.file = file
+    }
+
     /// Properties this renderer reads, and whether each is a colour.
     static let known: [String: Bool] = [
         "background-color": true, "background-opacity": false,
@@ -80,6 +84,10 @@ public struct StreetStyle: Sendable {
                     let ppath = "\(path).\(group).\(name)"
                     if name == "visibility" { visible = v.string != "none"; continue }
                     guard let isColor = known[name] else { continue }   // properties beyond the subset are ignored
+                    if name == "text-font", let fonts = v.array, fonts.allSatisfy({ $0.string != nil }) {
+                        props[name] = .literal(.array(fonts.compactMap(\.string).map(StyleValue.string)))   // a font stack, not an expression
+                        continue
+                    }
                     props[name] = name == "text-field" ? try p.textField(v, ppath) : try p.value(v, ppath, color: isColor)
                 }
             }
@@ -103,14 +111,18 @@ public struct StreetStyle: Sendable {
         return try parse(d, file: path)
     }
 
-    /// The built-in style for OpenMapTiles-schema tiles.
+    /// The built-in style for OpenMapTiles-schema tiles (tested to parse; empty if the resource is missing).
     public static func standard() -> StreetStyle {
+        (try? loadStandard()) ?? StreetStyle(name: nil, layers: [], attribution: nil, file: "street-style.json (built in)")
+    }
+
+    static func loadStandard() throws -> StreetStyle {
         let file = "street-style.json (built in)"
         guard let url = Bundle.module.url(forResource: "street-style", withExtension: "json", subdirectory: "Resources"),
-              let d = try? Data(contentsOf: url), let s = try? parse(d, file: file) else {
-            return StreetStyle(name: nil, layers: [], attribution: nil, file: file)
+              let d = try? Data(contentsOf: url) else {
+            throw StyleError(file: file, path: "", problem: "the resource is missing from the build")
         }
-        return s
+        return try parse(d, file: file)
     }
 
     static func jsonProblem(_ error: Error) -> String {

@@ -79,7 +79,9 @@ struct StyleParser {
             numeric.sort { $0.0 < $1.0 }
             if type == "interval" { return .step(input, numeric[0].1, Array(numeric.dropFirst())) }
             return .interpolate(base: base, input, numeric)
-        case .array:
+        case let .array(a):
+            // [2, 1] (a dash array, a text offset) is a value; ["get", ...] an expression.
+            if a.first?.string == nil, let v = StyleValue.json(j) { return .literal(v) }
             return try expression(j, path, color: color)
         case let .string(s):
             if color {

@@ -107,7 +107,7 @@ public enum StyleValue: Sendable, Equatable, Hashable {
         }
     }
 
-    init(_ v: VectorTile.Value) {
+    public init(_ v: VectorTile.Value) {
         switch v {
         case let .string(s): self = .string(s)
         case let .number(n): self = .number(n)
