@@ -49,7 +49,7 @@ let package = Package(
 
         // The façade an app uses, and the executable that is a thin user of it.
         .target(name: "TouchBridge", dependencies: [
-            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "CSys", "CCairo",
+            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "CSys", "CCairo", "VectorTiles",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
