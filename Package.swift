@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "TouchDevicesTests", dependencies: ["TouchDevices"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "TouchCore"]),
         .testTarget(name: "MapEngineTests", dependencies: ["MapEngine"]),
-        .testTarget(name: "StreetMapTests", dependencies: ["Rendering", "TileSources", "VectorTiles"],
+        .testTarget(name: "StreetMapTests", dependencies: ["Rendering", "TileSources", "VectorTiles", "MapEngine", "TouchCore", "CSQLite"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources"],
                     resources: [.copy("Fixtures")]),

@@ -7,7 +7,10 @@ import VectorTiles
 /// Tiles are decoded either on the caller's thread (`tile`) or ahead of need on a worker queue
 /// (`prefetch`, run by the second core), so a pan into new tiles finds them decoded.
 public final class VectorTileSet: @unchecked Sendable {
-    public struct Key: Hashable, Sendable { public let z: Int, x: Int, y: Int }
+    public struct Key: Hashable, Sendable {
+        public let z: Int, x: Int, y: Int
+        public init(z: Int, x: Int, y: Int) { self.z = z; self.x = x; self.y = y }
+    }
 
     public let tiles: any TileSource
     /// Most bytes of decoded tiles kept; the least recently used go first.
