@@ -142,7 +142,10 @@ struct StreetLabelPainter {
     static func draw(_ labels: [PlacedStreetLabel], cr: OpaquePointer, text: TextRenderer) {
         for l in labels {
             let layout = text.layout(l.text, TextRenderer.Style(sizePx: l.sizePx, bold: l.bold, width: l.wrapWidth, maxLines: 2, alignCenter: true))
-            let x = (l.frame.x + 2).rounded(), y = (l.frame.y + 2).rounded()
+            // A wrapped, centred layout starts its lines inside its wrap width: shift by the logical x.
+            var ink = PangoRectangle(), logical = PangoRectangle()
+            pango_layout_get_pixel_extents(layout, &ink, &logical)
+            let x = (l.frame.x + 2 - Double(logical.x)).rounded(), y = (l.frame.y + 2 - Double(logical.y)).rounded()
             if let h = l.halo, l.haloWidth > 0 {
                 let r = max(1, l.haloWidth.rounded())
                 cairo_set_source_rgba(cr, h.r, h.g, h.b, h.a * 0.9)
