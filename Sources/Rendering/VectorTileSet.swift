@@ -108,13 +108,13 @@ public final class VectorTileSet: @unchecked Sendable {
 
     private func decode(_ key: Key) -> VectorTile? {
         let start = DispatchTime.now().uptimeNanoseconds
-        defer {
-            let s = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            lock.lock(); decodeTimes.append(s); if decodeTimes.count > 4096 { decodeTimes.removeFirst(2048) }; lock.unlock()
-        }
         do {
             guard let data = try tiles.tileData(z: key.z, x: key.x, y: key.y) else { return nil }
-            return try VectorTile(data: data)
+            let tile = try VectorTile(data: data)
+            // Timed only for tiles that exist: an absent tile costs one index lookup.
+            let s = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            lock.lock(); decodeTimes.append(s); if decodeTimes.count > 4096 { decodeTimes.removeFirst(2048) }; lock.unlock()
+            return tile
         } catch let e as TileSourceError {
             warn(e.description)
             return nil
