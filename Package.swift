@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // Thin system-library targets: one per C library, pkg-config name and Debian provider.
@@ -28,6 +29,9 @@ let package = Package(
         .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
         .systemLibrary(name: "CSys", path: "Sources/CSys"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
@@ -41,19 +45,23 @@ let package = Package(
 
         // Edges: devices, drawing, display.
         .target(name: "TouchDevices", dependencies: ["TouchCore", "Platform", "CEvdev", "CUdev"]),
-        .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite"],
+        // Tile sets behind one seam (MBTiles, PMTiles), and vector tiles with their style.
+        .target(name: "TileSources", dependencies: ["CSQLite", "CZlib"]),
+        .target(name: "VectorTiles", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+                exclude: ["Proto"], resources: [.copy("Resources")]),
+        .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite", "TileSources", "VectorTiles", "CJPEG", "CWebP"],
                 resources: [.copy("Resources")]),
         .target(name: "Display", dependencies: ["Platform", "CDRM", "CCairo"]),
 
         // The façade an app uses, and the executable that is a thin user of it.
         .target(name: "TouchBridge", dependencies: [
-            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
+            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo", "VectorTiles",
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
-            "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display",
+            "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display", "VectorTiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -62,7 +70,9 @@ let package = Package(
         .testTarget(name: "TouchDevicesTests", dependencies: ["TouchDevices"]),
         .testTarget(name: "GesturesTests", dependencies: ["Gestures", "TouchCore"]),
         .testTarget(name: "MapEngineTests", dependencies: ["MapEngine"]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering"],
+        .testTarget(name: "StreetMapTests", dependencies: ["Rendering", "TileSources", "VectorTiles", "MapEngine", "TouchCore", "CSQLite"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge"]),

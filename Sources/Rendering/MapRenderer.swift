@@ -1,7 +1,9 @@
 import CCairo
 import Foundation
 import MapEngine
+import TileSources
 import TouchCore
+import VectorTiles
 
 /// Draws one frame of a `MapScene` into an XRGB8888 buffer with cairo and pango.
 ///
@@ -33,6 +35,13 @@ public final class MapRenderer {
     public let world: BuiltInWorld
     /// The raster tile set drawn over the built-in world, if any.
     public let raster: RasterTileSource?
+    /// The vector tile set drawn with `streetStyle` over the built-in world, if any.
+    public let vector: VectorTileSet?
+    public let streetStyle: StreetStyle
+    /// Multiplies the street map's text sizes.
+    public var textScale = 1.0
+    /// The street-map labels drawn in the last frame, where they were drawn.
+    public private(set) var streetLabels: [PlacedStreetLabel] = []
     /// Use the cached base map for frames without bearing or tilt.
     public var usesBaseMapCache = true
     public private(set) var lastFrameKind: FrameKind = .full
@@ -41,6 +50,7 @@ public final class MapRenderer {
     public private(set) var drawnPlaces: [DrawnPlace] = []
 
     private let text: TextRenderer
+    var textRenderer: TextRenderer { text }
     private let icons = IconCache()
     private var baseCache: BaseCache?
     /// The zoom of the frame before, to tell a settled zoom from a pinch or zoom animation.
@@ -52,9 +62,12 @@ public final class MapRenderer {
         return max(256, Int((halfDiagonal - Double(min(width, height)) / 2).rounded(.up)) + 64)
     }
 
-    public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld? = nil) {
+    public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld? = nil,
+                vector: VectorTileSet? = nil, streetStyle: StreetStyle? = nil) {
         self.style = style
         self.raster = raster
+        self.vector = vector
+        self.streetStyle = streetStyle ?? (vector == nil ? StreetStyle(name: nil, layers: [], attribution: nil, file: "") : .standard())
         // Without its data the world is empty rather than a trap; entry points call
         // BuiltInWorld.load() first and report why.
         self.world = world ?? (try? BuiltInWorld.load()) ?? .empty
@@ -66,6 +79,10 @@ public final class MapRenderer {
         var parts = ["© Natural Earth"]
         if let r = raster {
             if let a = r.tiles.metadata.attribution { parts.append(a) } else if let n = r.tiles.metadata.name { parts.append(n) }
+        }
+        if let v = vector {
+            // The tile set's own attribution; else the style source's (OpenMapTiles data is OpenStreetMap's).
+            if let a = v.metadata.attribution ?? streetStyle.attribution { parts.append(a) } else if let n = v.metadata.name { parts.append(n) }
         }
         if let extra, !extra.isEmpty { parts.append(extra) }
         return parts.joined(separator: " · ")
@@ -91,7 +108,13 @@ public final class MapRenderer {
         defer { cairo_destroy(cr) }
         lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
         previousZoom = scene.camera.zoom
-        drawnPlaces = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+        if let vector, showsStreetMap(view: view) {
+            drawnPlaces = []
+            streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
+        } else {
+            streetLabels = []
+            drawnPlaces = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+        }
         let overlay = OverlayPainter(style: style)
         overlay.paintSky(cr: cr, view: view)
         overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
@@ -110,6 +133,7 @@ public final class MapRenderer {
         VectorMapPainter(world: world, style: style, antialias: antialias).paint(cr: cr, view: view, zoom: zoom)
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
         if let raster { RasterMapPainter(source: raster, fast: !antialias).paint(cr: cr, view: view, zoom: zoom) }
+        if let vector { paintStreetMap(vector, cr: cr, view: view, zoom: zoom, antialias: antialias) }
     }
 
     // MARK: the cached base map
@@ -308,15 +332,10 @@ extension MapRenderer {
     /// Opens an MBTiles file for the renderer. When it cannot be used, returns no source and a
     /// warning that names the file, says why, and that the built-in world is shown instead.
     public static func openRaster(path: String, cacheCapacity: Int = 256) -> (source: RasterTileSource?, warning: String?) {
-        do {
-            let tiles = try MBTiles(path: path)
-            var warning: String?
-            if let f = tiles.metadata.format, f == "jpg" || f == "jpeg" || f == "webp" {
-                warning = MBTilesError.unsupportedTileFormat(path: path, format: f.uppercased()).description
-            }
-            return (RasterTileSource(tiles: tiles, capacity: cacheCapacity), warning)
-        } catch {
-            return (nil, "warning: \(error) Showing the built-in world map instead.")
+        let opened = openTiles(path: path, rasterCacheCapacity: cacheCapacity)
+        if opened.vector != nil {
+            return (nil, "warning: \(path) holds vector tiles; open it with openTiles (or source = \"tiles\"). Showing the built-in world map instead.")
         }
+        return (opened.raster, opened.warnings.first)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import TileSources
 
-/// Decoded MBTiles tiles with a bounded least-recently-used cache, parent tiles for missing
+/// Decoded raster tiles (PNG, JPEG, WebP from any `TileSource`: MBTiles or PMTiles) with a bounded least-recently-used cache, parent tiles for missing
 /// children and over-zoom beyond the set's max zoom.
 public final class RasterTileSource: @unchecked Sendable {
-    public let tiles: MBTiles
+    public let tiles: any TileSource
     /// Most decoded tiles kept (each 256 KiB at 256x256).
     public let capacity: Int
     /// Errors met while decoding (e.g. JPEG tiles), each reported once.
@@ -14,7 +15,7 @@ public final class RasterTileSource: @unchecked Sendable {
     private var cache: [Key: (entry: Entry, lastUse: UInt64)] = [:]
     private var clock: UInt64 = 0
 
-    public init(tiles: MBTiles, capacity: Int = 256) {
+    public init(tiles: any TileSource, capacity: Int = 256) {
         self.tiles = tiles
         self.capacity = max(1, capacity)
     }
@@ -59,17 +60,8 @@ public final class RasterTileSource: @unchecked Sendable {
         var entry = Entry.missing
         do {
             if let data = try tiles.tileData(z: z, x: x, y: y) {
-                switch TileImageFormat.sniff(data) {
-                case .png:
-                    if let img = CairoImage.png(data) { entry = .image(img) } else {
-                        warn("\(tiles.path): tile \(z)/\(x)/\(y) is not a decodable PNG; skipped")
-                    }
-                case .jpeg:
-                    warn(MBTilesError.unsupportedTileFormat(path: tiles.path, format: "JPEG").description)
-                case .webp:
-                    warn(MBTilesError.unsupportedTileFormat(path: tiles.path, format: "WebP").description)
-                case .unknown:
-                    warn("\(tiles.path): tile \(z)/\(x)/\(y) is in an unknown image format; skipped")
+                do { entry = .image(try TileImageDecoder.decode(data)) } catch {
+                    warn("\(tiles.path): tile \(z)/\(x)/\(y) is skipped: \(error)")
                 }
             }
         } catch {

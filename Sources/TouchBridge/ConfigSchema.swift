@@ -61,8 +61,11 @@ public enum ConfigSchema {
         .init(section: "gestures", name: "fling_min_speed_mm_s", type: .number, doc: "a pan released faster than this carries momentum (mm/s)"),
         .init(section: "gestures", name: "pixels_per_mm", type: .number, doc: "screen pixels per mm on the touch surface, when neither the device resolution nor the display size tells"),
         // [map]
-        .init(section: "map", name: "source", type: .string, doc: "\"builtin\" (Natural Earth world, no download) or \"mbtiles\""),
-        .init(section: "map", name: "mbtiles", type: .string, doc: "path of an MBTiles raster tile set (source = \"mbtiles\")"),
+        .init(section: "map", name: "source", type: .string, doc: "\"builtin\" (Natural Earth world, no download) or \"tiles\" (\"mbtiles\" is the older name)"),
+        .init(section: "map", name: "mbtiles", type: .string, doc: "older name of tiles"),
+        .init(section: "map", name: "tiles", type: .string, doc: "path of a tile set (source = \"tiles\"): MBTiles or PMTiles, raster (PNG, JPEG, WebP) or vector (OpenMapTiles schema)"),
+        .init(section: "map", name: "style", type: .string, doc: "MapLibre style JSON for vector tiles (default: the built-in street style)"),
+        .init(section: "map", name: "text_scale", type: .number, doc: "scale of the street map's text, 0.5...4 (viewing distance, HiDPI panels)"),
         .init(section: "map", name: "latitude", type: .number, doc: "start camera target latitude (degrees)"),
         .init(section: "map", name: "longitude", type: .number, doc: "start camera target longitude (degrees)"),
         .init(section: "map", name: "zoom", type: .number, doc: "start zoom (0 = whole world in 256 px)"),

@@ -128,6 +128,8 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var thresholds: [String: Double] = [:]
         public var pixelsPerMM: Double? = nil
     }
+    /// `mbtiles(path)`: a tile set file, MBTiles or PMTiles, raster or vector (`source = "tiles"`
+    /// with `tiles = FILE`; the older `source = "mbtiles"` with `mbtiles = FILE` means the same).
     public enum MapSource: Sendable, Equatable { case builtin, mbtiles(String) }
     public struct MapSettings: Sendable, Equatable {
         public var source: MapSource = .builtin
@@ -136,6 +138,10 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var maxZoom: Double = 20
         /// Where the camera target may go; nil: anywhere.
         public var bounds: CoordinateBounds? = nil
+        /// A MapLibre style JSON file for vector tiles (nil: the built-in street style).
+        public var style: String? = nil
+        /// Multiplies the street map's text sizes (viewing distance, HiDPI panels).
+        public var textScale: Double = 1
     }
     public struct MarkerSettings: Sendable, Equatable {
         public var id: String
@@ -457,16 +463,26 @@ struct ConfigReader {
 
     func map(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.MapSettings {
         var m = KioskConfiguration.MapSettings()
-        let source = v["source"]?.string ?? (v["mbtiles"] != nil ? "mbtiles" : "builtin")
+        let source = v["source"]?.string ?? (v["tiles"] != nil ? "tiles" : v["mbtiles"] != nil ? "mbtiles" : "builtin")
         switch source {
         case "builtin": m.source = .builtin
+        case "tiles":
+            guard let p = (v["tiles"] ?? v["mbtiles"])?.string, !p.isEmpty else {
+                throw error("\(prefix).source", "source = \"tiles\" needs the key tiles = \"/path/to/map.mbtiles\" (MBTiles or PMTiles)")
+            }
+            m.source = .mbtiles(p)
         case "mbtiles":
             guard let p = v["mbtiles"]?.string, !p.isEmpty else {
                 throw error("\(prefix).source", "source = \"mbtiles\" needs the key mbtiles = \"/path/to/map.mbtiles\"")
             }
             m.source = .mbtiles(p)
         default:
-            throw error("\(prefix).source", "'\(source)' is not a map source: use \"builtin\" or \"mbtiles\"")
+            throw error("\(prefix).source", "'\(source)' is not a map source: use \"builtin\" or \"tiles\"")
+        }
+        if let st = v["style"]?.string { m.style = st.isEmpty ? nil : st }
+        if let d = v["text_scale"]?.number {
+            guard d.isFinite, (0.5...4).contains(d) else { throw error("\(prefix).text_scale", "must be within 0.5...4, got \(d)") }
+            m.textScale = d
         }
         var cam = m.camera
         if let d = v["latitude"]?.number {

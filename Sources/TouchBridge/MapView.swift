@@ -4,6 +4,7 @@ import TouchDevices
 import Gestures
 import MapEngine
 import Rendering
+import VectorTiles
 import Display
 #if canImport(Glibc)
 import Glibc
@@ -98,13 +99,18 @@ public final class MapView {
         screen = Size(width: Double(w), height: Double(h))
         frame = OwnedFrameBuffer(width: w, height: h)
         var raster: RasterTileSource? = nil
+        var vector: VectorTileSet? = nil
         if case .mbtiles(let path) = configuration.map.source {
-            // 96 decoded 256 px tiles (24 MiB) cover a 1080p screen, its parents and a margin.
-            let opened = MapRenderer.openRaster(path: path, cacheCapacity: 96)
-            raster = opened.source
-            if let warning = opened.warning { self.log(.warning, warning) }
+            // 96 decoded 256 px tiles (24 MiB) cover a 1080p screen, its parents and a margin;
+            // 48 MiB of decoded vector tiles hold a few hundred street-level tiles.
+            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: 96, vectorCacheBytes: 48 << 20)
+            raster = opened.raster
+            vector = opened.vector
+            for warning in opened.warnings { self.log(.warning, warning) }
         }
-        renderer = MapRenderer(raster: raster)
+        let streetStyle = MapView.loadStyle(configuration.map.style, log: self.log)
+        renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
+        renderer.textScale = configuration.map.textScale
         pacer = FramePacer(refreshHz: min(d.refreshHz > 0 ? d.refreshHz : 60, Double(configuration.display.maxFPS)))
 
         eventLoop = try EventLoop()

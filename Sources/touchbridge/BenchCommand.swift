@@ -48,6 +48,7 @@ struct BenchCommand: ParsableCommand {
         let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         func existing(_ p: String) -> String? { FileManager.default.fileExists(atPath: p) ? p : nil }
         opts.mbtiles = mbtiles ?? existing(here.appendingPathComponent("Tests/RenderingTests/Fixtures/node-mbtiles_plain_1.mbtiles").path)
+        opts.streetTiles = existing(here.appendingPathComponent("Tests/StreetMapTests/Fixtures/liechtenstein-openmaptiles.pmtiles").path)
         opts.recording = recording ?? existing(here.appendingPathComponent("Tests/TouchCoreTests/Fixtures/evemu/Atmel maXTouch Touchscreen.1-finger-drag-up-down.events").path)
         // This very binary runs the kiosk probe in a fresh process.
         opts.executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]

@@ -3,6 +3,7 @@ import Display
 import Foundation
 import MapEngine
 import Rendering
+import VectorTiles
 import TouchCore
 
 /// `touchbridge render`: draws one frame of the map for a camera into a PNG file (or onto a
@@ -21,8 +22,17 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Output PNG file.")
     var out: String = "map.png"
 
-    @Option(help: "MBTiles raster tile set drawn over the built-in world map.")
+    @Option(help: "MBTiles raster tile set drawn over the built-in world map (same as --tiles).")
     var mbtiles: String?
+
+    @Option(help: "Tile set drawn over the built-in world map: MBTiles or PMTiles, raster (PNG, JPEG, WebP) or vector (OpenMapTiles schema), told apart by content.")
+    var tiles: String?
+
+    @Option(help: "MapLibre style JSON for vector tiles (default: the built-in street style).")
+    var style: String?
+
+    @Option(help: "Scale of the street map's text (e.g. 1.3 for a panel seen from afar).")
+    var textScale: Double = 1
 
     @Option(help: "Markers: LAT,LON[;LAT,LON...] (default pins).")
     var markers: String?
@@ -63,12 +73,21 @@ struct RenderCommand: ParsableCommand {
         let sz = try parseSize(size, option: "--size")
         let parts = [Int(sz.width), Int(sz.height)]
         var raster: RasterTileSource?
-        if let path = mbtiles {
-            let opened = MapRenderer.openRaster(path: path)
-            raster = opened.source
-            if let w = opened.warning { FileHandle.standardError.write(Data((w + "\n").utf8)) }
+        var vector: VectorTileSet?
+        if let path = tiles ?? mbtiles {
+            let opened = MapRenderer.openTiles(path: path)
+            raster = opened.raster
+            vector = opened.vector
+            for w in opened.warnings { FileHandle.standardError.write(Data((w + "\n").utf8)) }
         }
-        let renderer = MapRenderer(raster: raster)
+        var streetStyle: StreetStyle?
+        if let style {
+            do { streetStyle = try StreetStyle.load(path: style) } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        let renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
+        renderer.textScale = textScale
         var scene = MapScene(camera: cam, showsRecenterButton: recenter)
         if let markers {
             for (i, m) in markers.split(separator: ";").enumerated() {
@@ -99,6 +118,7 @@ struct RenderCommand: ParsableCommand {
         renderer.render(scene, into: frame.buffer, quality: interactive ? .interactive : .final)
         try frame.buffer.writePNG(to: out)
         if let raster { for w in raster.warnings { FileHandle.standardError.write(Data(("warning: " + w + "\n").utf8)) } }
+        if let vector { for w in vector.warnings { FileHandle.standardError.write(Data(("warning: " + w + "\n").utf8)) } }
     }
 
     /// Draws the scene on a DRM or fbdev display, also writes it to --out when given, keeps it

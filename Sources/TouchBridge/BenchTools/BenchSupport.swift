@@ -36,6 +36,8 @@ public enum BenchSupport {
 
     /// Peak resident set size of this process in MiB (VmHWM), or nil when /proc is not there.
     public static func peakRSSMiB() -> Double? { procStatus("VmHWM:") }
+    /// Resident memory now (VmRSS), MiB: what a stage added, beside the peak.
+    public static func currentRSSMiB() -> Double? { procStatus("VmRSS:") }
 
     static func procStatus(_ key: String) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }

@@ -14,6 +14,8 @@ public struct Benchmarks {
     public struct Options {
         public var quick = false
         public var mbtiles: String?
+        /// A vector tile set over Vaduz (the street-map figures).
+        public var streetTiles: String?
         public var recording: String?
         public var executable: String?
         /// Run the recogniser and controller figures in this process (no spread).
@@ -53,6 +55,8 @@ public struct Benchmarks {
             progress("Renderer \(w)x\(h)")
             try render(width: w, height: h)
         }
+        progress("Street map 1920x1080 (vector tiles, Vaduz)")
+        streetMap()
         progress("End to end, a recording replayed at real timing (1920x1080)")
         try endToEnd()
         progress("Markers at scale (1920x1080)")

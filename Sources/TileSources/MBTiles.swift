@@ -7,9 +7,8 @@ public enum MBTilesError: Error, CustomStringConvertible, Equatable {
     case unreadable(path: String, reason: String)
     /// It is SQLite but not an MBTiles tile set (no `tiles` table, ...).
     case notMBTiles(path: String, reason: String)
-    /// A tile is in a format this build cannot decode (JPEG: cairo decodes PNG only and the
-    /// package adds no JPEG library); such tiles are skipped and their parents or the built-in
-    /// world show instead.
+    /// A tile is in a format this build cannot decode (e.g. AVIF); such tiles are skipped and
+    /// their parents or the built-in world show instead.
     case unsupportedTileFormat(path: String, format: String)
 
     public var description: String {
@@ -19,34 +18,22 @@ public enum MBTilesError: Error, CustomStringConvertible, Equatable {
         case let .notMBTiles(path, reason):
             return "\(path) is not an MBTiles tile set: \(reason). Use an MBTiles 1.x raster file (tables metadata and tiles)."
         case let .unsupportedTileFormat(path, format):
-            return "\(path) holds \(format) tiles, which this build cannot decode (only PNG tiles are supported: cairo decodes PNG, and no JPEG decoder is linked); those tiles are skipped. Convert the tile set to PNG."
+            return "\(path) holds \(format) tiles, which this build cannot decode (PNG, JPEG and WebP are supported); those tiles are skipped. Convert the tile set to PNG, JPEG or WebP."
         }
     }
 }
 
 /// A raster MBTiles tile set opened read-only with SQLite: metadata and raw tile bytes by XYZ
 /// address (the TMS row flip is done here).
-public final class MBTiles: @unchecked Sendable {
-    public struct Metadata: Sendable, Equatable {
-        public var name: String?
-        /// "png", "jpg", ... from the metadata, or sniffed from a tile when the metadata has none.
-        public var format: String?
-        /// west, south, east, north in degrees.
-        public var bounds: (west: Double, south: Double, east: Double, north: Double)?
-        public var minZoom: Int
-        public var maxZoom: Int
-        public var attribution: String?
-
-        public static func == (a: Metadata, b: Metadata) -> Bool {
-            a.name == b.name && a.format == b.format && a.minZoom == b.minZoom && a.maxZoom == b.maxZoom
-                && a.attribution == b.attribution && a.bounds.map { [$0.west, $0.south, $0.east, $0.north] } == b.bounds.map { [$0.west, $0.south, $0.east, $0.north] }
-        }
-    }
+public final class MBTiles: TileSource, @unchecked Sendable {
+    public typealias Metadata = TileSetMetadata
 
     public let path: String
     public let metadata: Metadata
     private var db: OpaquePointer?
     private var tileStatement: OpaquePointer?
+    /// The connection is opened without SQLite's mutex; tiles may be read from a worker thread.
+    private let lock = NSLock()
 
     public init(path: String) throws {
         self.path = path
@@ -83,6 +70,8 @@ public final class MBTiles: @unchecked Sendable {
 
     /// The raw bytes of tile (z, x, y) in XYZ addressing (y grows south), or nil when absent.
     public func tileData(z: Int, x: Int, y: Int) throws -> Data? {
+        lock.lock()
+        defer { lock.unlock() }
         guard let stmt = tileStatement else { return nil }
         let n = 1 << z
         guard z >= 0, x >= 0, y >= 0, x < n, y < n else { return nil }
@@ -97,7 +86,15 @@ public final class MBTiles: @unchecked Sendable {
         guard rc == SQLITE_ROW else { throw MBTiles.error(db: db, path: path) }
         let count = Int(sqlite3_column_bytes(stmt, 0))
         guard count > 0, let blob = sqlite3_column_blob(stmt, 0) else { return Data() }
-        return Data(bytes: blob, count: count)
+        guard count <= TileLimits.maxStoredTileBytes else {
+            throw TileSourceError.tileTooLarge(path: path, z: z, x: x, y: y, bytes: count, limit: TileLimits.maxStoredTileBytes)
+        }
+        let stored = Data(bytes: blob, count: count)
+        // Vector tiles are usually gzip'd in MBTiles; images never start like gzip or zlib.
+        guard Gzip.isCompressed(stored) else { return stored }
+        do { return try Gzip.decompress(stored, limit: TileLimits.maxTileBytes) } catch {
+            throw TileSourceError.badCompression(path: path, what: "tile \(z)/\(x)/\(y)", reason: "\(error)")
+        }
     }
 
     static func error(db: OpaquePointer?, path: String) -> MBTilesError {
@@ -149,6 +146,18 @@ public final class MBTiles: @unchecked Sendable {
                 }
             }
         }
+        var kind: TileSetMetadata.Kind = format == "pbf" || format == "mvt" ? .vector : .raster
+        if format == nil || kind == .vector {
+            // Content decides: a gzip or protobuf first tile is vector, an image is raster.
+            try query(db, "SELECT tile_data FROM tiles LIMIT 1", path: path) { stmt in
+                let n = Int(sqlite3_column_bytes(stmt, 0))
+                if n >= 2, let p = sqlite3_column_blob(stmt, 0) {
+                    let d = Data(bytes: p, count: min(n, 16))
+                    kind = TileImageFormat.sniff(d) == .unknown ? .vector : .raster
+                    if kind == .vector && format == nil { format = "pbf" }
+                }
+            }
+        }
         var bounds: (Double, Double, Double, Double)?
         if let b = kv["bounds"] {
             let v = b.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
@@ -156,11 +165,12 @@ public final class MBTiles: @unchecked Sendable {
         }
         let attribution = kv["attribution"].map(MBTiles.plainText).flatMap { $0.isEmpty ? nil : $0 }
         return Metadata(name: kv["name"], format: format, bounds: bounds.map { (west: $0.0, south: $0.1, east: $0.2, north: $0.3) },
-                        minZoom: minZ, maxZoom: maxZ, attribution: attribution)
+                        minZoom: minZ, maxZoom: maxZ, attribution: attribution, kind: kind,
+                        vectorLayers: TileSetMetadata.vectorLayerIDs(json: kv["json"]))
     }
 
     /// Attribution metadata is often HTML: keep the text, drop the tags, decode a few entities.
-    static func plainText(_ html: String) -> String {
+    public static func plainText(_ html: String) -> String {
         var out = ""
         var inTag = false
         for ch in html {
@@ -172,16 +182,16 @@ public final class MBTiles: @unchecked Sendable {
 }
 
 /// Image formats recognised by their first bytes.
-enum TileImageFormat: Equatable {
+public enum TileImageFormat: Equatable, Sendable {
     case png, jpeg, webp, unknown
-    static func sniff(_ d: Data) -> TileImageFormat {
+    public static func sniff(_ d: Data) -> TileImageFormat {
         let b = [UInt8](d.prefix(12))
         if b.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return .png }
         if b.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
         if b.count >= 12, b[0...3] == [0x52, 0x49, 0x46, 0x46], b[8...11] == [0x57, 0x45, 0x42, 0x50] { return .webp }
         return .unknown
     }
-    var name: String {
+    public var name: String {
         switch self { case .png: "png"; case .jpeg: "jpg"; case .webp: "webp"; case .unknown: "unknown" }
     }
 }

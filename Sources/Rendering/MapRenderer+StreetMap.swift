@@ -1,0 +1,127 @@
+import CCairo
+import Foundation
+import MapEngine
+import TileSources
+import TouchCore
+import VectorTiles
+
+/// The street map (vector tiles with a style) in the renderer: the base layers go into the
+/// cached base map like the rest of the ground; labels are placed per settled frame.
+extension MapRenderer {
+    /// The tile set's bounds in world pixels at `zoom`, nil when it covers the world.
+    func streetBounds(_ vector: VectorTileSet, zoom: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        guard let b = vector.metadata.bounds, b.west > -179.9 || b.east < 179.9 || b.south > -85 || b.north < 85 else { return nil }
+        let nw = WebMercator.worldPoint(Coordinate(latitude: b.north, longitude: b.west), zoom: zoom)
+        let se = WebMercator.worldPoint(Coordinate(latitude: b.south, longitude: b.east), zoom: zoom)
+        return (nw.x, nw.y, se.x, se.y)
+    }
+
+    /// Whether the street map's labels replace the built-in world's: the view's centre lies in the tile set.
+    func showsStreetMap(view: GroundView) -> Bool {
+        guard let vector else { return false }
+        guard let b = streetBounds(vector, zoom: view.projection.camera.zoom) else { return true }
+        let c = view.projection.centerWorld
+        let m = view.worldSize
+        let x = c.x - floor(c.x / m) * m
+        return x >= b.minX && x <= b.maxX && c.y >= b.minY && c.y <= b.maxY
+    }
+
+    func paintStreetMap(_ vector: VectorTileSet, cr: OpaquePointer, view: GroundView, zoom: Double, antialias: Bool) {
+        cairo_save(cr)
+        if let b = streetBounds(vector, zoom: zoom) {
+            // An extract: the built-in world shows around it. Clip to its bounds on the ground.
+            var pts: [Double] = [], scratch: [Double] = []
+            cairo_new_path(cr)
+            for copy in view.wrapCopies {
+                let k = Double(copy) * view.worldSize
+                pts.removeAll()
+                for (wx, wy) in [(b.minX, b.minY), (b.maxX, b.minY), (b.maxX, b.maxY), (b.minX, b.maxY)] {
+                    let g = view.ground(worldX: wx + k, worldY: wy); pts.append(g.0); pts.append(g.1)
+                }
+                RectClip.polygon(&pts, &scratch, minX: view.minGX, maxX: view.maxGX, minY: view.minGY, maxY: view.maxGY)
+                guard pts.count >= 6 else { continue }
+                for i in 0..<(pts.count / 2) {
+                    let s = view.screen(pts[2 * i], pts[2 * i + 1])
+                    if i == 0 { cairo_move_to(cr, s.0, s.1) } else { cairo_line_to(cr, s.0, s.1) }
+                }
+                cairo_close_path(cr)
+            }
+            cairo_clip(cr)
+        }
+        StreetMapPainter(set: vector, style: streetStyle, antialias: antialias).paint(cr: cr, view: view, zoom: zoom)
+        cairo_restore(cr)
+    }
+
+    /// Final frames place labels afresh around the obstacles; frames during a gesture move the
+    /// labels placed last (no new placement, so none appears or vanishes while the finger moves).
+    func paintStreetLabels(_ vector: VectorTileSet, scene: MapScene, cr: OpaquePointer, view: GroundView, quality: Quality) -> [PlacedStreetLabel] {
+        let labels: [PlacedStreetLabel]
+        if quality == .interactive && !streetLabels.isEmpty {
+            labels = StreetLabelPainter.follow(streetLabels, view: view)
+        } else {
+            labels = StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale)
+                .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
+        }
+        StreetLabelPainter.draw(labels, cr: cr, text: textRenderer)
+        return labels
+    }
+
+    /// Screen boxes labels must leave free: markers, the info window, compass, recenter button,
+    /// scale bar and attribution strip.
+    func obstacles(scene: MapScene, view: GroundView) -> [LabelFrame] {
+        var out: [LabelFrame] = []
+        let pin = PinGeometry.size
+        for m in scene.markers {
+            guard let p = view.visiblePoint(m.coordinate, slack: 64) else { continue }
+            out.append(LabelFrame(x: p.x - pin.width / 2 - 2, y: p.y - pin.height - 2, width: pin.width + 4, height: pin.height + 4))
+        }
+        if let info = scene.infoWindow, let p = view.visiblePoint(info.coordinate, slack: 400) {
+            let size = infoWindowSize(title: info.title, snippet: info.snippet)
+            let a = p + info.anchorOffset
+            out.append(LabelFrame(x: a.x - size.width / 2 - 4, y: a.y - size.height - 4, width: size.width + 8, height: size.height + 8))
+        }
+        let screen = Size(width: view.width, height: view.height)
+        let controls = MapControls(screen: screen, compassVisible: scene.showsCompass, recenterVisible: scene.showsRecenterButton)
+        if scene.showsCompass { out.append(LabelFrame(controls.compassFrame)) }
+        if scene.showsRecenterButton { out.append(LabelFrame(controls.recenterFrame)) }
+        if scene.showsScaleBar { out.append(LabelFrame(x: 0, y: view.height - 70, width: 180, height: 70)) }
+        out.append(LabelFrame(x: view.width / 3, y: view.height - 22, width: view.width * 2 / 3, height: 22))   // attribution
+        return out
+    }
+}
+
+extension LabelFrame {
+    init(_ r: ScreenRect) { self.init(x: r.minX, y: r.minY, width: r.size.width, height: r.size.height) }
+}
+
+/// A tile set opened for the renderer: raster images or vector tiles, told apart by content.
+public struct OpenedTiles {
+    public var raster: RasterTileSource?
+    public var vector: VectorTileSet?
+    /// Why the tile set is not shown, or what is wrong with part of it; each names the file.
+    public var warnings: [String] = []
+}
+
+extension MapRenderer {
+    /// Opens an MBTiles or PMTiles file (raster or vector: by its content, not its name). When
+    /// it cannot be used, returns no source and a warning naming the file, why, and that the
+    /// built-in world is shown instead.
+    public static func openTiles(path: String, rasterCacheCapacity: Int = 256, vectorCacheBytes: Int = 48 << 20) -> OpenedTiles {
+        do {
+            let source = try TileArchive.open(path: path)
+            var opened = OpenedTiles()
+            switch source.metadata.kind {
+            case .vector:
+                opened.vector = VectorTileSet(tiles: source, maxBytes: vectorCacheBytes)
+            case .raster:
+                if let f = source.metadata.format, !["png", "jpg", "jpeg", "webp"].contains(f) {
+                    opened.warnings.append(MBTilesError.unsupportedTileFormat(path: path, format: f.uppercased()).description)
+                }
+                opened.raster = RasterTileSource(tiles: source, capacity: rasterCacheCapacity)
+            }
+            return opened
+        } catch {
+            return OpenedTiles(warnings: ["warning: \(error) Showing the built-in world map instead."])
+        }
+    }
+}

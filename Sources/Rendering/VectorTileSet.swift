@@ -1,0 +1,131 @@
+import Dispatch
+import Foundation
+import TileSources
+import VectorTiles
+
+/// Decoded vector tiles of one tile set, kept in a cache bounded by (approximate) bytes.
+/// Tiles are decoded either on the caller's thread (`tile`) or ahead of need on a worker queue
+/// (`prefetch`, run by the second core), so a pan into new tiles finds them decoded.
+public final class VectorTileSet: @unchecked Sendable {
+    public struct Key: Hashable, Sendable {
+        public let z: Int, x: Int, y: Int
+        public init(z: Int, x: Int, y: Int) { self.z = z; self.x = x; self.y = y }
+    }
+
+    public let tiles: any TileSource
+    /// Most bytes of decoded tiles kept; the least recently used go first.
+    public let maxBytes: Int
+    /// Called on the worker queue after prefetched tiles were decoded (e.g. to request a redraw).
+    public var onTilesDecoded: (@Sendable () -> Void)?
+
+    private let lock = NSLock()
+    private var cache: [Key: (tile: VectorTile?, bytes: Int, lastUse: UInt64)] = [:]
+    private var bytes = 0
+    private var clock: UInt64 = 0
+    private var pending = Set<Key>()
+    private var warningList: [String] = []
+    private var decodeTimes: [Double] = []
+    private let queue = DispatchQueue(label: "touchbridge.vector-tiles", qos: .userInitiated)
+
+    public init(tiles: any TileSource, maxBytes: Int = 48 << 20) {
+        self.tiles = tiles
+        self.maxBytes = max(1 << 20, maxBytes)
+    }
+
+    public var metadata: TileSetMetadata { tiles.metadata }
+
+    /// Problems met (a corrupt or oversized tile, ...), each once, newest last; at most 50.
+    public var warnings: [String] { lock.lock(); defer { lock.unlock() }; return warningList }
+    public var cachedBytes: Int { lock.lock(); defer { lock.unlock() }; return bytes }
+    public var cachedTileCount: Int { lock.lock(); defer { lock.unlock() }; return cache.count }
+    /// Seconds each decode took (read + decompress + protobuf + geometry), for benchmarks.
+    public var decodeDurations: [Double] { lock.lock(); defer { lock.unlock() }; return decodeTimes }
+
+    /// The decoded tile, decoding it here if it is not cached; nil if absent or unusable.
+    public func tile(_ key: Key) -> VectorTile? {
+        lock.lock()
+        if let hit = lookup(key) { lock.unlock(); return hit.tile }
+        lock.unlock()
+        let t = decode(key)
+        lock.lock()
+        store(key, t)
+        lock.unlock()
+        return t
+    }
+
+    /// The tile if it is decoded already (found false: not yet decoded).
+    public func cachedTile(_ key: Key) -> (found: Bool, tile: VectorTile?) {
+        lock.lock(); defer { lock.unlock() }
+        if let hit = lookup(key) { return (true, hit.tile) }
+        return (false, nil)
+    }
+
+    /// Decodes the tiles not yet cached on the worker queue.
+    public func prefetch(_ keys: [Key]) {
+        lock.lock()
+        let todo = keys.filter { cache[$0] == nil && !pending.contains($0) }
+        pending.formUnion(todo)
+        lock.unlock()
+        guard !todo.isEmpty else { return }
+        queue.async { [self] in
+            for key in todo {
+                lock.lock()
+                let done = cache[key] != nil
+                lock.unlock()
+                let t = done ? nil : decode(key)
+                lock.lock()
+                if !done { store(key, t) }
+                pending.remove(key)
+                lock.unlock()
+            }
+            onTilesDecoded?()
+        }
+    }
+
+    /// Waits until the worker has finished what it was given (tests, benchmarks).
+    public func waitForPrefetch() { queue.sync {} }
+
+    private func lookup(_ key: Key) -> (tile: VectorTile?, bytes: Int, lastUse: UInt64)? {
+        guard var hit = cache[key] else { return nil }
+        clock += 1
+        hit.lastUse = clock
+        cache[key] = hit
+        return hit
+    }
+
+    private func store(_ key: Key, _ t: VectorTile?) {
+        if let old = cache[key] { bytes -= old.bytes }
+        clock += 1
+        let size = (t?.approximateBytes ?? 0) + 256
+        cache[key] = (t, size, clock)
+        bytes += size
+        while bytes > maxBytes, cache.count > 1,
+              let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            bytes -= oldest.value.bytes
+            cache.removeValue(forKey: oldest.key)
+        }
+    }
+
+    private func decode(_ key: Key) -> VectorTile? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            guard let data = try tiles.tileData(z: key.z, x: key.x, y: key.y) else { return nil }
+            let tile = try VectorTile(data: data)
+            // Timed only for tiles that exist: an absent tile costs one index lookup.
+            let s = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            lock.lock(); decodeTimes.append(s); if decodeTimes.count > 4096 { decodeTimes.removeFirst(2048) }; lock.unlock()
+            return tile
+        } catch let e as TileSourceError {
+            warn(e.description)
+            return nil
+        } catch {
+            warn("\(tiles.path): tile \(key.z)/\(key.x)/\(key.y) is skipped: \(error)")
+            return nil
+        }
+    }
+
+    private func warn(_ s: String) {
+        lock.lock(); defer { lock.unlock() }
+        if !warningList.contains(s) && warningList.count < 50 { warningList.append(s) }
+    }
+}

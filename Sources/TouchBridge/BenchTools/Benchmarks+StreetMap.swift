@@ -1,0 +1,56 @@
+import Foundation
+import MapEngine
+import Rendering
+import TouchCore
+
+extension Benchmarks {
+    /// The street map (vector tiles + the built-in style) at 1920x1080 over Vaduz: pan frames from
+    /// the cached base map, full redraws, tilted frames, decoding one new tile, and memory.
+    mutating func streetMap() {
+        guard let path = options.streetTiles else { return }
+        let opened = MapRenderer.openTiles(path: path)
+        guard let vector = opened.vector else {
+            progress("  (no street map: \(opened.warnings.first ?? "\(path) is not a vector tile set"))")
+            return
+        }
+        let rssBefore = BenchSupport.currentRSSMiB() ?? 0
+        let renderer = MapRenderer(vector: vector)
+        let frame = OwnedFrameBuffer(width: 1920, height: 1080)
+        let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+        var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
+        renderer.render(scene, into: frame.buffer)   // fonts, tiles, cache
+        var k = 0
+        let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
+            k += 1
+            // 3 px steps back and forth: within the cache, as a finger pan's frames are.
+            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 30) * 3, y: 0), zoom: 15.5)
+            renderer.render(scene, into: frame.buffer, quality: .interactive)
+        }
+        add("street_pan_1080p_ms", BenchSupport.median(pans), "ms", "street map pan frame (cached base map)")
+        renderer.usesBaseMapCache = false
+        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            k += 1
+            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 7) * 40, y: 0), zoom: 15.5)
+            renderer.render(scene, into: frame.buffer)
+        }
+        add("street_full_1080p_ms", BenchSupport.median(full), "ms", "street map full redraw (layers + label placement)")
+        var tilted = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
+        let tilts = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            k += 1
+            tilted.camera.tilt = 45 + Double(k % 10)
+            renderer.render(tilted, into: frame.buffer)
+        }
+        add("street_tilted_1080p_ms", BenchSupport.median(tilts), "ms", "street map tilted frame (50 deg, bearing 30)")
+        // Decoding new tiles: a fresh set, every zoom-14 tile around Vaduz read, inflated and decoded.
+        let fresh = MapRenderer.openTiles(path: path).vector
+        if let fresh {
+            for x in 8619...8631 { for y in 5750...5764 { _ = fresh.tile(.init(z: 14, x: x, y: y)) } }
+            let d = fresh.decodeDurations.map { $0 * 1000 }
+            add("street_tile_decode_ms", BenchSupport.median(d), "ms", "new vector tile: read + gunzip + protobuf + geometry (median)")
+            add("street_tile_decode_max_ms", d.max() ?? 0, "ms", "new vector tile decode, slowest")
+        }
+        add("street_cache_mib", Double(vector.cachedBytes) / 1_048_576, "MiB", "decoded vector tiles kept (bounded at 48 MiB)")
+        add("street_rss_growth_mib", (BenchSupport.currentRSSMiB() ?? 0) - rssBefore, "MiB", "resident memory added by the street map")
+        add("street_peak_rss_mib", BenchSupport.peakRSSMiB() ?? 0, "MiB", "peak RSS of this bench process so far")
+    }
+}

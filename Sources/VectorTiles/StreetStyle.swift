@@ -1,0 +1,134 @@
+import Foundation
+
+/// A map style in the MapLibre style format, the subset a kiosk street map needs: background,
+/// fill, line, symbol and circle layers, each with its source layer, zoom range, filter, and
+/// paint and layout properties (constants, legacy zoom functions or expressions).
+public struct StreetStyle: Sendable {
+    public enum LayerType: String, Sendable { case background, fill, line, symbol, circle }
+
+    public struct Layer: Sendable {
+        public var id: String
+        public var type: LayerType
+        public var sourceLayer: String?
+        public var minZoom: Double
+        public var maxZoom: Double
+        public var filter: StyleExpression?
+        public var visible: Bool
+        /// Paint and layout properties by name (e.g. "line-width", "text-field").
+        public var properties: [String: StyleExpression]
+
+        public func property(_ name: String) -> StyleExpression? { properties[name] }
+        public func shows(zoom: Double) -> Bool { visible && zoom >= minZoom && zoom < maxZoom }
+    }
+
+    public var name: String?
+    public var layers: [Layer]
+    /// Attribution the style's sources declare (used when the tile set's metadata has none).
+    public var attribution: String?
+    /// Where the style came from, for messages.
+    public var file: String
+
+    public init(name: String?, layers: [Layer], attribution: String?, file: String) {
+        self.name = name; self.layers = layers; self.attribution = attribution; self.file = file
+    }
+
+    /// Properties this renderer reads, and whether each is a colour.
+    static let known: [String: Bool] = [
+        "background-color": true, "background-opacity": false,
+        "fill-color": true, "fill-opacity": false, "fill-outline-color": true, "fill-antialias": false,
+        "line-color": true, "line-width": false, "line-opacity": false, "line-dasharray": false,
+        "line-cap": false, "line-join": false, "line-gap-width": false,
+        "circle-color": true, "circle-radius": false, "circle-opacity": false, "circle-stroke-color": true, "circle-stroke-width": false,
+        "text-field": false, "text-size": false, "text-color": true, "text-halo-color": true, "text-halo-width": false,
+        "text-font": false, "text-transform": false, "text-max-width": false, "text-offset": false, "text-anchor": false,
+        "symbol-placement": false, "symbol-sort-key": false, "text-opacity": false, "text-padding": false,
+        "text-letter-spacing": false, "text-allow-overlap": false, "visibility": false,
+    ]
+
+    /// Parses a style document; errors name `file`, the JSON path and the problem.
+    public static func parse(_ data: Data, file: String) throws -> StreetStyle {
+        let root: JSON
+        do { root = try JSONDecoder().decode(JSON.self, from: data) } catch {
+            throw StyleError(file: file, path: "", problem: "not valid JSON (\(StreetStyle.jsonProblem(error)))")
+        }
+        guard root.object != nil else { throw StyleError(file: file, path: "", problem: "a style is a JSON object with a \"layers\" array") }
+        if let v = root["version"], v.number != 8 {
+            throw StyleError(file: file, path: "version", problem: "only style version 8 is read")
+        }
+        guard let layersJSON = root["layers"]?.array else {
+            throw StyleError(file: file, path: "layers", problem: "missing: a style needs a \"layers\" array")
+        }
+        let p = StyleParser(file: file)
+        var layers: [Layer] = []
+        var ids = Set<String>()
+        for (i, lj) in layersJSON.enumerated() {
+            let path = "layers[\(i)]"
+            guard lj.object != nil else { throw p.fail(path, "a layer is an object") }
+            guard let id = lj["id"]?.string else { throw p.fail("\(path).id", "missing: every layer needs an id") }
+            guard ids.insert(id).inserted else { throw p.fail("\(path).id", "the id '\(id)' is used twice") }
+            guard let t = lj["type"]?.string else { throw p.fail("\(path).type", "missing") }
+            guard let type = LayerType(rawValue: t) else {
+                // Other layer types (raster, hillshade, fill-extrusion, heatmap) are not drawn.
+                if ["raster", "hillshade", "fill-extrusion", "heatmap", "sky"].contains(t) { continue }
+                throw p.fail("\(path).type", "'\(t)' is not a layer type (background, fill, line, symbol, circle)")
+            }
+            if type != .background, lj["source-layer"]?.string == nil {
+                throw p.fail("\(path).source-layer", "missing: a \(t) layer names the tile layer it draws (e.g. \"transportation\")")
+            }
+            var props: [String: StyleExpression] = [:]
+            var visible = true
+            for group in ["paint", "layout"] {
+                guard let g = lj[group] else { continue }
+                guard let obj = g.object else { throw p.fail("\(path).\(group)", "must be an object") }
+                for (name, v) in obj.sorted(by: { $0.key < $1.key }) {
+                    let ppath = "\(path).\(group).\(name)"
+                    if name == "visibility" { visible = v.string != "none"; continue }
+                    guard let isColor = known[name] else { continue }   // properties beyond the subset are ignored
+                    if name == "text-font", let fonts = v.array, fonts.allSatisfy({ $0.string != nil }) {
+                        props[name] = .literal(.array(fonts.compactMap(\.string).map(StyleValue.string)))   // a font stack, not an expression
+                        continue
+                    }
+                    props[name] = name == "text-field" ? try p.textField(v, ppath) : try p.value(v, ppath, color: isColor)
+                }
+            }
+            layers.append(Layer(id: id, type: type, sourceLayer: lj["source-layer"]?.string,
+                                minZoom: lj["minzoom"]?.number ?? 0, maxZoom: lj["maxzoom"]?.number ?? 24,
+                                filter: try lj["filter"].map { try p.filter($0, "\(path).filter") },
+                                visible: visible, properties: props))
+        }
+        var attribution: [String] = []
+        for (_, s) in (root["sources"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
+            if let a = s["attribution"]?.string { attribution.append(a) }
+        }
+        return StreetStyle(name: root["name"]?.string, layers: layers,
+                           attribution: attribution.isEmpty ? nil : attribution.joined(separator: " "), file: file)
+    }
+
+    public static func load(path: String) throws -> StreetStyle {
+        guard let d = FileManager.default.contents(atPath: path) else {
+            throw StyleError(file: path, path: "", problem: FileManager.default.fileExists(atPath: path) ? "cannot be read (permission denied)" : "no such file")
+        }
+        return try parse(d, file: path)
+    }
+
+    /// The built-in style for OpenMapTiles-schema tiles (tested to parse; empty if the resource is missing).
+    public static func standard() -> StreetStyle {
+        (try? loadStandard()) ?? StreetStyle(name: nil, layers: [], attribution: nil, file: "street-style.json (built in)")
+    }
+
+    static func loadStandard() throws -> StreetStyle {
+        let file = "street-style.json (built in)"
+        guard let url = Bundle.module.url(forResource: "street-style", withExtension: "json", subdirectory: "Resources"),
+              let d = try? Data(contentsOf: url) else {
+            throw StyleError(file: file, path: "", problem: "the resource is missing from the build")
+        }
+        return try parse(d, file: file)
+    }
+
+    static func jsonProblem(_ error: Error) -> String {
+        if case let DecodingError.dataCorrupted(ctx) = error {
+            return (ctx.underlyingError.map { "\($0)" } ?? ctx.debugDescription)
+        }
+        return "\(error)"
+    }
+}

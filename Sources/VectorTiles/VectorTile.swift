@@ -1,0 +1,138 @@
+import Foundation
+import SwiftProtobuf
+
+/// One decoded Mapbox Vector Tile (spec 2.1): its layers by name, each feature's properties
+/// and geometry in tile coordinates (0...extent, y down). Geometry commands are checked as
+/// they are decoded; a malformed tile is an error naming what is wrong, never a crash.
+public struct VectorTile: Sendable {
+    public enum GeometryType: Sendable, Equatable { case unknown, point, lineString, polygon }
+
+    /// A feature property value.
+    public enum Value: Sendable, Equatable, Hashable {
+        case string(String), number(Double), bool(Bool)
+    }
+
+    public struct Feature: Sendable {
+        public var id: UInt64?
+        public var type: GeometryType
+        public var properties: [String: Value]
+        /// Flat x, y pairs of every part, in tile coordinates.
+        public var points: [Int32]
+        /// Where each part (point run, line, ring) starts, in points (pairs); the last part ends at the end.
+        public var parts: [Int]
+
+        /// The points of part `i` as an index range into `points` (pairs).
+        public func partRange(_ i: Int) -> Range<Int> {
+            let end = i + 1 < parts.count ? parts[i + 1] : points.count / 2
+            return parts[i]..<end
+        }
+    }
+
+    public struct Layer: Sendable {
+        public var name: String
+        public var extent: Int
+        public var features: [Feature]
+    }
+
+    public enum DecodeError: Error, CustomStringConvertible, Equatable {
+        case protobuf(String)
+        case geometry(layer: String, reason: String)
+        public var description: String {
+            switch self {
+            case let .protobuf(why): return "not a vector tile (protobuf: \(why))"
+            case let .geometry(layer, why): return "bad geometry in layer \(layer): \(why)"
+            }
+        }
+    }
+
+    public var layers: [String: Layer]
+
+    /// Bytes of the decoded tile's geometry and properties, roughly (for cache accounting).
+    public var approximateBytes: Int
+
+    public init(data: Data) throws {
+        let tile: VectorTile_Tile
+        do {
+            var options = BinaryDecodingOptions()
+            options.messageDepthLimit = 16
+            tile = try VectorTile_Tile(serializedBytes: data, options: options)
+        } catch {
+            throw DecodeError.protobuf("\(error)")
+        }
+        var layers: [String: Layer] = [:]
+        var bytes = 0
+        for l in tile.layers {
+            let extent = Int(l.extent)
+            guard extent > 0 else { throw DecodeError.geometry(layer: l.name, reason: "extent is 0") }
+            let values: [Value?] = l.values.map(VectorTile.value)
+            var features: [Feature] = []
+            features.reserveCapacity(l.features.count)
+            for f in l.features {
+                var props: [String: Value] = [:]
+                let tags = f.tags
+                var i = 0
+                while i + 1 < tags.count {
+                    let k = Int(tags[i]), v = Int(tags[i + 1])
+                    if k < l.keys.count, v < values.count, let value = values[v] { props[l.keys[k]] = value }
+                    i += 2
+                }
+                let type: GeometryType = switch f.type {
+                case .point: .point; case .linestring: .lineString; case .polygon: .polygon; default: .unknown
+                }
+                guard type != .unknown else { continue }
+                let (points, parts) = try VectorTile.geometry(f.geometry, type: type, layer: l.name)
+                guard !points.isEmpty else { continue }
+                bytes += points.count * 4 + props.count * 48 + 64
+                features.append(Feature(id: f.hasID ? f.id : nil, type: type, properties: props, points: points, parts: parts))
+            }
+            // Two layers of one name: the spec forbids it; keep the first.
+            if layers[l.name] == nil { layers[l.name] = Layer(name: l.name, extent: extent, features: features) }
+        }
+        self.layers = layers
+        approximateBytes = bytes
+    }
+
+    static func value(_ v: VectorTile_Tile.Value) -> Value? {
+        if v.hasStringValue { return .string(v.stringValue) }
+        if v.hasDoubleValue { return .number(v.doubleValue) }
+        if v.hasFloatValue { return .number(Double(v.floatValue)) }
+        if v.hasIntValue { return .number(Double(v.intValue)) }
+        if v.hasUintValue { return .number(Double(v.uintValue)) }
+        if v.hasSintValue { return .number(Double(v.sintValue)) }
+        if v.hasBoolValue { return .bool(v.boolValue) }
+        return nil
+    }
+
+    /// Decodes the command stream (MoveTo 1, LineTo 2, ClosePath 7; zigzag deltas).
+    static func geometry(_ g: [UInt32], type: GeometryType, layer: String) throws -> ([Int32], [Int]) {
+        var points: [Int32] = []
+        points.reserveCapacity(g.count)
+        var parts: [Int] = []
+        var x: Int32 = 0, y: Int32 = 0
+        var i = 0
+        func fail(_ why: String) -> DecodeError { .geometry(layer: layer, reason: why) }
+        while i < g.count {
+            let command = g[i] & 0x7, count = Int(g[i] >> 3)
+            i += 1
+            switch command {
+            case 1, 2:
+                guard count > 0, i + 2 * count <= g.count else { throw fail("a command runs past the end") }
+                if command == 2 && parts.isEmpty { throw fail("LineTo before MoveTo") }
+                for k in 0..<count {
+                    let dx = Int32(bitPattern: (g[i] >> 1) ^ (0 &- (g[i] & 1)))
+                    let dy = Int32(bitPattern: (g[i + 1] >> 1) ^ (0 &- (g[i + 1] & 1)))
+                    i += 2
+                    x = x &+ dx; y = y &+ dy
+                    // Points: one part for the whole run; lines and rings: a MoveTo starts a part.
+                    if command == 1 && (type != .point || (k == 0 && parts.isEmpty)) { parts.append(points.count / 2) }
+                    points.append(x); points.append(y)
+                }
+            case 7:
+                guard type == .polygon else { throw fail("ClosePath in a \(type) feature") }
+            default:
+                throw fail("unknown command \(command)")
+            }
+        }
+        return (points, parts)
+    }
+}

@@ -1,0 +1,183 @@
+import CSQLite
+import Foundation
+import MapEngine
+import Testing
+import TouchCore
+@testable import Rendering
+@testable import TileSources
+@testable import VectorTiles
+
+/// Renders the Liechtenstein tiles and keeps the picture in /tmp/touchbridge-street-tests/NAME.png.
+func renderStreet(_ scene: MapScene, path: String = mbtilesPath, width: Int = 800, height: Int = 600,
+                  quality: MapRenderer.Quality = .final, name: String? = nil) -> (OwnedFrameBuffer, MapRenderer, Projection) {
+    let opened = MapRenderer.openTiles(path: path)
+    let renderer = MapRenderer(vector: opened.vector)
+    let frame = OwnedFrameBuffer(width: width, height: height)
+    renderer.render(scene, into: frame.buffer, quality: quality)
+    if let name {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("touchbridge-street-tests")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try? frame.buffer.writePNG(to: dir.appendingPathComponent(name + ".png").path)
+    }
+    return (frame, renderer, Projection(camera: scene.camera, screen: Size(width: Double(width), height: Double(height))))
+}
+
+func colour(_ hex: UInt32) -> (Int, Int, Int) { (Int(hex >> 16 & 0xff), Int(hex >> 8 & 0xff), Int(hex & 0xff)) }
+
+/// Whether the 5x5 pixels around a point are mostly (>= 60%) within `tolerance` of a colour.
+func mostly(_ f: OwnedFrameBuffer, _ p: Point, _ hex: UInt32, tolerance: Int = 14) -> Bool {
+    let (r, g, b) = colour(hex)
+    var n = 0
+    for dy in -2...2 { for dx in -2...2 {
+        let (pr, pg, pb) = colour(f.buffer.pixel(x: Int(p.x) + dx, y: Int(p.y) + dy) & 0xffffff)
+        if abs(pr - r) <= tolerance && abs(pg - g) <= tolerance && abs(pb - b) <= tolerance { n += 1 }
+    } }
+    return n >= 15
+}
+
+@Suite struct StreetMapRenderTests {
+    static let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+    /// Interiors of features in the 2013 extract: the Rhine (water polygon), a building and a
+    /// residential area south of Vaduz; name, latitude, longitude, the style's colour, zoom.
+    static let knownPlaces: [(String, Double, Double, UInt32, Double)] = [
+        ("rhine", 47.084267, 9.511242, 0x9fcbe6, 16),
+        ("rhine-north", 47.085436, 9.513302, 0x9fcbe6, 16),
+        ("building", 47.077487, 9.510555, 0xddd5ca, 17),
+    ]
+
+    @Test func openedByContentAsVector() {
+        let opened = MapRenderer.openTiles(path: pmtilesPath)
+        #expect(opened.vector != nil && opened.raster == nil && opened.warnings.isEmpty)
+    }
+
+    @Test func attributionComesWithTheMap() {
+        let (_, renderer, _) = renderStreet(MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15)))
+        #expect(renderer.attribution().contains("© OpenStreetMap contributors"))
+    }
+
+    @Test func waterRoadsBuildingsAndParksAtTheirTrueCoordinates() throws {
+        // Known places, looked up in the 2013 OpenStreetMap extract (interiors of features).
+        for (name, lat, lon, hex, zoom) in StreetMapRenderTests.knownPlaces {
+            let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: lat, longitude: lon), zoom: zoom),
+                                 showsCompass: false, showsScaleBar: false)
+            let (f, _, p) = renderStreet(scene, name: "known-\(name)")
+            let at = try #require(p.point(for: Coordinate(latitude: lat, longitude: lon)))
+            #expect(mostly(f, at, hex), "\(name) at \(lat), \(lon) shows \(String(f.buffer.pixel(x: Int(at.x), y: Int(at.y)) & 0xffffff, radix: 16))")
+            // 300 m away the picture is not all this colour (the feature is drawn where it is, not everywhere).
+        }
+    }
+
+    @Test func pmtilesAndMBTilesGiveTheSamePicture() {
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 14.5, bearing: 20, tilt: 30))
+        let (a, _, _) = renderStreet(scene, path: mbtilesPath)
+        let (b, _, _) = renderStreet(scene, path: pmtilesPath)
+        var differ = 0, nonBackground = 0
+        for y in 0..<600 { for x in 0..<800 {
+            let pa = a.buffer.pixel(x: x, y: y) & 0xffffff
+            if pa != b.buffer.pixel(x: x, y: y) & 0xffffff { differ += 1 }
+            if pa != 0xf3efe7 { nonBackground += 1 }
+        } }
+        #expect(differ == 0)
+        #expect(nonBackground > 100_000, "the picture has content")
+    }
+
+    @Test func labelsUprightAndApartAtBearing45Tilt50() {
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 17, bearing: 45, tilt: 50))
+        let (_, renderer, _) = renderStreet(scene, width: 1024, height: 768, name: "labels-b45-t50")
+        let labels = renderer.streetLabels
+        #expect(labels.count >= 4, "\(labels.map(\.text))")
+        for (i, a) in labels.enumerated() {
+            // Upright: boxes are screen-aligned, wider than tall for one-line names.
+            #expect(a.frame.width > 0 && a.frame.height > 0)
+            #expect(a.frame.x >= 0 && a.frame.y >= 0 && a.frame.x + a.frame.width <= 1024 && a.frame.y + a.frame.height <= 768)
+            for b in labels[(i + 1)...] {
+                #expect(!a.frame.intersects(b.frame), "\(a.text) overlaps \(b.text)")
+            }
+        }
+    }
+
+    @Test func labelsKeepClearOfMarkersInfoWindowAndControls() {
+        var scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15.5), showsRecenterButton: true)
+        scene.markers = [MarkerSprite(id: "m", coordinate: Self.vaduz)]
+        scene.infoWindow = InfoWindowContent(title: "Vaduz", snippet: "Städtle", coordinate: Self.vaduz)
+        let (_, renderer, _) = renderStreet(scene, width: 1024, height: 768, name: "labels-obstacles")
+        let screen = Size(width: 1024, height: 768)
+        let controls = MapControls(screen: screen, compassVisible: true, recenterVisible: true)
+        let obstacles = renderer.obstacles(scene: scene, view: GroundView(projection: Projection(camera: scene.camera, screen: screen)))
+        #expect(obstacles.contains { $0.intersects(LabelFrame(controls.compassFrame)) })
+        #expect(!renderer.streetLabels.isEmpty)
+        for l in renderer.streetLabels { for o in obstacles { #expect(!l.frame.intersects(o), "\(l.text)") } }
+    }
+
+    @Test func labelsStayDuringAGestureAndArePlacedWhenItEnds() {
+        let opened = MapRenderer.openTiles(path: mbtilesPath)
+        let renderer = MapRenderer(vector: opened.vector)
+        let frame = OwnedFrameBuffer(width: 800, height: 600)
+        var cam = CameraPosition(target: Self.vaduz, zoom: 15.5)
+        renderer.render(MapScene(camera: cam), into: frame.buffer, quality: .final)
+        let settled = renderer.streetLabels.map(\.text)
+        #expect(!settled.isEmpty)
+        // A rotation in progress: the same labels, moved, in every frame.
+        for step in 1...5 {
+            cam.bearing = Double(step) * 9
+            renderer.render(MapScene(camera: cam), into: frame.buffer, quality: .interactive)
+            #expect(Set(renderer.streetLabels.map(\.text)).isSubset(of: Set(settled)))
+            #expect(renderer.streetLabels.count >= settled.count - 3)
+        }
+        renderer.render(MapScene(camera: cam), into: frame.buffer, quality: .final)
+        for (i, a) in renderer.streetLabels.enumerated() { for b in renderer.streetLabels[(i + 1)...] { #expect(!a.frame.intersects(b.frame)) } }
+    }
+
+    @Test func overzoomTo18ScalesGeometry() throws {
+        // Zoom 18 is four levels past the data's 14: buildings still sharp-edged (geometry, not pixels).
+        let (f, _, _) = renderStreet(MapScene(camera: CameraPosition(target: Coordinate(latitude: 47.077487, longitude: 9.510555), zoom: 18), showsCompass: false, showsScaleBar: false),
+                                     name: "overzoom-18")
+        var colours = Set<UInt32>()
+        for y in stride(from: 0, to: 560, by: 3) { for x in stride(from: 0, to: 800, by: 3) { colours.insert(f.buffer.pixel(x: x, y: y) & 0xffffff) } }
+        #expect(colours.count > 5, "more than the background: \(colours.count) colours")
+        // A sharp edge: somewhere two horizontally adjacent pixels jump from building to something else
+        // with at most 2 px of blend (a scaled raster would blur over 16 px).
+        var sharp = 0
+        for y in stride(from: 10, to: 560, by: 10) {
+            for x in 1..<799 {
+                let a = f.buffer.pixel(x: x - 1, y: y) & 0xffffff, b = f.buffer.pixel(x: x + 1, y: y) & 0xffffff
+                if mostlyEqual(a, 0xddd5ca) && !mostlyEqual(b, 0xddd5ca) && !mostlyEqual(b, 0xc4b9ab) { sharp += 1 }
+            }
+        }
+        #expect(sharp > 5)
+    }
+
+    @Test func corruptAndOversizedTilesGiveAMessageAndTheRestIsDrawn() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tb-damaged-\(getpid()).mbtiles").path
+        try? FileManager.default.removeItem(atPath: path)
+        try FileManager.default.copyItem(atPath: mbtilesPath, toPath: path)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // Vaduz's tile 14/8625/5753 (TMS row 10630) gets garbage; 14/8624/5753 a 5 MiB blob.
+        try sqlite(path, "UPDATE tiles SET tile_data = x'1f8b0800000000000003ffffffff' WHERE zoom_level = 14 AND tile_column = 8625 AND tile_row = 10630")
+        try sqlite(path, "UPDATE tiles SET tile_data = zeroblob(5242880) WHERE zoom_level = 14 AND tile_column = 8624 AND tile_row = 10630")
+        let opened = MapRenderer.openTiles(path: path)
+        let vector = try #require(opened.vector)
+        let renderer = MapRenderer(vector: vector)
+        let frame = OwnedFrameBuffer(width: 800, height: 600)
+        renderer.render(MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15)), into: frame.buffer)
+        let w = vector.warnings
+        #expect(w.contains { $0.contains(path) && $0.contains("14/8625/5753") && $0.contains("cannot be decompressed") }, "\(w)")
+        #expect(w.contains { $0.contains(path) && $0.contains("14/8624/5753") && $0.contains("5242880 bytes") }, "\(w)")
+        // The neighbours are drawn: buildings and roads below the damaged tiles' row.
+        var content = 0
+        for y in stride(from: 0, to: 600, by: 4) { for x in stride(from: 0, to: 800, by: 4) where frame.buffer.pixel(x: x, y: y) & 0xffffff != 0xf3efe7 { content += 1 } }
+        #expect(content > 3000)
+    }
+}
+
+func mostlyEqual(_ a: UInt32, _ b: UInt32) -> Bool {
+    let x = colour(a), y = colour(b)
+    return abs(x.0 - y.0) <= 6 && abs(x.1 - y.1) <= 6 && abs(x.2 - y.2) <= 6
+}
+
+func sqlite(_ path: String, _ sql: String) throws {
+    var db: OpaquePointer?
+    #expect(sqlite3_open(path, &db) == SQLITE_OK)
+    defer { sqlite3_close(db) }
+    #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+}
