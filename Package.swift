@@ -48,8 +48,12 @@ let package = Package(
             "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // Bench, calibration and tune tools: the executable's, not in the library product.
+        .target(name: "KioskTools", dependencies: [
+            "TouchBridge", "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
+        ]),
         .executableTarget(name: "touchbridge", dependencies: [
-            "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display",
+            "TouchBridge", "KioskTools", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -61,7 +65,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
-        .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge"]),
+        .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge", "KioskTools"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "SystemPackage", package: "swift-system")]),
     ]
 )

@@ -38,7 +38,7 @@ public final class MapPipeline {
     public convenience init(configuration cfg: KioskConfiguration, screen: Size, density: PixelDensity,
                             sink: @escaping (String) -> Void = { _ in }) {
         self.init(screen: screen, camera: cfg.map.camera, recognizer: cfg.gestures.recognizer(density: density, screen: screen),
-                  mapConfiguration: cfg.mapConfiguration, sink: sink)
+                  mapConfiguration: cfg.mapConfiguration(density: density), sink: sink)
         for m in cfg.markers { controller.add(m.marker) }
         controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom) }
         switch cfg.camera.positionSource {
@@ -52,9 +52,9 @@ public final class MapPipeline {
     /// Applies a re-read configuration (SIGHUP): thresholds, gesture mask, map configuration
     /// (limits, auto-return) and markers. The camera stays where it is.
     public func reconfigure(_ cfg: KioskConfiguration) {
-        recognizer = cfg.gestures.recognizer(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
-                                             screen: screen)
-        controller.configuration = cfg.mapConfiguration
+        let density = PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed)
+        recognizer = cfg.gestures.recognizer(density: density, screen: screen)
+        controller.configuration = cfg.mapConfiguration(density: density)
         for m in controller.markers { controller.removeMarker(id: m.id) }
         for m in cfg.markers { controller.add(m.marker) }
         drainMapEvents()
@@ -236,8 +236,16 @@ extension KioskConfiguration.GestureSettings {
 }
 
 extension KioskConfiguration {
-    public var mapConfiguration: MapConfiguration {
+    /// The controller's configuration for a panel of this density: the one place the file's
+    /// fling speeds (mm/s on the glass) become MomentumLaw's px/s. The slowest fling is the
+    /// recogniser's own momentumMinVelocity, so a release the recogniser gives a velocity is
+    /// never dropped by a px/s figure meant for another panel size.
+    public func mapConfiguration(density: PixelDensity) -> MapConfiguration {
         var m = MapConfiguration()
+        let ppm = density.pixelsPerMillimetre
+        m.momentum.minStartSpeed = gestures.thresholdValues.momentumMinVelocity * ppm
+        m.momentum.stopSpeed = gestures.momentumStopSpeed * ppm
+        m.momentum.maxStartSpeed = gestures.momentumMaxSpeed * ppm
         m.limits.minZoom = map.minZoom
         m.limits.maxZoom = map.maxZoom
         m.gestureMask = gestures.enabled

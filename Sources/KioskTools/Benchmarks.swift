@@ -6,6 +6,7 @@ import Rendering
 import Display
 #if canImport(Glibc)
 import Glibc
+import TouchBridge
 #endif
 
 /// `touchbridge bench`: speed, latency and memory of every stage, as a table and as one JSON

@@ -4,6 +4,7 @@ import TouchDevices
 import Gestures
 #if canImport(Glibc)
 import Glibc
+import TouchBridge
 #endif
 
 /// `touchbridge calibrate`: five targets on the screen, one after another; the matrix fitted
