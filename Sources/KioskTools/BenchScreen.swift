@@ -3,9 +3,9 @@ import TouchCore
 import TouchDevices
 import Rendering
 import Display
+import TouchBridge
 #if canImport(Glibc)
 import Glibc
-import TouchBridge
 #endif
 
 /// What the bench tools share: a display (from the configuration or a --display override), a

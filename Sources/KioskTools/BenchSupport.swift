@@ -1,7 +1,7 @@
 import Foundation
+import TouchBridge
 #if canImport(Glibc)
 import Glibc
-import TouchBridge
 #endif
 
 /// Measurement helpers for `touchbridge bench`: monotonic nanoseconds, repeated timing with

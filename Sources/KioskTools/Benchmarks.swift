@@ -4,9 +4,9 @@ import Gestures
 import MapEngine
 import Rendering
 import Display
+import TouchBridge
 #if canImport(Glibc)
 import Glibc
-import TouchBridge
 #endif
 
 /// `touchbridge bench`: speed, latency and memory of every stage, as a table and as one JSON

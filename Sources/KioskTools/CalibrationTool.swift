@@ -2,9 +2,9 @@ import Foundation
 import TouchCore
 import TouchDevices
 import Gestures
+import TouchBridge
 #if canImport(Glibc)
 import Glibc
-import TouchBridge
 #endif
 
 /// `touchbridge calibrate`: five targets on the screen, one after another; the matrix fitted

@@ -95,6 +95,14 @@ import Testing
         }
         let bad = PNGDisplay(width: 8, height: 8, output: .file("/nonexistent-dir/x.png"))
         #expect(throws: DisplayError.self) { try bad.present() }
+        // After close: the frame handed out before still points at live memory, and
+        // backBuffer/present neither trap nor write.
+        let early = display.backBuffer()
+        display.close()
+        early.pixels.storeBytes(of: UInt32(0x0000ff), toByteOffset: 0, as: UInt32.self)
+        #expect(display.backBuffer().pixels.load(as: UInt32.self) == 0x0000ff)
+        #expect(try display.present() == false)
+        #expect(display.framesWritten == 2)
     }
 
     @Test func pacerAllowsOneFramePerRefresh() {
