@@ -60,8 +60,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
+        // Bench, calibration and tune tools: the executable's, not in the library product.
+        .target(name: "KioskTools", dependencies: [
+            "TouchBridge", "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
+        ]),
         .executableTarget(name: "touchbridge", dependencies: [
-            "TouchBridge", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display", "VectorTiles",
+            "TouchBridge", "KioskTools", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display", "VectorTiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -75,7 +79,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
-        .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge"]),
+        .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge", "KioskTools"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "SystemPackage", package: "swift-system")]),
     ]
 )

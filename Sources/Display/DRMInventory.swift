@@ -1,4 +1,5 @@
 import CDRM
+import Platform
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,21 +55,12 @@ public enum DRMInventory {
 
     /// The card nodes in `directory`, in numeric order.
     public static func cardPaths(in directory: String = defaultDirectory) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var numbers: [Int] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.hasPrefix("card"), let n = Int(name.dropFirst(4)) { numbers.append(n) }
-        }
-        return numbers.sorted().map { "\(directory)/card\($0)" }
+        DeviceNodes.numbered("card", in: directory)
     }
 
     public static func scan(directory: String = defaultDirectory) -> [DRMNodeInfo] {
         cardPaths(in: directory).map { path in
-            DRMNodeInfo(path: path, card: Result { try card(at: path) }.mapError { $0 as! DRMInventoryError })
+            DRMNodeInfo(path: path, card: Result { () throws(DRMInventoryError) in try card(at: path) })
         }
     }
 

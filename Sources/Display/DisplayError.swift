@@ -9,7 +9,6 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
     case noConnectedConnector(path: String, connectors: [String])
     case connectorNotFound(path: String, name: String, available: [String])
     case modeNotFound(path: String, connector: String, requested: String, available: [String])
-    case invalidModeSyntax(String)
     case noCRTC(path: String, connector: String)
     case masterHeld(path: String)
     case notFramebuffer(path: String)
@@ -32,8 +31,6 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
             return "no connector named \(name) on \(path); available: \(available.joined(separator: ", "))."
         case let .modeNotFound(path, connector, requested, available):
             return "the mode \(requested) does not exist on \(connector) of \(path); available modes: \(available.joined(separator: ", "))."
-        case let .invalidModeSyntax(s):
-            return "cannot read the mode '\(s)': write WIDTHxHEIGHT or WIDTHxHEIGHT@HZ, e.g. 1920x1080@60."
         case let .noCRTC(path, connector):
             return "no CRTC on \(path) can drive the connector \(connector)."
         case let .masterHeld(path):
@@ -65,7 +62,8 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// A mode asked for by the user: WIDTHxHEIGHT[@HZ].
+/// A mode asked for by the user (the text "WIDTHxHEIGHT[@HZ]" is read by TouchBridge's
+/// `ConfigStrings.mode`, the one parser for the file and the command line).
 public struct ModeRequest: Sendable, Equatable, CustomStringConvertible {
     public var width: Int
     public var height: Int
@@ -73,20 +71,6 @@ public struct ModeRequest: Sendable, Equatable, CustomStringConvertible {
 
     public init(width: Int, height: Int, refreshHz: Int? = nil) {
         self.width = width; self.height = height; self.refreshHz = refreshHz
-    }
-
-    public init(parsing s: String) throws {
-        let parts = s.lowercased().split(separator: "@", omittingEmptySubsequences: false)
-        let wh = parts[0].split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count <= 2, wh.count == 2, let w = Int(wh[0]), let h = Int(wh[1]), w > 0, h > 0 else {
-            throw DisplayError.invalidModeSyntax(s)
-        }
-        var hz: Int?
-        if parts.count == 2 {
-            guard let v = Double(parts[1]), v > 0 else { throw DisplayError.invalidModeSyntax(s) }
-            hz = Int(v.rounded())
-        }
-        self.init(width: w, height: h, refreshHz: hz)
     }
 
     public var description: String { "\(width)x\(height)" + (refreshHz.map { "@\($0)" } ?? "") }

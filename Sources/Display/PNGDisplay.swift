@@ -21,7 +21,10 @@ public final class PNGDisplay: DisplayBackend {
     /// The last file written.
     public private(set) var lastPath: String?
 
-    private var back: UnsafeMutableRawPointer?
+    /// The drawing memory lives until deinit, so a frame handed out before `close()` never
+    /// points at freed memory; after `close()` nothing more is written.
+    private let back: UnsafeMutableRawPointer
+    private var closed = false
 
     public init(width: Int, height: Int, output: Output, refreshHz: Double = 60) {
         precondition(width > 0 && height > 0)
@@ -29,15 +32,14 @@ public final class PNGDisplay: DisplayBackend {
         self.height = height
         self.output = output
         self.refreshHz = refreshHz
-        let b = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * height, alignment: 64)
-        b.initializeMemory(as: UInt8.self, repeating: 0, count: width * 4 * height)
-        back = b
+        back = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * height, alignment: 64)
+        back.initializeMemory(as: UInt8.self, repeating: 0, count: width * 4 * height)
     }
 
-    deinit { close() }
+    deinit { back.deallocate() }
 
     public func backBuffer() -> DisplayFrame {
-        DisplayFrame(width: width, height: height, stride: width * 4, pixels: back!)
+        DisplayFrame(width: width, height: height, stride: width * 4, pixels: back)
     }
 
     /// The file the next frame goes to.
@@ -50,7 +52,7 @@ public final class PNGDisplay: DisplayBackend {
 
     @discardableResult
     public func present() throws -> Bool {
-        guard let back else { return false }
+        guard !closed else { return false }
         let path = nextPath
         let s = cairo_image_surface_create_for_data(back.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
                                                     Int32(width), Int32(height), Int32(width * 4))!
@@ -66,8 +68,5 @@ public final class PNGDisplay: DisplayBackend {
 
     public func handleEvents() throws {}
 
-    public func close() {
-        back?.deallocate()
-        back = nil
-    }
+    public func close() { closed = true }
 }

@@ -59,6 +59,8 @@ public enum ConfigSchema {
         .init(section: "gestures", name: "rotate_threshold_deg", type: .number, doc: "the fingers must turn this far to start a rotation (degrees)"),
         .init(section: "gestures", name: "tilt_threshold_mm", type: .number, doc: "two side-by-side fingers must move together vertically this far to start a tilt (mm)"),
         .init(section: "gestures", name: "fling_min_speed_mm_s", type: .number, doc: "a pan released faster than this carries momentum (mm/s)"),
+        .init(section: "gestures", name: "momentum_stop_speed_mm_s", type: .number, doc: "a fling ends when it slows below this (mm/s)"),
+        .init(section: "gestures", name: "momentum_max_speed_mm_s", type: .number, doc: "a fling starts no faster than this (mm/s)"),
         .init(section: "gestures", name: "pixels_per_mm", type: .number, doc: "screen pixels per mm on the touch surface, when neither the device resolution nor the display size tells"),
         // [map]
         .init(section: "map", name: "source", type: .string, doc: "\"builtin\" (Natural Earth world, no download) or \"tiles\" (\"mbtiles\" is the older name)"),

@@ -2,6 +2,8 @@ import Foundation
 import TOMLKit
 import Gestures
 import MapEngine
+import Display
+import TouchDevices
 
 /// A configuration problem, written for the person who edits the file: which file, which
 /// line, which key, what is wrong and (for a misspelt key) what was probably meant.
@@ -10,9 +12,15 @@ public struct ConfigError: Error, CustomStringConvertible, Equatable {
     public let line: Int?
     public let key: String?
     public let message: String
+    /// Set for problems found before TOML parsing (`TOMLGuard`), where the character matters.
+    public var column: Int? = nil
+    public init(file: String, line: Int?, key: String?, message: String, column: Int? = nil) {
+        self.file = file; self.line = line; self.key = key; self.message = message; self.column = column
+    }
     public var description: String {
         var s = file
         if let line { s += ":\(line)" }
+        if line != nil, let column { s += ":\(column)" }
         s += ": "
         if let key { s += "key '\(key)': " }
         return s + message
@@ -72,13 +80,11 @@ struct TOMLLineIndex {
 /// so an empty file is a valid configuration.
 public struct KioskConfiguration: Sendable, Equatable {
     public enum DisplayBackendKind: String, Sendable, Equatable { case drm, fbdev, png }
-    public struct ModeRequest: Sendable, Equatable {
-        public var width: Int, height: Int, refresh: Int?
-    }
     public struct DisplaySettings: Sendable, Equatable {
         public var backend: DisplayBackendKind = .drm
         public var card: String? = nil
         public var connector: String? = nil
+        /// nil: the connector's preferred mode.
         public var mode: ModeRequest? = nil
         public var rotation: Int = 0
         /// The file set `rotation`; when it did not, the DRM connector's "panel orientation" decides.
@@ -95,15 +101,10 @@ public struct KioskConfiguration: Sendable, Equatable {
                 && a.physicalSizeMM?.0 == b.physicalSizeMM?.0 && a.physicalSizeMM?.1 == b.physicalSizeMM?.1
         }
     }
-    public enum DeviceMatch: Sendable, Equatable {
-        case auto
-        case path(String)
-        case name(String)
-        case usb(vendor: UInt16, product: UInt16)
-    }
     public enum Mirror: String, Sendable, Equatable { case none, horizontal, vertical }
     public struct TouchSettings: Sendable, Equatable {
-        public var match: DeviceMatch = .auto
+        /// nil ("auto"): every touchscreen.
+        public var match: TouchDeviceMatch? = nil
         public var calibration: [Double]? = nil
         /// nil: turn touches as the display is turned (`[display] rotation` or the panel orientation).
         public var rotation: Int? = nil
@@ -114,19 +115,22 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var prediction: Bool = true
         /// Draw-to-flip time to predict for, in ms; nil: learned from the display's flip timestamps.
         public var predictionLatencyMS: Double? = nil
-        public init(match: DeviceMatch = .auto, calibration: [Double]? = nil, rotation: Int? = nil, mirror: Mirror = .none,
+        public init(match: TouchDeviceMatch? = nil, calibration: [Double]? = nil, rotation: Int? = nil, mirror: Mirror = .none,
                     smoothing: Bool = false, grab: Bool = false) {
             self.match = match; self.calibration = calibration; self.rotation = rotation
             self.mirror = mirror; self.smoothing = smoothing; self.grab = grab
         }
     }
-    public enum TwoFingerHorizontal: String, Sendable, Equatable { case rotate, pan }
     public struct GestureSettings: Sendable, Equatable {
         public var enabled: GestureMask = .all
-        public var twoFingerHorizontal: TwoFingerHorizontal = .rotate
+        public var twoFingerHorizontal: TwoFingerHorizontalMode = .rotate
         /// Threshold overrides by configuration key name (e.g. "tap_slop_mm"), in the key's unit.
         public var thresholds: [String: Double] = [:]
         public var pixelsPerMM: Double? = nil
+        /// The fling's stop and top speeds in mm/s (MomentumLaw's px/s figures at 96 dpi by
+        /// default); `KioskConfiguration.mapConfiguration(density:)` converts them.
+        public var momentumStopSpeed: Double = MomentumLaw().stopSpeed / PixelDensity.assumed.pixelsPerMillimetre
+        public var momentumMaxSpeed: Double = MomentumLaw().maxStartSpeed / PixelDensity.assumed.pixelsPerMillimetre
     }
     /// `mbtiles(path)`: a tile set file, MBTiles or PMTiles, raster or vector (`source = "tiles"`
     /// with `tiles = FILE`; the older `source = "mbtiles"` with `mbtiles = FILE` means the same).
@@ -153,10 +157,9 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var icon: MarkerLook.Icon? = nil
         public var color: UInt32? = nil
     }
-    public enum CameraModeName: String, Sendable, Equatable { case free, following, overview }
     public enum PositionSourceName: String, Sendable, Equatable { case fixed, track }
     public struct CameraSettings: Sendable, Equatable {
-        public var mode: CameraModeName = .free
+        public var mode: CameraMode = .free
         public var positionSource: PositionSourceName = .fixed
         public var position: Coordinate? = nil
         public var heading: Double = 0
@@ -198,6 +201,7 @@ public struct KioskConfiguration: Sendable, Equatable {
 
     public static func parse(text: String, file: String) throws -> KioskConfiguration {
         let table: TOMLTable
+        try TOMLGuard.check(text, file: file)
         do {
             table = try TOMLTable(string: text)
         } catch let e as TOMLParseError {
@@ -219,13 +223,12 @@ struct ConfigReader {
 
     mutating func read(_ root: TOMLTable) throws -> KioskConfiguration {
         var cfg = KioskConfiguration()
-        for name in root.keys {
+        for (name, value) in root {
             guard ConfigSchema.sections.contains(name) else {
                 var msg = "unknown section"
                 if let s = suggestion(for: name, among: ConfigSchema.sections) { msg += " (did you mean '\(s)'?)" }
                 throw ConfigError(file: file, line: index.line(for: name) ?? index.line(for: "\(name)[0]"), key: name, message: msg)
             }
-            let value = root[name]!
             if ConfigSchema.arraySections.contains(name) {
                 guard let arr = value.array else {
                     throw ConfigError(file: file, line: index.line(for: name), key: name, message: "write this section as [[\(name)]] (one per entry)")
@@ -264,14 +267,13 @@ struct ConfigReader {
     func checked(_ t: TOMLTable, section: String, prefix: String) throws -> [String: ConfigValue] {
         var out: [String: ConfigValue] = [:]
         let known = ConfigSchema.keys.filter { $0.section == section }
-        for k in t.keys {
+        for (k, v) in t {
             let path = "\(prefix).\(k)"
             guard let schema = known.first(where: { $0.name == k }) else {
                 var msg = "unknown key in [\(section)]"
                 if let s = suggestion(for: k, among: known.map(\.name)) { msg += " (did you mean '\(s)'?)" }
                 throw error(path, msg)
             }
-            let v = t[k]!
             switch schema.type {
             case .string:
                 guard let s = v.string else { throw error(path, "expected a string in quotes, got \(describe(v))") }
@@ -340,18 +342,14 @@ struct ConfigReader {
         }
         if let s = v["card"]?.string, s != "auto" { d.card = s }
         if let s = v["connector"]?.string, s != "auto" { d.connector = s }
-        if let s = v["mode"]?.string, s != "preferred" {
-            guard let m = Self.parseMode(s) else {
-                throw error("\(prefix).mode", "'\(s)' is not a mode: write \"preferred\", \"1920x1080\" or \"1920x1080@60\"")
-            }
-            d.mode = m
+        if let s = v["mode"]?.string {
+            do { d.mode = try ConfigStrings.mode(s) } catch { throw self.error("\(prefix).mode", "\(error)") }
         }
         if let r = v["rotation"]?.integer { d.rotation = try rotation(r, "\(prefix).rotation"); d.rotationIsExplicit = true }
         if let s = v["fbdev"]?.string { d.fbdev = s }
         if let s = v["png_dir"]?.string { d.pngDirectory = s }
         if let s = v["size"]?.string {
-            guard let m = Self.parseMode(s), m.refresh == nil else { throw error("\(prefix).size", "'\(s)' is not a size: write \"1280x800\"") }
-            d.pngSize = (m.width, m.height)
+            do { d.pngSize = try ConfigStrings.size(s) } catch { throw self.error("\(prefix).size", "\(error)") }
         }
         if let f = v["max_fps"]?.integer {
             guard (1...1000).contains(f) else { throw error("\(prefix).max_fps", "must be between 1 and 1000, got \(f)") }
@@ -364,16 +362,6 @@ struct ConfigReader {
         return d
     }
 
-    static func parseMode(_ s: String) -> KioskConfiguration.ModeRequest? {
-        let parts = s.split(separator: "@")
-        guard (1...2).contains(parts.count) else { return nil }
-        let wh = parts[0].split(separator: "x")
-        guard wh.count == 2, let w = Int(wh[0]), let h = Int(wh[1]), w > 0, h > 0 else { return nil }
-        var hz: Int? = nil
-        if parts.count == 2 { guard let r = Int(parts[1]), r > 0 else { return nil }; hz = r }
-        return .init(width: w, height: h, refresh: hz)
-    }
-
     func rotation(_ r: Int, _ path: String) throws -> Int {
         guard [0, 90, 180, 270].contains(r) else { throw error(path, "must be 0, 90, 180 or 270, got \(r)") }
         return r
@@ -382,10 +370,7 @@ struct ConfigReader {
     func touch(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.TouchSettings {
         var t = KioskConfiguration.TouchSettings()
         if let s = v["match"]?.string {
-            guard let m = Self.parseMatch(s) else {
-                throw error("\(prefix).match", "'\(s)' is not a device match: use \"auto\", a /dev/input path, \"name:TEXT\" or \"VVVV:PPPP\" in hex")
-            }
-            t.match = m
+            do { t.match = try ConfigStrings.deviceMatch(s) } catch { throw self.error("\(prefix).match", "\(error)") }
         }
         if let c = v["calibration"]?.numbers {
             guard c.count == 6, c.allSatisfy(\.isFinite) else { throw error("\(prefix).calibration", "needs exactly six numbers (a b c d e f), got \(c.count)") }
@@ -408,17 +393,6 @@ struct ConfigReader {
         return t
     }
 
-    static func parseMatch(_ s: String) -> KioskConfiguration.DeviceMatch? {
-        if s == "auto" { return .auto }
-        if s.hasPrefix("/") { return .path(s) }
-        if s.hasPrefix("name:") { let n = String(s.dropFirst(5)); return n.isEmpty ? nil : .name(n) }
-        let p = s.split(separator: ":")
-        if p.count == 2, p[0].count == 4, p[1].count == 4, let v = UInt16(p[0], radix: 16), let pr = UInt16(p[1], radix: 16) {
-            return .usb(vendor: v, product: pr)
-        }
-        return nil
-    }
-
     /// The older snake_case threshold keys (still read; default.toml sets them).
     static let thresholdKeys = GestureThresholds.table.compactMap(\.fileAlias)
 
@@ -438,7 +412,7 @@ struct ConfigReader {
             g.enabled = mask
         }
         if let s = v["two_finger_horizontal"]?.string {
-            guard let m = KioskConfiguration.TwoFingerHorizontal(rawValue: s) else {
+            guard let m = TwoFingerHorizontalMode(rawValue: s) else {
                 throw error("\(prefix).two_finger_horizontal", "'\(s)' is not rotate or pan")
             }
             g.twoFingerHorizontal = m
@@ -453,6 +427,16 @@ struct ConfigReader {
                 guard d.isFinite, d > 0 else { throw error("\(prefix).\(k)", "must be a positive number, got \(d)") }
                 g.thresholds[k] = d
             }
+        }
+        if let d = v["momentum_stop_speed_mm_s"]?.number {
+            guard d.isFinite, d > 0 else { throw error("\(prefix).momentum_stop_speed_mm_s", "must be a positive number, got \(d)") }
+            g.momentumStopSpeed = d
+        }
+        if let d = v["momentum_max_speed_mm_s"]?.number {
+            guard d.isFinite, d > g.momentumStopSpeed else {
+                throw error("\(prefix).momentum_max_speed_mm_s", "must be above the stop speed (\(g.momentumStopSpeed) mm/s), got \(d)")
+            }
+            g.momentumMaxSpeed = d
         }
         if let d = v["pixels_per_mm"]?.number {
             guard d > 0 else { throw error("\(prefix).pixels_per_mm", "must be positive") }
@@ -552,7 +536,7 @@ struct ConfigReader {
     func camera(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.CameraSettings {
         var c = KioskConfiguration.CameraSettings()
         if let s = v["mode"]?.string {
-            guard let m = KioskConfiguration.CameraModeName(rawValue: s) else { throw error("\(prefix).mode", "'\(s)' is not free, following or overview") }
+            guard let m = CameraMode(rawValue: s) else { throw error("\(prefix).mode", "'\(s)' is not free, following or overview") }
             c.mode = m
         }
         if let s = v["position_source"]?.string {

@@ -42,7 +42,7 @@ public final class MapPipeline {
     public convenience init(configuration cfg: KioskConfiguration, screen: Size, density: PixelDensity,
                             sink: @escaping (String) -> Void = { _ in }) {
         self.init(screen: screen, camera: cfg.map.camera, recognizer: cfg.gestures.recognizer(density: density, screen: screen),
-                  mapConfiguration: cfg.mapConfiguration, sink: sink)
+                  mapConfiguration: cfg.mapConfiguration(density: density), sink: sink)
         for m in cfg.markers { controller.add(m.marker) }
         configMarkerIDs = Set(cfg.markers.map(\.id))
         controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom) }
@@ -56,7 +56,7 @@ public final class MapPipeline {
     }
 
     /// The configured `[camera] mode`, applied when the clock starts (a track starts then).
-    private var startMode: KioskConfiguration.CameraModeName = .free
+    private var startMode: CameraMode = .free
 
     /// Applies a re-read configuration (SIGHUP): thresholds, gesture mask, map configuration
     /// (limits, auto-return) and markers. The camera stays where it is.
@@ -69,7 +69,7 @@ public final class MapPipeline {
         advance(to: t) // the last frame's didChange goes out before the gesture ends
         deliver(recognizer.reconfigure(thresholds: g.thresholdValues, mask: .all,
                                        twoFingerHorizontal: g.twoFingerHorizontal == .pan ? .pan : .rotate, at: t))
-        controller.configuration = cfg.mapConfiguration
+        controller.configuration = cfg.mapConfiguration(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed))
         controller.homeCamera = cfg.map.camera
         let keep = Set(cfg.markers.map(\.id))
         for m in controller.markers where configMarkerIDs.contains(m.id) && !keep.contains(m.id) {
@@ -303,8 +303,16 @@ extension KioskConfiguration.GestureSettings {
 }
 
 extension KioskConfiguration {
-    public var mapConfiguration: MapConfiguration {
+    /// The controller's configuration for a panel of this density: the one place the file's
+    /// fling speeds (mm/s on the glass) become MomentumLaw's px/s. The slowest fling is the
+    /// recogniser's own momentumMinVelocity, so a release the recogniser gives a velocity is
+    /// never dropped by a px/s figure meant for another panel size.
+    public func mapConfiguration(density: PixelDensity) -> MapConfiguration {
         var m = MapConfiguration()
+        let ppm = density.pixelsPerMillimetre
+        m.momentum.minStartSpeed = gestures.thresholdValues.momentumMinVelocity * ppm
+        m.momentum.stopSpeed = gestures.momentumStopSpeed * ppm
+        m.momentum.maxStartSpeed = gestures.momentumMaxSpeed * ppm
         m.limits.minZoom = map.minZoom
         m.limits.maxZoom = map.maxZoom
         m.gestureMask = gestures.enabled

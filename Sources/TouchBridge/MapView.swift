@@ -12,7 +12,7 @@ import Glibc
 
 extension DisplayBackend {
     /// The visible area in millimetres, when the output reports a real one (not 0x0).
-    var physicalSizeMillimetres: Size? {
+    public var physicalSizeMillimetres: Size? {
         guard let mm = physicalSizeMM, mm.width > 0, mm.height > 0 else { return nil }
         return Size(width: Double(mm.width), height: Double(mm.height))
     }
@@ -190,7 +190,7 @@ public final class MapView {
 
     // MARK: opening things
 
-    static func openDisplay(_ s: KioskConfiguration.DisplaySettings, log: KioskLog) throws -> DisplayBackend {
+    public static func openDisplay(_ s: KioskConfiguration.DisplaySettings, log: KioskLog) throws -> DisplayBackend {
         switch s.backend {
         case .png:
             try FileManager.default.createDirectory(atPath: s.pngDirectory, withIntermediateDirectories: true)
@@ -199,13 +199,12 @@ public final class MapView {
         case .fbdev:
             return try FBDevDisplay(path: s.fbdev)
         case .drm:
-            let mode = s.mode.map { ModeRequest(width: $0.width, height: $0.height, refreshHz: $0.refresh) }
-            if let card = s.card { return try DRMDisplay(path: card, connector: s.connector, mode: mode) }
+            if let card = s.card { return try DRMDisplay(path: card, connector: s.connector, mode: s.mode) }
             // "auto": the first card that has a connected connector.
             let cards = DRMInventory.cardPaths()
             var firstError: Error? = nil
             for card in cards {
-                do { return try DRMDisplay(path: card, connector: s.connector, mode: mode) } catch {
+                do { return try DRMDisplay(path: card, connector: s.connector, mode: s.mode) } catch {
                     log(.debug, "\(card): \(error)")
                     if firstError == nil { firstError = error }
                 }
@@ -214,20 +213,11 @@ public final class MapView {
         }
     }
 
-    static func match(_ m: KioskConfiguration.DeviceMatch) -> TouchDeviceMatch? {
-        switch m {
-        case .auto: return nil
-        case .path(let p): return .path(p)
-        case .name(let n): return .name(n)
-        case .usb(let v, let p): return .vendorProduct(vendor: v, product: p)
-        }
-    }
-
     /// The device manager's entries: one per [[touch]] table (or one "every touchscreen").
     static func touchEntries(_ cfg: KioskConfiguration) -> [TouchInputHub.Entry] {
         let tables = cfg.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : cfg.touch
         return tables.map { s in
-            TouchInputHub.Entry(match: match(s.match), filters: FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil),
+            TouchInputHub.Entry(match: s.match, filters: FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil),
                                 grab: s.grab) { udev in MapView.calibration(s, udev: udev, displayRotation: cfg.display.rotation) }
         }
     }

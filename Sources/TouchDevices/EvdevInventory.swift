@@ -1,5 +1,6 @@
 import CEvdev
 import TouchCore
+import Platform
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -43,23 +44,13 @@ public enum EvdevInventory {
 
     /// The event nodes in `directory`, in numeric order (event2 before event10).
     public static func nodePaths(in directory: String = defaultDirectory) -> [String] {
-        guard let dir = opendir(directory) else { return [] }
-        defer { closedir(dir) }
-        var numbers: [Int] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name.hasPrefix("event"), let n = Int(name.dropFirst(5)) { numbers.append(n) }
-        }
-        return numbers.sorted().map { "\(directory)/event\($0)" }
+        DeviceNodes.numbered("event", in: directory)
     }
 
     /// Every event node in `directory`, each with its capabilities or the reason it is unreadable.
     public static func scan(directory: String = defaultDirectory) -> [EvdevNodeInfo] {
         nodePaths(in: directory).map { path in
-            EvdevNodeInfo(path: path, capabilities: Result { try capabilities(ofNodeAt: path) }
-                .mapError { $0 as! EvdevInventoryError })
+            EvdevNodeInfo(path: path, capabilities: Result { () throws(EvdevInventoryError) in try capabilities(ofNodeAt: path) })
         }
     }
 

@@ -2,26 +2,12 @@ import TouchCore
 
 /// How the config picks a touch device, overriding discovery: an explicit node path, a
 /// vendor:product pair ("04f3:0732", hex), or a case-insensitive substring of the device name.
+/// The text form is read by TouchBridge's `ConfigStrings.deviceMatch`, the one parser for the
+/// file's `match` and the command line's `--device`.
 public enum TouchDeviceMatch: Sendable, Hashable, CustomStringConvertible {
     case path(String)
     case vendorProduct(vendor: UInt16, product: UInt16)
     case name(String)
-
-    /// "/dev/input/event3" -> path; "04f3:0732" -> vendor:product; anything else -> name substring.
-    public init(_ spec: String) {
-        let trimmed = spec.trimmingWhitespace
-        if trimmed.hasPrefix("/") {
-            self = .path(trimmed)
-            return
-        }
-        let parts = trimmed.split(separator: ":", omittingEmptySubsequences: false)
-        if parts.count == 2, parts.allSatisfy({ $0.count == 4 }),
-           let v = UInt16(parts[0], radix: 16), let p = UInt16(parts[1], radix: 16) {
-            self = .vendorProduct(vendor: v, product: p)
-            return
-        }
-        self = .name(trimmed)
-    }
 
     public func matches(path: String, capabilities: DeviceCapabilities) -> Bool {
         switch self {
@@ -43,10 +29,4 @@ public enum TouchDeviceMatch: Sendable, Hashable, CustomStringConvertible {
 func hex4(_ v: UInt16) -> String {
     let s = String(v, radix: 16)
     return String(repeating: "0", count: 4 - s.count) + s
-}
-
-extension String {
-    var trimmingWhitespace: String {
-        String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-    }
 }

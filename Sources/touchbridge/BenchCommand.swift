@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import KioskTools
 
 /// `touchbridge bench`: figures for every stage (release build: `make bench`).
 struct BenchCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import KioskTools
 import TouchCore
 import TouchDevices
 

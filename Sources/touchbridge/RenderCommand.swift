@@ -5,6 +5,7 @@ import MapEngine
 import Rendering
 import VectorTiles
 import TouchCore
+import TouchBridge
 
 /// `touchbridge render`: draws one frame of the map for a camera into a PNG file (or onto a
 /// display), headless. For screenshots, the README and the display e2e test.
@@ -128,7 +129,7 @@ struct RenderCommand: ParsableCommand {
         switch display {
         case "drm":
             backend = try DRMDisplay(path: device ?? "/dev/dri/card0", connector: connector,
-                                     mode: try mode.map { try ModeRequest(parsing: $0) })
+                                     mode: try mode.flatMap { try ConfigStrings.mode($0) })
         case "fbdev":
             backend = try FBDevDisplay(path: device ?? "/dev/fb0")
         default:

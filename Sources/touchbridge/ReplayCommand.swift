@@ -109,7 +109,7 @@ struct ReplayCommand: ParsableCommand {
 extension ReplayCommand {
     /// --live --follow: the device (by path, name or vendor:product) through unplug and replug.
     func runFollowing(size: Size, configuration cfg: KioskConfiguration, calibration: Calibration?) throws {
-        let hub = TouchInputHub(match: TouchDeviceMatch(file), screen: size, calibration: calibration)
+        let hub = TouchInputHub(match: try ConfigStrings.deviceMatch(file), screen: size, calibration: calibration)
         var pipeline: MapPipeline?
         var down: [String: Int] = [:]
         _ = try LiveReadLoop.run(hub, duration: duration) { events in

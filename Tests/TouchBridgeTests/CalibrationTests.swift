@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TouchCore
 @testable import TouchBridge
+@testable import KioskTools
 
 @Suite struct CalibrationTests {
     let screen = Size(width: 1280, height: 800)

@@ -56,7 +56,7 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         let cfg = try KioskConfiguration.load(path: path)
         #expect(cfg.display.backend == .drm)
         #expect(cfg.display.mode == nil && cfg.display.card == nil)
-        #expect(cfg.touch.count == 1 && cfg.touch[0].match == .auto)
+        #expect(cfg.touch.count == 1 && cfg.touch[0].match == nil)
         #expect(cfg.touch[0].calibration == [1, 0, 0, 0, 1, 0])
         #expect(cfg.gestures.enabled == .all)
         #expect(cfg.gestures.thresholds["rotate_threshold_deg"] == 12)
@@ -136,12 +136,12 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         """)
         #expect(cfg.display.backend == .png)
         #expect(cfg.display.card == "/dev/dri/card1" && cfg.display.connector == "HDMI-A-1")
-        #expect(cfg.display.mode == .init(width: 1920, height: 1080, refresh: 60))
+        #expect(cfg.display.mode == .init(width: 1920, height: 1080, refreshHz: 60))
         #expect(cfg.display.rotation == 270 && cfg.display.fbdev == "/dev/fb1" && cfg.display.pngDirectory == "/tmp/frames")
         #expect(cfg.display.pngSize == (800, 480) && cfg.display.maxFPS == 30)
         #expect(cfg.display.physicalSizeMM?.0 == 154 && cfg.display.physicalSizeMM?.1 == 86)
         #expect(cfg.touch.count == 2)
-        #expect(cfg.touch[0].match == .usb(vendor: 0x0eef, product: 0x0001))
+        #expect(cfg.touch[0].match == .vendorProduct(vendor: 0x0eef, product: 0x0001))
         #expect(cfg.touch[0].calibration == [0, 1, 0, -1, 0, 1] && cfg.touch[0].rotation == 90)
         #expect(cfg.touch[0].mirror == .horizontal && cfg.touch[0].smoothing && cfg.touch[0].grab)
         #expect(cfg.touch[1].match == .name("ELAN"))
@@ -218,5 +218,63 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         } catch let e as ConfigError {
             #expect(e.file == "/nonexistent/touchbridge.toml" && e.message.contains("cannot read"))
         } catch { Issue.record("wrong error \(error)") }
+    }
+}
+
+/// MomentumLaw is in px/s, the file in mm/s: the conversion happens once, with the panel's
+/// density, and the slowest fling is the recogniser's own momentumMinVelocity.
+@Suite struct MomentumDensityTests {
+    /// A one-finger pan at `mmPerSecond` to the right, lifted while moving; returns how far the
+    /// map kept moving (px) in the 0.3 s after the lift.
+    func glideAfterLift(_ pipeline: MapPipeline, ppm: Double, mmPerSecond: Double) -> Double {
+        let dt = 1.0 / 120
+        var x = 400.0, t = 10.0
+        for _ in 0..<60 {
+            pipeline.handle(ContactFrame(time: t, contacts: [Contact(id: 1, position: Point(x: x, y: 300))]))
+            x += mmPerSecond * ppm * dt; t += dt
+        }
+        pipeline.handle(ContactFrame(time: t, contacts: []))
+        let atLift = pipeline.controller.camera.target
+        pipeline.advance(to: t + 0.3)
+        let after = pipeline.controller.camera.target
+        return abs(after.longitude - atLift.longitude)
+    }
+
+    @Test func aSlowFlingOnALargePanelIsKeptAtTheRecognisersMinimum() throws {
+        // 2 px/mm (a large panel); 60 mm/s = 120 px/s: above the recogniser's 50 mm/s, below
+        // MomentumLaw's fixed 150 px/s.
+        let density = PixelDensity(pixelsPerMillimetre: 2, source: .deviceResolution)
+        let cfg = KioskConfiguration()
+        let screen = Size(width: 1920, height: 1080)
+        let m = cfg.mapConfiguration(density: density).momentum
+        #expect(abs(m.minStartSpeed - 100) < 1e-9)
+        #expect(m.startVelocity(Point(x: 120, y: 0)) != nil)
+
+        let converted = MapPipeline(configuration: cfg, screen: screen, density: density)
+        #expect(glideAfterLift(converted, ppm: 2, mmPerSecond: 60) > 0)
+        // The same release with the px/s law as it was (150 px/s, whatever the panel): no fling.
+        let fixedPX = MapPipeline(screen: screen, camera: cfg.map.camera, recognizer: cfg.gestures.recognizer(density: density, screen: screen),
+                                  mapConfiguration: MapConfiguration())
+        #expect(glideAfterLift(fixedPX, ppm: 2, mmPerSecond: 60) == 0)
+    }
+
+    @Test func defaultsAreTheLawsFiguresAt96DPIAndTheFileSetsMillimetres() throws {
+        let m96 = KioskConfiguration().mapConfiguration(density: .assumed).momentum
+        #expect(abs(m96.stopSpeed - MomentumLaw().stopSpeed) < 1e-9)
+        #expect(abs(m96.maxStartSpeed - MomentumLaw().maxStartSpeed) < 1e-9)
+        #expect(m96.timeConstant == MomentumLaw().timeConstant)
+
+        let cfg = try KioskConfiguration.parse(text: """
+            [gestures]
+            fling_min_speed_mm_s = 40
+            momentum_stop_speed_mm_s = 5
+            momentum_max_speed_mm_s = 1000
+            """, file: "t.toml")
+        let m = cfg.mapConfiguration(density: PixelDensity(pixelsPerMillimetre: 4, source: .displaySize)).momentum
+        #expect(m.minStartSpeed == 160 && m.stopSpeed == 20 && m.maxStartSpeed == 4000)
+        #expect(throws: ConfigError.self) { try KioskConfiguration.parse(text: "[gestures]\nmomentum_stop_speed_mm_s = 0\n", file: "t.toml") }
+        #expect(throws: ConfigError.self) {
+            try KioskConfiguration.parse(text: "[gestures]\nmomentum_stop_speed_mm_s = 5\nmomentum_max_speed_mm_s = 4\n", file: "t.toml")
+        }
     }
 }

@@ -29,12 +29,12 @@ import Display
         """)
         #expect(cfg.control.socket == "/run/touchbridge/control.sock")
         #expect(cfg.map.bounds == CoordinateBounds(west: 9.47, south: 47.05, east: 9.64, north: 47.27))
-        #expect(cfg.mapConfiguration.limits.targetBounds == cfg.map.bounds)
-        #expect(cfg.camera.homeAfterSeconds == 90 && cfg.mapConfiguration.homeAfterInterval == 90)
+        #expect(cfg.mapConfiguration(density: .init(pixelsPerMillimetre: 4, source: .assumed)).limits.targetBounds == cfg.map.bounds)
+        #expect(cfg.camera.homeAfterSeconds == 90 && cfg.mapConfiguration(density: .init(pixelsPerMillimetre: 4, source: .assumed)).homeAfterInterval == 90)
         #expect(cfg.touch[0].calibration == [0, -1, 1, 1, 0, 0])
         #expect(cfg.touch[0].rotation == nil)
         let off = try parse("")
-        #expect(off.control.socket == "" && off.map.bounds == nil && off.mapConfiguration.homeAfterInterval == nil)
+        #expect(off.control.socket == "" && off.map.bounds == nil && off.mapConfiguration(density: .init(pixelsPerMillimetre: 4, source: .assumed)).homeAfterInterval == nil)
     }
 
     @Test func badValuesNameTheKey() {

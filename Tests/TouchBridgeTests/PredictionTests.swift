@@ -3,6 +3,7 @@ import Testing
 import TouchCore
 import MapEngine
 @testable import TouchBridge
+@testable import KioskTools
 
 /// Touch prediction moves the picture only: a real recording through the kiosk façade (a
 /// MapView on a memory display, a frame drawn after each input frame) gives, with prediction off

@@ -4,6 +4,7 @@ import TouchCore
 import Gestures
 import Rendering
 @testable import TouchBridge
+@testable import KioskTools
 
 @Suite struct TuneOverlayTests {
     @Test func contactsTrailsAndStatusAreDrawn() throws {

@@ -3,22 +3,15 @@ import TouchCore
 @testable import TouchDevices
 
 struct TouchDeviceMatchTests {
-    @Test func parsesPathVendorProductAndName() {
-        #expect(TouchDeviceMatch("/dev/input/event3") == .path("/dev/input/event3"))
-        #expect(TouchDeviceMatch("04f3:0732") == .vendorProduct(vendor: 0x04f3, product: 0x0732))
-        #expect(TouchDeviceMatch(" maXTouch ") == .name("maXTouch"))
-        #expect(TouchDeviceMatch("12:34") == .name("12:34"))
-        #expect(TouchDeviceMatch("zzzz:0001") == .name("zzzz:0001"))
-    }
-
     @Test func matchesCapabilities() {
         let caps = DeviceCapabilities(name: "ELAN CANDO Windows7", vendor: 0x04f3, product: 0x0732)
-        #expect(TouchDeviceMatch("elan cando").matches(path: "/dev/input/event5", capabilities: caps))
-        #expect(!TouchDeviceMatch("wacom").matches(path: "/dev/input/event5", capabilities: caps))
-        #expect(TouchDeviceMatch("04F3:0732").matches(path: "/x", capabilities: caps))
-        #expect(!TouchDeviceMatch("04f3:0733").matches(path: "/x", capabilities: caps))
-        #expect(TouchDeviceMatch("/dev/input/event5").matches(path: "/dev/input/event5", capabilities: caps))
-        #expect(!TouchDeviceMatch("/dev/input/event6").matches(path: "/dev/input/event5", capabilities: caps))
+        #expect(TouchDeviceMatch.name("elan cando").matches(path: "/dev/input/event5", capabilities: caps))
+        #expect(!TouchDeviceMatch.name("wacom").matches(path: "/dev/input/event5", capabilities: caps))
+        #expect(TouchDeviceMatch.vendorProduct(vendor: 0x04f3, product: 0x0732).matches(path: "/x", capabilities: caps))
+        #expect(!TouchDeviceMatch.vendorProduct(vendor: 0x04f3, product: 0x0733).matches(path: "/x", capabilities: caps))
+        #expect(TouchDeviceMatch.path("/dev/input/event5").matches(path: "/dev/input/event5", capabilities: caps))
+        #expect(!TouchDeviceMatch.path("/dev/input/event6").matches(path: "/dev/input/event5", capabilities: caps))
+        #expect(TouchDeviceMatch.vendorProduct(vendor: 0x04f3, product: 0x0732).description == "04f3:0732")
     }
 }
 

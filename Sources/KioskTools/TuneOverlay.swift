@@ -1,6 +1,7 @@
 import Foundation
 import TouchCore
 import Rendering
+import TouchBridge
 
 /// Draws the `tune` screen over the map: each contact with its id and trail (ended ones faded),
 /// pressure and size as the circle's fill and radius, and the status lines (gesture and why,

@@ -1,6 +1,7 @@
 import Foundation
 import TouchCore
 import Gestures
+import TouchBridge
 
 /// What the `tune` screen shows, kept as a pure model: each contact with its slot id and trail,
 /// pressure and size when known, the last gesture the recogniser reported and why, the

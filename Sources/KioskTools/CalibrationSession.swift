@@ -1,5 +1,6 @@
 import Foundation
 import TouchCore
+import TouchBridge
 
 /// The five-target calibration as a pure state machine: contact frames in (positions in
 /// normalised device coordinates, i.e. with an identity calibration), prompts and a fitted

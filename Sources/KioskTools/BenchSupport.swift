@@ -1,4 +1,5 @@
 import Foundation
+import TouchBridge
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,13 +25,7 @@ public enum BenchSupport {
         return out
     }
 
-    public static func percentile(_ values: [Double], _ p: Double) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let s = values.sorted()
-        let rank = min(Double(s.count - 1), max(0, p / 100 * Double(s.count - 1)))
-        let lo = Int(rank.rounded(.down)), hi = Int(rank.rounded(.up))
-        return s[lo] + (s[hi] - s[lo]) * (rank - Double(lo))
-    }
+    public static func percentile(_ values: [Double], _ p: Double) -> Double { Statistics.percentile(values, p) }
 
     public static func median(_ v: [Double]) -> Double { percentile(v, 50) }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TouchBridge
 import TouchCore
 import MapEngine
 

@@ -3,6 +3,7 @@ import TouchCore
 import TouchDevices
 import Rendering
 import Display
+import TouchBridge
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,15 +55,15 @@ public enum BenchDevice {
     public static func find(_ spec: String?, configuration: KioskConfiguration) throws -> (TouchscreenInfo, KioskConfiguration.TouchSettings, Int) {
         let entries = configuration.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : configuration.touch
         if let spec {
-            let m = TouchDeviceMatch(spec)
+            let m = try ConfigStrings.deviceMatch(spec)
             if let info = TouchDiscovery.touchscreens(matching: m).first {
-                let idx = entries.firstIndex { e in MapView.match(e.match).map { $0.matches(path: info.path, capabilities: info.capabilities) } ?? false }
+                let idx = entries.firstIndex { e in e.match.map { $0.matches(path: info.path, capabilities: info.capabilities) } ?? false }
                 return (info, idx.map { entries[$0] } ?? KioskConfiguration.TouchSettings(match: .path(info.path)), idx ?? entries.count)
             }
             throw NotFound(description: "no touchscreen matches '\(spec)': `touchbridge devices` lists the input devices")
         }
         for (i, e) in entries.enumerated() {
-            if let info = TouchDiscovery.touchscreens(matching: MapView.match(e.match)).first { return (info, e, i) }
+            if let info = TouchDiscovery.touchscreens(matching: e.match).first { return (info, e, i) }
         }
         throw NotFound(description: "no touchscreen found: plug one in, or name it with --device (`touchbridge devices` lists input devices)")
     }

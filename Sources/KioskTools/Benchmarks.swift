@@ -4,6 +4,7 @@ import Gestures
 import MapEngine
 import Rendering
 import Display
+import TouchBridge
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,3 @@
-import Foundation
-import TouchCore
-
 /// Fits a libinput calibration matrix [a b c; d e f] by least squares: device coordinates
 /// normalised to 0..1 over the axis range in, screen coordinates normalised to 0..1 out.
 public enum CalibrationFit {
@@ -84,11 +81,5 @@ public enum CalibrationFit {
     public struct PointercalError: Error, CustomStringConvertible {
         public let message: String
         public var description: String { message }
-    }
-
-    /// The udev rule line that sets the same matrix for this device.
-    public static func udevRule(matrix: [Double], deviceName: String) -> String {
-        let m = matrix.map { String(format: "%.6g", $0) }.joined(separator: " ")
-        return "ENV{ID_INPUT_TOUCHSCREEN}==\"1\", ATTRS{name}==\"\(deviceName)\", ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(m)\""
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import CCairo
 import TouchCore
 import Rendering
+import TouchBridge
 
 /// Simple drawing over a frame for the bench tools (calibration targets, contact trails, status
 /// text): cairo on the frame's memory, pango for text.

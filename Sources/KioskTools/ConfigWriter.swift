@@ -1,4 +1,5 @@
 import Foundation
+import TouchBridge
 
 /// Writes a calibration into a configuration file without disturbing the rest of it: the
 /// `calibration` key of the chosen [[touch]] table is replaced (or added, or a [[touch]] table
@@ -50,5 +51,13 @@ public enum ConfigWriter {
             try? fm.removeItem(atPath: tmp)
             throw ConfigError(file: path, line: nil, key: nil, message: "cannot replace the file: \(err)")
         }
+    }
+}
+
+extension CalibrationFit {
+    /// The udev rule line that sets the same matrix for this device.
+    public static func udevRule(matrix: [Double], deviceName: String) -> String {
+        let m = matrix.map { String(format: "%.6g", $0) }.joined(separator: " ")
+        return "ENV{ID_INPUT_TOUCHSCREEN}==\"1\", ATTRS{name}==\"\(deviceName)\", ENV{LIBINPUT_CALIBRATION_MATRIX}=\"\(m)\""
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import TouchCore
 import TouchDevices
 import Gestures
+import TouchBridge
 #if canImport(Glibc)
 import Glibc
 #endif
