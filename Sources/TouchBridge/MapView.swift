@@ -53,7 +53,7 @@ public final class MapView {
     var devices: [String: TouchDevice] = [:]
     var monitor: TouchDeviceMonitor?
     var pacer: FramePacer
-    var eventOut: FileHandle?
+    var eventOut: EventStreamWriter?
     var newestInput: Double?
     var closed = false
     /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
@@ -108,19 +108,18 @@ public final class MapView {
             self.log(.warning, "no touchscreen found yet: waiting for one to be plugged in (touchbridge devices lists input devices)")
         }
         for f in found { openDevice(f.info, settings: f.settings) }
+        // Write errors (full disk, closed pipe) are logged once per outage; the kiosk goes on.
+        let report: (String) -> Void = { [log = self.log] in log(.warning, $0) }
         switch configuration.log.events {
         case "": eventOut = nil
-        case "-": eventOut = FileHandle.standardOutput
+        case "-": eventOut = EventStreamWriter(fd: STDOUT_FILENO, name: "standard output", report: report)
         case let path:
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
-            guard let h = FileHandle(forWritingAtPath: path) else {
+            do { eventOut = try EventStreamWriter.open(path: path, report: report) } catch {
                 throw ConfigError(file: configPath ?? "configuration", line: nil, key: "log.events",
-                                  message: "cannot write the event stream to \(path)")
+                                  message: "cannot write the event stream to \(path): \(error)")
             }
-            h.seekToEndOfFile()
-            eventOut = h
         }
-        pipeline.sink = { [weak self] line in self?.eventOut?.write(Data((line + "\n").utf8)) }
+        pipeline.sink = { [weak self] line in self?.eventOut?.write(line + "\n") }
         pipeline.measureInfoWindows(with: renderer)
     }
 
@@ -402,6 +401,6 @@ public final class MapView {
         }
         display.close()
         devices.removeAll()
-        try? eventOut?.synchronize()
+        eventOut?.sync()
     }
 }

@@ -20,6 +20,7 @@ struct RecordCommand: ParsableCommand {
     var duration: Double?
 
     func run() throws {
+        checkSeconds(duration, option: "--duration")
         let dev = try TouchDevice(path: device, screen: Size(width: 1, height: 1), requireTouch: false)
         let handle: FileHandle
         if let output {
