@@ -29,6 +29,8 @@ public final class MapController {
     public internal(set) var cameraMode: CameraMode = .free
     /// Markers in insertion order.
     public internal(set) var markers: [Marker] = []
+    /// Index of each marker id in `markers`, so adding and finding one is not a linear search.
+    var markerIndex: [String: Int] = [:]
     /// The latest time the controller has seen (seconds).
     public internal(set) var now: Double
     /// The position source's value at `now`, for the renderer's "you are here" puck.

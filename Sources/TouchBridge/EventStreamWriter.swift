@@ -42,9 +42,13 @@ public final class EventStreamWriter {
     /// Opens `path` for appending (created 0644 when missing). Opened non-blocking: a FIFO with
     /// no reader is an error instead of a hang, and a full pipe drops lines instead of stalling
     /// the kiosk.
-    public static func open(path: String, report: @escaping (String) -> Void = { _ in }) throws -> EventStreamWriter {
+    /// With `blocking`, only the open is non-blocking and writes wait for a slow reader (a
+    /// recording must not lose lines).
+    public static func open(path: String, blocking: Bool = false,
+                            report: @escaping (String) -> Void = { _ in }) throws -> EventStreamWriter {
         let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure.error(errno: errno) }
+        if blocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         return EventStreamWriter(fd: fd, name: path, ownsFD: true, report: report)
     }
 

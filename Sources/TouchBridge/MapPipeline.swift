@@ -55,7 +55,8 @@ public final class MapPipeline {
         recognizer = cfg.gestures.recognizer(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
                                              screen: screen)
         controller.configuration = cfg.mapConfiguration
-        for m in controller.markers { controller.removeMarker(id: m.id) }
+        // Last first: each removal then shifts nothing, so a reload is linear in the markers.
+        for m in controller.markers.reversed() { controller.removeMarker(id: m.id) }
         for m in cfg.markers { controller.add(m.marker) }
         drainMapEvents()
         dirty = true

@@ -100,8 +100,9 @@ public enum Evemu {
 
         /// Reads one line (without its line end; a trailing CR is dropped). Returns the event of
         /// an `E:` line, nil for any other line.
-        public mutating func line(_ raw: Substring) throws -> InputEvent? {
+        public mutating func line(_ text: Substring) throws -> InputEvent? {
             lineNumber += 1
+            let raw = text.last == "\r" ? text.dropLast() : text
             var line = raw
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             line = line.drop { $0 == " " || $0 == "\t" || $0 == "\r" }

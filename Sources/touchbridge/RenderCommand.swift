@@ -82,9 +82,9 @@ struct RenderCommand: ParsableCommand {
                 scene.markers.append(MarkerSprite(id: "m\(i)", coordinate: Coordinate(latitude: v[0], longitude: v[1])))
             }
         }
-        if let info, let first = scene.markers.first {
-            let t = info.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
-            guard let title = t.first, !title.isEmpty else { fail("--info needs TITLE[|SNIPPET] with a title; got '\(info)'", code: 2) }
+        let infoParts = info.map { $0.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) }
+        if let info, infoParts?.first?.isEmpty != false { fail("--info needs TITLE[|SNIPPET] with a title; got '\(info)'", code: 2) }
+        if let t = infoParts, let title = t.first, let first = scene.markers.first {
             scene.infoWindow = InfoWindowContent(title: title, snippet: t.count > 1 ? t[1] : nil, coordinate: first.coordinate)
         }
         if display != "png" {
