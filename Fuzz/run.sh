@@ -10,6 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
+# libFuzzer, not the Swift runtime, must catch a trap: it writes the failing input.
+export SWIFT_BACKTRACE=enable=no
 SCRATCH=.build-fuzz
 mode=${1:-ci}; shift || true
 targets=("$@")
@@ -53,7 +55,7 @@ fuzz() {
       echo "fuzz: $t fails on its seed corpus ($seeds):" >&2; tail -30 "$log" >&2; status=1; continue
     fi
     local dict=()
-    [ -f "Fuzz/$t/fuzz.dict" ] && dict=(-dict="Fuzz/$t/fuzz.dict")
+    [ -f "Fuzz/dict/$t.dict" ] && dict=(-dict="Fuzz/dict/$t.dict")
     if ! "$bin" "$work" "$seeds" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
          -print_final_stats=1 -artifact_prefix="$SCRATCH/artifacts/$t-" > "$log" 2>&1; then
       echo "fuzz: $t found a failing input (log $log):" >&2

@@ -10,10 +10,15 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try KioskConfiguration.parse(text: text, file: "fuzz.toml")
     } catch let e as ConfigError {
         let lines = text.utf8.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
-        if let line = e.line { precondition((1...lines).contains(line), "error line \(line) outside the file's \(lines) lines") }
-        precondition(!e.description.isEmpty)
+        if let line = e.line { require((1...lines).contains(line), "error line \(line) outside the file's \(lines) lines") }
+        require(!e.description.isEmpty)
     } catch {
         fatalError("the loader threw something other than a ConfigError: \(error)")
     }
     return 0
+}
+
+/// `precondition` that says why in a release build too (-O drops precondition's message).
+func require(_ condition: Bool, _ message: @autoclosure () -> String = "invariant") {
+    if !condition { fatalError(message()) }
 }

@@ -13,9 +13,9 @@ public func fuzzEvemu(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do { again = try Evemu.parse(Evemu.write(recording), source: "rewritten") } catch {
         fatalError("written recording does not parse: \(error)")
     }
-    precondition(again.events.count == recording.events.count, "event count changed on a round trip")
+    require(again.events.count == recording.events.count, "event count changed on a round trip")
     for (a, b) in zip(again.events, recording.events) {
-        precondition(a.type == b.type && a.code == b.code && a.value == b.value, "event changed on a round trip")
+        require(a.type == b.type && a.code == b.code && a.value == b.value, "event changed on a round trip")
     }
 
     // Any described device, any events: frames with finite on-screen positions, and nothing
@@ -27,11 +27,16 @@ public func fuzzEvemu(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         time = e.time
         guard let frame = assembler.process(e) else { continue }
         for c in frame.contacts {
-            precondition(c.position.x.isFinite && c.position.y.isFinite, "non-finite position")
-            precondition((0...screen.width).contains(c.position.x) && (0...screen.height).contains(c.position.y), "off-screen position")
+            require(c.position.x.isFinite && c.position.y.isFinite, "non-finite position")
+            require((0...screen.width).contains(c.position.x) && (0...screen.height).contains(c.position.y), "off-screen position")
         }
     }
     _ = assembler.cancelAll(time: time)
-    precondition(assembler.contactsDown == 0, "contacts left down after cancelAll")
+    require(assembler.contactsDown == 0, "contacts left down after cancelAll")
     return 0
+}
+
+/// `precondition` that says why in a release build too (-O drops precondition's message).
+func require(_ condition: Bool, _ message: @autoclosure () -> String = "invariant") {
+    if !condition { fatalError(message()) }
 }

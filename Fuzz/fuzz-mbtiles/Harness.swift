@@ -39,3 +39,8 @@ public func fuzzMBTiles(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     return 0
 }
+
+/// `precondition` that says why in a release build too (-O drops precondition's message).
+func require(_ condition: Bool, _ message: @autoclosure () -> String = "invariant") {
+    if !condition { fatalError(message()) }
+}

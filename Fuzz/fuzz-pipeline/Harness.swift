@@ -36,14 +36,14 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case 6: rig.event(time, EV.ABS, [ABS.X, ABS.Y, ABS.PRESSURE, ABS.MT_PRESSURE, ABS.MT_TOOL_TYPE, ABS.MT_TOUCH_MAJOR][Int(b.u8()) % 6], b.i32())
         case 7: rig.event(time, EV.SYN, SYN.MT_REPORT, 0)
         case 8:
+            // The kernel dropped events: the reader (TouchDevice, through libevdev) always
+            // re-reads the device state and hands it to the assembler.
             rig.event(time, EV.SYN, SYN.DROPPED, 0)
-            if b.u8() & 1 == 0 {
-                let slots = (0..<Int(b.u8() % 12)).map { _ in
-                    SlotState(trackingID: b.u8() < 100 ? -1 : Int32(b.u8()), x: b.i32(), y: b.i32())
-                }
-                rig.resync(DeviceState(slots: slots, currentSlot: Int(Int8(bitPattern: b.u8())),
-                                       single: SlotState(trackingID: b.u8() & 1 == 0 ? -1 : 0, x: b.i32(), y: b.i32())), time)
+            let slots = (0..<Int(b.u8() % 12)).map { _ in
+                SlotState(trackingID: b.u8() < 100 ? -1 : Int32(b.u8()), x: b.i32(), y: b.i32())
             }
+            rig.resync(DeviceState(slots: slots, currentSlot: Int(Int8(bitPattern: b.u8())),
+                                   single: SlotState(trackingID: b.u8() & 1 == 0 ? -1 : 0, x: b.i32(), y: b.i32())), time)
         case 9: rig.unplug(time)
         case 10: time += Double(b.u8()) / 100; rig.advance(to: time)
         default:
@@ -71,10 +71,10 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         rig.event(time, EV.SYN, SYN.REPORT, 0)
         rig.event(time, EV.SYN, SYN.REPORT, 0)   // protocol A: an empty report lifts all
     }
-    precondition(rig.assembler.contactsDown == 0, "a contact is still down after every finger lifted")
+    require(rig.assembler.contactsDown == 0, "a contact is still down after every finger lifted: \(rig.assembler.kind), \(caps.absinfo), by unplug \(endByUnplug)")
     rig.advance(to: time + 30)
-    precondition(rig.recognizer.state == .idle, "recogniser not idle after all lifted: \(rig.recognizer.state)")
-    precondition(rig.recognizer.nextDeadline == nil, "recogniser deadline pending after all lifted")
+    require(rig.recognizer.state == .idle, "recogniser not idle after all lifted: \(rig.recognizer.state)")
+    require(rig.recognizer.nextDeadline == nil, "recogniser deadline pending after all lifted")
     return 0
 }
 
@@ -139,7 +139,7 @@ struct Rig {
 
     mutating func handle(_ frame: ContactFrame) {
         for c in frame.contacts {
-            precondition(c.position.x.isFinite && c.position.y.isFinite, "non-finite contact position")
+            require(c.position.x.isFinite && c.position.y.isFinite, "non-finite contact position")
         }
         advance(to: frame.time)
         deliver(recognizer.process(frame))
@@ -159,7 +159,7 @@ struct Rig {
 
     mutating func deliver(_ events: [GestureEvent]) {
         for e in events {
-            precondition(e.position.x.isFinite && e.position.y.isFinite && e.scale.isFinite && e.rotation.isFinite
+            require(e.position.x.isFinite && e.position.y.isFinite && e.scale.isFinite && e.rotation.isFinite
                          && e.tilt.isFinite && e.velocity.x.isFinite && e.velocity.y.isFinite, "non-finite gesture \(e)")
             controller.handle(e)
             check()
@@ -169,12 +169,12 @@ struct Rig {
 
     func check() {
         let c = controller.camera
-        precondition(c.target.latitude.isFinite && c.target.longitude.isFinite && c.zoom.isFinite
+        require(c.target.latitude.isFinite && c.target.longitude.isFinite && c.zoom.isFinite
                      && c.bearing.isFinite && c.tilt.isFinite, "non-finite camera \(c)")
-        precondition(c.zoom >= limits.minZoom - 1e-9 && c.zoom <= limits.maxZoom + 1e-9, "zoom out of limits \(c)")
-        precondition(c.tilt >= -1e-9 && c.tilt <= limits.maxTilt(atZoom: c.zoom) + 1e-6, "tilt out of limits \(c)")
-        precondition(abs(c.target.latitude) <= 85.06 && abs(c.target.longitude) <= 180, "target out of range \(c)")
-        precondition(c.bearing >= 0 && c.bearing < 360, "bearing not folded \(c)")
+        require(c.zoom >= limits.minZoom - 1e-9 && c.zoom <= limits.maxZoom + 1e-9, "zoom out of limits \(c)")
+        require(c.tilt >= -1e-9 && c.tilt <= limits.maxTilt(atZoom: c.zoom) + 1e-6, "tilt out of limits \(c)")
+        require(abs(c.target.latitude) <= 85.06 && abs(c.target.longitude) <= 180, "target out of range \(c)")
+        require(c.bearing >= 0 && c.bearing < 360, "bearing not folded \(c)")
     }
 }
 
@@ -191,4 +191,9 @@ struct ByteStream {
     }
     mutating func u16() -> UInt16 { UInt16(u8()) << 8 | UInt16(u8()) }
     mutating func i32() -> Int32 { Int32(bitPattern: UInt32(u16()) << 16 | UInt32(u16())) }
+}
+
+/// `precondition` that says why in a release build too (-O drops precondition's message).
+func require(_ condition: Bool, _ message: @autoclosure () -> String = "invariant") {
+    if !condition { fatalError(message()) }
 }
