@@ -129,7 +129,8 @@ public final class Soak {
     func gesture() {
         var s = TouchScript(screen: screen, start: time, device: device)
         let c = point(margin: 120)
-        switch random.int(11) {
+        let kind = random.int(11)
+        switch kind {
         case 0: s.tap(point())
         case 1: let p = point(); s.tap(p); s.wait(0.12); s.tap(p + Point(x: 3, y: -2))
         case 2: s.hold(point(), duration: random.range(0.6, 1.2))
@@ -153,7 +154,9 @@ public final class Soak {
         default:  // a two-finger tap
             s.twoFingerTap(c, c + Point(x: 70, y: 10))
         }
-        var events = s.events
+        // A TouchScript starts on slot 0 and says MT_SLOT only when it changes slot: put the
+        // panel there too (the last gesture may have ended on another slot).
+        var events = [InputEvent(time: time, type: EV.ABS, code: ABS.MT_SLOT, value: 0)] + s.events
         // Now and then the panel goes away mid-gesture (unplug) or the kernel drops events.
         let fault = random.int(20)
         if fault < 2, events.count > 4 {
@@ -172,13 +175,16 @@ public final class Soak {
             feed(events)
         }
         if assembler.contactsDown != 0 || pipeline.contactsDown != 0 {
-            violation("contacts still down after the gesture ended (assembler \(assembler.contactsDown), pipeline \(pipeline.contactsDown))")
+            violation("contacts still down after gesture \(Soak.gestureNames[kind])\(fault < 2 ? " cut short" : "") ended (assembler \(assembler.contactsDown), pipeline \(pipeline.contactsDown))")
         }
         idle(random.range(0.35, 1.5))
         if pipeline.recognizer.state != .idle || pipeline.recognizer.nextDeadline != nil {
             violation("recogniser \(pipeline.recognizer.state) with every finger up and its timeouts run")
         }
     }
+
+    static let gestureNames = ["tap", "double tap", "long press", "pan", "fling", "pinch", "rotate", "tilt",
+                               "quick zoom", "three fingers", "two-finger tap"]
 
     func feed(_ events: [InputEvent]) {
         for e in events {

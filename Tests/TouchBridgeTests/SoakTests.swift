@@ -1,4 +1,5 @@
 import Testing
+import TouchCore
 @testable import TouchBridge
 
 /// The soak's own checks work: a short run of random gestures (with unplugs and SYN_DROPPED
@@ -7,13 +8,15 @@ import Testing
 @Suite struct SoakTests {
     @Test(arguments: [1, 2, 3])
     func randomGesturesLeaveNoContactDownAndTheCameraInItsLimits(seed: Int) {
-        let soak = Soak(seed: UInt64(seed), render: seed == 1)
-        let report = soak.run(gestures: 150)
-        #expect(report.gestures == 150)
-        #expect(report.inputFrames > 1000)
-        #expect(report.unplugs > 0)
+        // Seed 1 draws every frame (small, so a debug build is quick); the others are the pure pipeline.
+        let soak = Soak(screen: Size(width: 320, height: 240), seed: UInt64(seed), render: seed == 1)
+        let gestures = seed == 1 ? 40 : 150
+        let report = soak.run(gestures: gestures)
+        #expect(report.gestures == gestures)
+        #expect(report.inputFrames > gestures * 8)
+        if seed != 1 { #expect(report.unplugs > 0) }   // about one gesture in 20
         #expect(report.streamLines > report.gestures)
-        if seed == 1 { #expect(report.renderedFrames > 500) }
+        if seed == 1 { #expect(report.renderedFrames > 200) }
         #expect(report.violations == [])
         #expect(report.rssEnd > 0)
     }
