@@ -88,3 +88,24 @@ struct EvemuHostileInputTests {
         #expect(reader.lineNumber == 10)
     }
 }
+
+/// A device that never ends its report cannot make the assembler hold unbounded state.
+struct AssemblerBoundsTests {
+    @Test func aProtocolAReportKeepsAtMost64Contacts() {
+        var a = FrameAssembler(capabilities: TestDevices.protocolA(), screen: Size(width: 1000, height: 1000))
+        var s = Script()
+        for i in 0..<100_000 { s.contactA(x: Int32(i % 1000), y: 5) }
+        s.syn()
+        var frames: [ContactFrame] = []
+        for e in s.events { if let f = a.process(e) { frames.append(f) } }
+        #expect(frames.count == 1)
+        #expect(frames[0].contacts.count == 64)
+        #expect(frames[0].contacts.map(\.position.x) == (0..<64).map { Double($0) })
+        // And the next report (two contacts) is the whole truth again.
+        var t = Script(start: 101)
+        t.contactA(x: 1, y: 1); t.contactA(x: 900, y: 900); t.syn()
+        var last: ContactFrame?
+        for e in t.events { if let f = a.process(e) { last = f } }
+        #expect(last?.contacts.count == 2)
+    }
+}
