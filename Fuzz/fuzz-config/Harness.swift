@@ -31,7 +31,7 @@ func knownTOMLAbort(_ text: String) -> Bool {
     if text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" || $0.value == 0x7f }) {
         return true
     }
-    for line in text.split(separator: "\n") {
+    for line in text.split(whereSeparator: \.isNewline) {   // "\r\n" is one Character: not == "\n"
         let l = line.drop { $0 == " " || $0 == "\t" }
         guard l.first == "[" else { continue }
         let name = l.dropFirst(l.dropFirst().first == "[" ? 2 : 1).drop { $0 == " " || $0 == "\t" }
