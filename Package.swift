@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // Thin system-library targets: one per C library, pkg-config name and Debian provider.
@@ -33,15 +34,18 @@ let package = Package(
         .target(name: "Gestures", dependencies: ["TouchCore"]),
         .target(name: "MapEngine", dependencies: ["Gestures"]),
 
+        // The one platform layer: owned descriptors, EINTR, typed errors, the clock, the event loop.
+        .target(name: "Platform", dependencies: ["CSys", .product(name: "SystemPackage", package: "swift-system")]),
+
         // Edges: devices, drawing, display.
-        .target(name: "TouchDevices", dependencies: ["TouchCore", "CEvdev", "CUdev"]),
+        .target(name: "TouchDevices", dependencies: ["TouchCore", "Platform", "CEvdev", "CUdev"]),
         .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite"],
                 resources: [.copy("Resources")]),
-        .target(name: "Display", dependencies: ["CDRM", "CCairo"]),
+        .target(name: "Display", dependencies: ["Platform", "CDRM", "CCairo"]),
 
         // The façade an app uses, and the executable that is a thin user of it.
         .target(name: "TouchBridge", dependencies: [
-            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "CSys", "CCairo",
+            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
@@ -58,6 +62,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge"]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "SystemPackage", package: "swift-system")]),
     ]
 )
 

@@ -39,5 +39,4 @@ static inline int tb_fb_get_vscreeninfo(int fd, struct fb_var_screeninfo *v) { r
 static inline int tb_fb_put_vscreeninfo(int fd, struct fb_var_screeninfo *v) { return ioctl(fd, FBIOPUT_VSCREENINFO, v); }
 static inline int tb_fb_get_fscreeninfo(int fd, struct fb_fix_screeninfo *f) { return ioctl(fd, FBIOGET_FSCREENINFO, f); }
 static inline int tb_fb_pan_display(int fd, struct fb_var_screeninfo *v) { return ioctl(fd, FBIOPAN_DISPLAY, v); }
-static inline int tb_errno(void) { return errno; }
 #endif

@@ -15,5 +15,4 @@ static inline int tb_evdev_get_props(int fd, unsigned char *buf, int len) { retu
 static inline int tb_evdev_get_bits(int fd, int ev, unsigned char *buf, int len) { return ioctl(fd, EVIOCGBIT(ev, len), buf); }
 static inline int tb_evdev_get_absinfo(int fd, int axis, struct input_absinfo *info) { return ioctl(fd, EVIOCGABS(axis), info); }
 static inline int tb_evdev_get_id(int fd, struct input_id *id) { return ioctl(fd, EVIOCGID, id); }
-static inline int tb_errno(void) { return errno; }
 #endif

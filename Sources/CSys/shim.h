@@ -5,8 +5,7 @@
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <signal.h>
-#include <errno.h>
-static inline int tb_errno(void) { return errno; }
 static inline int tb_epoll_event_fd(const struct epoll_event *e) { return e->data.fd; }
+static inline unsigned int tb_epoll_event_flags(const struct epoll_event *e) { return e->events; }
 static inline void tb_epoll_event_set(struct epoll_event *e, unsigned int events, int fd) { e->events = events; e->data.fd = fd; }
 #endif

@@ -1,13 +1,16 @@
 import CDRM
 import Foundation
+import Platform
 
 /// A DRM/KMS output driven with two dumb buffers and page flips, after dvdhrm's drm-howto:
 /// open the card, check dumb-buffer support, pick the connected connector and its preferred (or
 /// configured) mode and a CRTC its encoder can drive, create two buffers (CREATE_DUMB, AddFB,
 /// MAP_DUMB, mmap), set the mode, then flip with DRM_MODE_PAGE_FLIP_EVENT and an explicit
 /// pending state. Frames are drawn into ordinary memory and copied into the hidden dumb buffer
-/// (a dumb buffer is never read). `close()` (and deinit) drains a pending flip, restores the
-/// saved CRTC and destroys everything in reverse order.
+/// (a dumb buffer is never read). `close()` is the one teardown (a failed init uses it too): it
+/// drains a pending flip, restores the saved CRTC and destroys everything in reverse order. The
+/// drawing memory lives until deinit, so a frame handed out before `close()` never points at
+/// freed memory; `present()` after `close()` shows nothing.
 public final class DRMDisplay: DisplayBackend {
     public let path: String
     public let connectorName: String
@@ -16,6 +19,7 @@ public final class DRMDisplay: DisplayBackend {
     public let refreshHz: Double
     public let physicalSizeMM: (width: Int, height: Int)?
     public var name: String { "DRM \(path) \(connectorName) \(width)x\(height)@\(Int(refreshHz.rounded()))" }
+    public var panelRotation: Int? { DRMPanelOrientation.read(fd: fd, connectorID: connectorID) }
     public private(set) var isFlipPending = false
     /// When the last page flip completed (CLOCK_MONOTONIC seconds, from the flip event).
     public private(set) var lastFlipTime: Double?
@@ -23,7 +27,9 @@ public final class DRMDisplay: DisplayBackend {
     /// Flips completed since the display was opened.
     public private(set) var completedFlips = 0
 
-    private var fd: Int32
+    /// The card, closed exactly once (by `close()`).
+    private let card: OwnedDescriptor
+    private var fd: Int32 { card.rawValue }
     private let crtcID: UInt32
     private var connectorID: UInt32
     private var mode: drmModeModeInfo
@@ -44,10 +50,10 @@ public final class DRMDisplay: DisplayBackend {
     /// the first connected one, and `mode` (or the connector's preferred mode); sets the mode.
     public init(path: String = "/dev/dri/card0", connector: String? = nil, mode request: ModeRequest? = nil) throws {
         self.path = path
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw DisplayError.opening(path, errno: errno) }
-        var ok = false
-        defer { if !ok { Glibc.close(fd) } }
+        do { card = try OwnedDescriptor(path: path, .readWrite) } catch let e as SystemError {
+            throw DisplayError.opening(path, errno: e.errno.rawValue)
+        }
+        let fd = card.rawValue
 
         var cap: UInt64 = 0
         if drmGetCap(fd, UInt64(DRM_CAP_DUMB_BUFFER), &cap) != 0 {
@@ -86,7 +92,6 @@ public final class DRMDisplay: DisplayBackend {
             throw DisplayError.noCRTC(path: path, connector: connectorName)
         }
         crtcID = crtc
-        self.fd = fd
         backStride = width * 4
         back = UnsafeMutableRawPointer.allocate(byteCount: backStride * height, alignment: 64)
         back.initializeMemory(as: UInt8.self, repeating: 0, count: backStride * height)
@@ -99,17 +104,14 @@ public final class DRMDisplay: DisplayBackend {
                 throw DisplayError.settingCrtc(path, errno: errno)
             }
         } catch {
-            destroyBuffers()
-            if let s = savedCrtc { drmModeFreeCrtc(s); savedCrtc = nil }
-            back.deallocate()
-            self.fd = -1
+            close()
             throw error
         }
-        ok = true
     }
 
     deinit {
         close()
+        back.deallocate()
     }
 
     public func backBuffer() -> DisplayFrame {
@@ -183,9 +185,7 @@ public final class DRMDisplay: DisplayBackend {
             savedCrtc = nil
         }
         destroyBuffers()
-        back.deallocate()
-        Glibc.close(fd)
-        fd = -1
+        card.close()
     }
 
     // MARK: buffers

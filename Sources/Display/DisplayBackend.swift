@@ -45,10 +45,14 @@ public protocol DisplayBackend: AnyObject {
     func close()
     /// When the last frame reached the screen (CLOCK_MONOTONIC seconds), when the backend knows.
     var lastFlipTime: Double? { get }
+    /// How the panel is mounted according to the kernel (DRM "panel orientation"), degrees
+    /// clockwise; nil when the output does not say.
+    var panelRotation: Int? { get }
 }
 
 extension DisplayBackend {
     public var lastFlipTime: Double? { nil }
+    public var panelRotation: Int? { nil }
 }
 
 /// Frame pacing to the display's refresh: at most one present per refresh interval. Pure: the

@@ -63,7 +63,10 @@ public final class FBDevDisplay: DisplayBackend {
         back.initializeMemory(as: UInt8.self, repeating: 0, count: width * 4 * height)
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        back.deallocate()
+    }
 
     public func backBuffer() -> DisplayFrame {
         DisplayFrame(width: width, height: height, stride: width * 4, pixels: back)
@@ -97,8 +100,8 @@ public final class FBDevDisplay: DisplayBackend {
         }
         if let map { munmap(map, mapLength) }
         map = nil
-        back.deallocate()
-        Glibc.close(fd)
+        Glibc.close(fd) // the drawing memory stays until deinit: a frame handed out earlier stays valid
+
         fd = -1
     }
 }

@@ -10,70 +10,42 @@ import TouchCore
 /// Like libinput's touchpad gesture code it is an explicit state machine (`GestureState`) fed
 /// explicit inputs (`GestureInput`); each state has one handler that switches over every input
 /// with no `default:`, and every step is recorded as `old -> input -> new` in `trace` and sent
-/// to `log`. The state diagram is in docs/gestures.md.
+/// to `log`. What a state needs to remember lives in its payload (`GestureSessions.swift`),
+/// made whole on entry. The state diagram is in docs/gestures.md.
 ///
 /// A frame is turned into inputs in this order: `cancel` (a cancelled id or a palm: everything
 /// stops), `motion` of the contacts that stay down, `fingerUp` for each lift, then `fingerDown`
 /// (or `tooManyFingers` for a third contact) for each new contact.
 public struct GestureRecognizer: Sendable {
-    public let thresholds: GestureThresholds
-    /// Which gestures are on. A disabled gesture neither fires nor blocks the others.
+    public private(set) var thresholds: GestureThresholds
+    /// Which gestures are recognised. A disabled gesture neither fires nor blocks the others.
+    /// (The kiosk recognises every gesture and lets the map's mask decide what moves the
+    /// camera, so a disabled gesture still reaches the app's gesture hook.)
     public var mask: GestureMask
     public let pixelsPerMillimetre: Double
     /// The screen the contacts are in: quick zoom scales by its height, rotation about the
     /// centre turns about its centre.
     public let screen: Size
-    public let twoFingerHorizontal: TwoFingerHorizontalMode
+    public private(set) var twoFingerHorizontal: TwoFingerHorizontalMode
     /// Called with every transition as it happens (optional).
     public var log: (@Sendable (GestureTransition) -> Void)?
 
-    public private(set) var state: GestureState = .idle
-    /// The transitions of the last `process` or `expire` call.
-    public private(set) var trace: [GestureTransition] = []
+    public internal(set) var state: GestureState = .idle
+    /// The transitions of the last `process`, `expire` or `interrupt` call.
+    public internal(set) var trace: [GestureTransition] = []
 
     // Contacts down as last seen, screen px.
-    private var contacts: [Int: Point] = [:]
+    var contacts: [Int: Point] = [:]
     /// Contacts already known to be palms (cancelled once, then ignored until lifted).
-    private var palms: Set<Int> = []
-    private var now: Double = 0
-    private var out: [GestureEvent] = []
+    var palms: Set<Int> = []
+    var now: Double = 0
+    var out: [GestureEvent] = []
 
-    // One finger.
-    private var finger = 0
-    private var downPoint = Point.zero
-    private var downTime = 0.0
-    private var maxMove = 0.0
-    /// A fresh touch may still tap or long-press; one left over from two fingers may only pan.
-    private var fresh = true
-    /// Last position delivered in a pan or quick-zoom event.
-    private var lastPoint = Point.zero
-    private var velocity: VelocityTracker
-
-    // Taps.
-    private var tapPoint = Point.zero
-    private var tapLiftTime = 0.0
-    /// The pending tap ended a double tap: its timeout confirms nothing.
-    private var tapEndedDoubleTap = false
-    /// The second touch of a possible double tap has been down longer than a tap.
-    private var secondTouchTooLong = false
-
-    // Two fingers.
-    private var ids = (0, 1)
-    private var twoStartTime = 0.0
-    private var start = TwoFingerGeometry(a: .zero, b: .zero)
-    private var previous = TwoFingerGeometry(a: .zero, b: .zero)
-    /// Turn of the finger line since `start`, unwrapped, degrees.
-    private var turned = 0.0
-    /// Focal point as last delivered: the next translation starts here.
-    private var deliveredFocal = Point.zero
-    private var twoFingerTapPossible = false
-    private var maxMoveA = 0.0
-    private var maxMoveB = 0.0
-    private var pinchActive = false
-    private var rotateActive = false
-    private var panActive = false
-    /// +1 when the fingers turn the map about the centre from above it, -1 from below.
-    private var centreSign = 1.0
+    // State payloads (see GestureSessions.swift); each is meaningful only in its states.
+    var touch: OneFingerTouch
+    var series = TapSeries(point: .zero, liftTime: 0, unconfirmedTap: nil)
+    var pair: TwoFingerSession
+    var grace = LiftGrace(liftTime: 0, liftPoint: .zero)
 
     public init(thresholds: GestureThresholds = GestureThresholds(), mask: GestureMask = .all,
                 density: PixelDensity = .assumed, screen: Size,
@@ -85,7 +57,9 @@ public struct GestureRecognizer: Sendable {
         self.screen = screen
         self.twoFingerHorizontal = twoFingerHorizontal
         self.log = log
-        self.velocity = VelocityTracker(window: thresholds.velocityWindow)
+        self.touch = OneFingerTouch(id: 0, at: .zero, time: 0, velocityWindow: thresholds.velocityWindow)
+        self.pair = TwoFingerSession(ids: (0, 1), geometry: TwoFingerGeometry(a: .zero, b: .zero), since: 0, now: 0,
+                                     tapPossible: false)
     }
 
     // MARK: - Public entry points
@@ -94,13 +68,15 @@ public struct GestureRecognizer: Sendable {
     public var nextDeadline: Double? {
         switch state {
         case .tapPending:
-            return tapLiftTime + thresholds.doubleTapTimeout
+            return series.liftTime + thresholds.doubleTapTimeout
         case .oneFingerDown:
-            guard fresh, mask.contains(.longPress), maxMove <= px(thresholds.longPressSlop) else { return nil }
-            return downTime + thresholds.longPressTime
+            guard mask.contains(.longPress), touch.maxMove <= px(thresholds.longPressSlop) else { return nil }
+            return touch.downTime + thresholds.longPressTime
         case .secondTapDown:
-            return secondTouchTooLong ? nil : downTime + thresholds.tapMaxDuration
-        case .idle, .longPressed, .panning, .quickZooming, .twoFingersDown,
+            return touch.downTime + thresholds.tapMaxDuration
+        case .panLifted, .transformLifted:
+            return grace.liftTime + thresholds.liftGraceTime
+        case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .panning, .quickZooming, .twoFingersDown,
              .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
             return nil
         }
@@ -112,6 +88,36 @@ public struct GestureRecognizer: Sendable {
         out.removeAll(keepingCapacity: true)
         fireDeadlines(upTo: time)
         return out
+    }
+
+    /// Ends the running gesture cleanly (`ended` for a continuous one; a pending tap is
+    /// dropped); contacts still down are ignored until they lift. For a mask or configuration
+    /// change in the middle of a gesture.
+    public mutating func interrupt(at time: Double, reason: String) -> [GestureEvent] {
+        trace.removeAll(keepingCapacity: true)
+        out.removeAll(keepingCapacity: true)
+        fireDeadlines(upTo: time)
+        handle(.interrupt, note: reason)
+        return out
+    }
+
+    /// Changes which gestures are recognised; the running gesture ends first (`interrupt`).
+    public mutating func setMask(_ newMask: GestureMask, at time: Double) -> [GestureEvent] {
+        let events = interrupt(at: time, reason: "gesture mask changed")
+        mask = newMask
+        return events
+    }
+
+    /// New thresholds, mask and two-finger choice (a re-read configuration); the running
+    /// gesture ends first (`interrupt`), the contacts down are kept.
+    public mutating func reconfigure(thresholds newThresholds: GestureThresholds, mask newMask: GestureMask,
+                                     twoFingerHorizontal horizontal: TwoFingerHorizontalMode,
+                                     at time: Double) -> [GestureEvent] {
+        let events = interrupt(at: time, reason: "configuration re-read")
+        thresholds = newThresholds
+        mask = newMask
+        twoFingerHorizontal = horizontal
+        return events
     }
 
     /// Feeds one contact frame; returns the gesture events it (and any deadline passed before
@@ -134,7 +140,7 @@ public struct GestureRecognizer: Sendable {
             var current: [Int: Point] = [:]
             for c in incoming { current[c.id] = c.position }
             contacts = current
-            let why = newPalm ? "palm contact" : "contact \(cancelledID!) cancelled"
+            let why = newPalm ? "palm contact" : "contact \(cancelledID.map(String.init) ?? "?") cancelled"
             handle(.cancel, note: why)
             return out
         }
@@ -149,14 +155,19 @@ public struct GestureRecognizer: Sendable {
                 allKnown = false
             }
         }
-        if staying { handle(.motion) }
-        // Lifts and touch-downs (the common frame has neither).
-        if !(allKnown && incoming.count == contacts.count) {
+        // Lifts and touch-downs (the common frame has neither). A lifted contact leaves before
+        // the motion is looked at: its last position is stale in this frame, and a pair made
+        // of one fresh and one stale position would move the focal point by half a step.
+        var lifted: [Int] = []
+        let changed = !(allKnown && incoming.count == contacts.count)
+        if changed {
             let ids = Set(incoming.map(\.id))
-            for id in contacts.keys.sorted() where !ids.contains(id) {
-                contacts[id] = nil
-                handle(.fingerUp, id: id)
-            }
+            lifted = contacts.keys.filter { !ids.contains($0) }.sorted()
+            for id in lifted { contacts[id] = nil }
+        }
+        if staying { handle(.motion) }
+        if changed {
+            for id in lifted { handle(.fingerUp, id: id) }
             for c in incoming where contacts[c.id] == nil {
                 contacts[c.id] = c.position
                 handle(contacts.count > 2 ? .tooManyFingers : .fingerDown, id: c.id)
@@ -175,7 +186,9 @@ public struct GestureRecognizer: Sendable {
                 handle(.doubleTapTimeout)
             case .oneFingerDown:
                 handle(.longPressTimeout)
-            case .idle, .longPressed, .panning, .quickZooming, .twoFingersDown,
+            case .panLifted, .transformLifted:
+                handle(.liftGraceTimeout)
+            case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .panning, .quickZooming, .twoFingersDown,
                  .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
                 return
             }
@@ -183,20 +196,24 @@ public struct GestureRecognizer: Sendable {
         now = max(now, time)
     }
 
-    private mutating func handle(_ input: GestureInput, id: Int = 0, note: String? = nil) {
+    mutating func handle(_ input: GestureInput, id: Int = 0, note: String? = nil) {
         let old = state
         var why: String? = note
         switch state {
         case .idle: idle(input, id, &why)
         case .oneFingerDown: oneFingerDown(input, id, &why)
+        case .leftoverFinger: leftoverFinger(input, id, &why)
         case .tapPending: tapPending(input, id, &why)
         case .secondTapDown: secondTapDown(input, id, &why)
+        case .secondTapHeld: secondTapHeld(input, id, &why)
         case .longPressed: longPressed(input, id, &why)
         case .panning: panning(input, id, &why)
+        case .panLifted: panLifted(input, id, &why)
         case .quickZooming: quickZooming(input, id, &why)
         case .twoFingersDown: twoFingersDown(input, id, &why)
         case .twoFingerTapLifting: twoFingerTapLifting(input, id, &why)
         case .transforming: transforming(input, id, &why)
+        case .transformLifted: transformLifted(input, id, &why)
         case .tilting: tilting(input, id, &why)
         case .centreRotating: centreRotating(input, id, &why)
         case .waitingForLift: waitingForLift(input, id, &why)
@@ -208,19 +225,19 @@ public struct GestureRecognizer: Sendable {
         log?(step)
     }
 
-    private func bug(_ input: GestureInput) -> String {
+    func bug(_ input: GestureInput) -> String {
         "bug: \(input.rawValue) cannot happen in \(state.rawValue); ignored"
     }
 
-    // MARK: - State handlers
+    // MARK: - One-finger state handlers
 
     private mutating func idle(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .fingerDown:
-            startOneFinger(id, fresh: true)
-        case .cancel, .tooManyFingers:
+            startOneFinger(id)
+        case .cancel, .interrupt:
             abandon()
-        case .fingerUp, .motion, .doubleTapTimeout, .longPressTimeout:
+        case .fingerUp, .motion, .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
         }
     }
@@ -228,53 +245,70 @@ public struct GestureRecognizer: Sendable {
     private mutating func oneFingerDown(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let p = contacts[finger] else { return }
-            trackOneFinger(p)
-            let d = p.distance(to: downPoint)
+            guard let p = contacts[touch.id] else { return }
+            touch.track(p, at: now)
+            let d = p.distance(to: touch.downPoint)
             if mask.contains(.pan) && d > px(thresholds.panStartDistance) {
                 let r = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
-                beginPan(at: p, from: downPoint, reason: r)
+                beginPan(at: p, from: touch.downPoint, reason: r)
                 why = r
             }
         case .fingerUp:
-            let held = now - downTime
-            if !fresh {
-                state = .idle
-            } else if held > thresholds.tapMaxDuration {
+            let held = now - touch.downTime
+            if held > thresholds.tapMaxDuration {
                 why = "held \(fmt(held * 1000)) ms > tapMaxDuration \(fmt(thresholds.tapMaxDuration * 1000)) ms: no tap"
                 state = .idle
-            } else if maxMove > px(thresholds.tapMaxMovement) {
-                why = "moved \(mm(maxMove)) mm > tapMaxMovement \(fmt(thresholds.tapMaxMovement)) mm: no tap"
+            } else if touch.maxMove > px(thresholds.tapMaxMovement) {
+                why = "moved \(mm(touch.maxMove)) mm > tapMaxMovement \(fmt(thresholds.tapMaxMovement)) mm: no tap"
                 state = .idle
             } else {
                 let r = "tap: held \(fmt(held * 1000)) ms <= \(fmt(thresholds.tapMaxDuration * 1000)) ms, "
-                    + "moved \(mm(maxMove)) mm <= \(fmt(thresholds.tapMaxMovement)) mm"
-                tapPoint = downPoint
+                    + "moved \(mm(touch.maxMove)) mm <= \(fmt(thresholds.tapMaxMovement)) mm"
                 if mask.contains(.doubleTap) {
-                    tapLiftTime = now
-                    tapEndedDoubleTap = false
+                    series = TapSeries(point: touch.downPoint, liftTime: now, unconfirmedTap: touch.downPoint)
                     why = r + "; waiting doubleTapTimeout \(fmt(thresholds.doubleTapTimeout * 1000)) ms"
                     state = .tapPending
                 } else {
                     if mask.contains(.tap) {
-                        emit(.tap, .recognized, at: tapPoint, reason: r + "; double tap disabled")
+                        emit(.tap, .recognized, at: touch.downPoint, reason: r + "; double tap disabled")
                     }
                     why = r
                     state = .idle
                 }
             }
         case .fingerDown:
-            startTwoFingers(tapPossible: fresh && maxMove <= px(thresholds.twoFingerTapSlop),
-                            since: fresh ? downTime : now)
+            startTwoFingers(tapPossible: touch.maxMove <= px(thresholds.twoFingerTapSlop), since: touch.downTime)
         case .longPressTimeout:
             let r = "still \(fmt(thresholds.longPressTime * 1000)) ms (longPressTime), "
-                + "moved \(mm(maxMove)) mm <= longPressSlop \(fmt(thresholds.longPressSlop)) mm"
-            emit(.longPress, .recognized, at: contacts[finger] ?? downPoint, reason: r)
+                + "moved \(mm(touch.maxMove)) mm <= longPressSlop \(fmt(thresholds.longPressSlop)) mm"
+            emit(.longPress, .recognized, at: contacts[touch.id] ?? touch.downPoint, reason: r)
             why = r
             state = .longPressed
-        case .cancel, .tooManyFingers:
+        case .cancel, .interrupt:
             abandon()
-        case .doubleTapTimeout:
+        case .tooManyFingers, .doubleTapTimeout, .liftGraceTimeout:
+            why = bug(input)
+        }
+    }
+
+    private mutating func leftoverFinger(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .motion:
+            guard let p = contacts[touch.id] else { return }
+            touch.track(p, at: now)
+            let d = p.distance(to: touch.downPoint)
+            if mask.contains(.pan) && d > px(thresholds.panStartDistance) {
+                let r = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
+                beginPan(at: p, from: touch.downPoint, reason: r)
+                why = r
+            }
+        case .fingerUp:
+            state = .idle
+        case .fingerDown:
+            startTwoFingers(tapPossible: false, since: now)
+        case .cancel, .interrupt:
+            abandon()
+        case .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
         }
     }
@@ -283,33 +317,28 @@ public struct GestureRecognizer: Sendable {
         switch input {
         case .fingerDown:
             let p = contacts[id] ?? .zero
-            let gap = now - tapLiftTime
-            let d = p.distance(to: tapPoint)
+            let gap = now - series.liftTime
+            let d = p.distance(to: series.point)
             if gap <= thresholds.doubleTapTimeout && d <= px(thresholds.doubleTapMaxDistance) {
                 why = "second touch \(fmt(gap * 1000)) ms after the tap, \(mm(d)) mm away"
-                finger = id
-                downPoint = p
-                downTime = now
-                maxMove = 0
-                lastPoint = p
-                fresh = true
-                secondTouchTooLong = false
-                velocity.reset()
-                velocity.add(time: now, position: p)
+                touch = OneFingerTouch(id: id, at: p, time: now, velocityWindow: thresholds.velocityWindow)
                 state = .secondTapDown
             } else {
                 why = "touch \(mm(d)) mm away > doubleTapMaxDistance \(fmt(thresholds.doubleTapMaxDistance)) mm"
                 confirmTap(because: "the next touch is too far for a double tap")
-                startOneFinger(id, fresh: true)
+                startOneFinger(id)
             }
         case .doubleTapTimeout:
+            let endedSeries = series.unconfirmedTap == nil
             confirmTap(because: "no second touch within doubleTapTimeout \(fmt(thresholds.doubleTapTimeout * 1000)) ms")
-            why = tapEndedDoubleTap ? "double-tap series over" : "tap confirmed"
+            why = endedSeries ? "double-tap series over" : "tap confirmed"
             state = .idle
-        case .cancel, .tooManyFingers:
+        case .cancel:
             confirmTap(because: "a palm or several fingers followed")
             abandon()
-        case .fingerUp, .motion, .longPressTimeout:
+        case .interrupt:
+            abandon() // the pending tap belongs to the old configuration: dropped
+        case .fingerUp, .motion, .tooManyFingers, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
         }
     }
@@ -317,59 +346,82 @@ public struct GestureRecognizer: Sendable {
     private mutating func secondTapDown(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let p = contacts[finger] else { return }
-            trackOneFinger(p)
-            let d = p.distance(to: downPoint)
+            guard let p = contacts[touch.id] else { return }
+            touch.track(p, at: now)
+            let d = p.distance(to: touch.downPoint)
             guard d > px(thresholds.panStartDistance) else { return }
             let moved = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
             if mask.contains(.quickZoom) {
-                let scale = quickZoomScale(from: downPoint.y, to: p.y)
-                emit(.quickZoom, .began, at: downPoint, scale: scale,
-                     reason: "double tap and drag: " + moved)
-                lastPoint = p
+                beginQuickZoom(at: p, reason: moved)
                 why = "quick zoom: " + moved
-                state = .quickZooming
             } else {
                 confirmTap(because: "the second touch dragged")
-                fresh = false
                 why = moved
                 if mask.contains(.pan) {
-                    beginPan(at: p, from: downPoint, reason: moved)
+                    beginPan(at: p, from: touch.downPoint, reason: moved)
                 } else {
-                    state = .oneFingerDown
+                    state = .leftoverFinger
                 }
             }
         case .fingerUp:
-            let held = now - downTime
-            if held <= thresholds.tapMaxDuration && maxMove <= px(thresholds.tapMaxMovement) {
-                let r = "second tap: held \(fmt(held * 1000)) ms, moved \(mm(maxMove)) mm"
-                emit(.doubleTap, .recognized, at: downPoint, reason: r)
-                tapPoint = downPoint
-                tapLiftTime = now
-                tapEndedDoubleTap = true
+            let held = now - touch.downTime
+            if held <= thresholds.tapMaxDuration && touch.maxMove <= px(thresholds.tapMaxMovement) {
+                let r = "second tap: held \(fmt(held * 1000)) ms, moved \(mm(touch.maxMove)) mm"
+                emit(.doubleTap, .recognized, at: touch.downPoint, reason: r)
+                // The series goes on: a further tap nearby is another double tap (continuous zoom).
+                series = TapSeries(point: touch.downPoint, liftTime: now, unconfirmedTap: nil)
                 why = r
                 state = .tapPending
             } else {
                 confirmTap(because: "the second touch was no tap")
-                why = "second touch held \(fmt(held * 1000)) ms or moved \(mm(maxMove)) mm: no double tap"
+                why = "second touch held \(fmt(held * 1000)) ms or moved \(mm(touch.maxMove)) mm: no double tap"
                 state = .idle
             }
         case .fingerDown:
             confirmTap(because: "a second finger came down")
-            startTwoFingers(tapPossible: maxMove <= px(thresholds.twoFingerTapSlop), since: downTime)
+            startTwoFingers(tapPossible: touch.maxMove <= px(thresholds.twoFingerTapSlop), since: touch.downTime)
         case .doubleTapTimeout:
-            // Held longer than a tap: no double tap can come of it, so the first tap stands.
-            // The touch may still quick-zoom if it drags; without quick zoom it is a fresh
-            // touch that can long-press.
-            secondTouchTooLong = true
-            confirmTap(because: "the second touch is held longer than tapMaxDuration "
-                       + "\(fmt(thresholds.tapMaxDuration * 1000)) ms")
-            why = "second touch held longer than tapMaxDuration \(fmt(thresholds.tapMaxDuration * 1000)) ms"
-            if !mask.contains(.quickZoom) { state = .oneFingerDown }
-        case .cancel, .tooManyFingers:
+            // Held longer than a tap: no double tap can come of it.
+            let held = "second touch held longer than tapMaxDuration \(fmt(thresholds.tapMaxDuration * 1000)) ms"
+            if mask.contains(.quickZoom) {
+                // Double tap and hold: the start of a quick zoom; if it lifts unmoved, nothing
+                // (not the first tap: the person meant the pair).
+                why = held + ": quick zoom if it drags, nothing if it lifts"
+                state = .secondTapHeld
+            } else {
+                // Without quick zoom it is a fresh touch that can long-press; the first tap stands.
+                confirmTap(because: held)
+                why = held
+                state = .oneFingerDown
+            }
+        case .cancel:
             confirmTap(because: "a palm or several fingers followed")
             abandon()
-        case .longPressTimeout:
+        case .interrupt:
+            abandon()
+        case .tooManyFingers, .longPressTimeout, .liftGraceTimeout:
+            why = bug(input)
+        }
+    }
+
+    private mutating func secondTapHeld(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .motion:
+            guard let p = contacts[touch.id] else { return }
+            touch.track(p, at: now)
+            let d = p.distance(to: touch.downPoint)
+            guard d > px(thresholds.panStartDistance) else { return }
+            let moved = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
+            beginQuickZoom(at: p, reason: moved)
+            why = "quick zoom: " + moved
+        case .fingerUp:
+            why = "double tap and hold lifted without moving: no gesture"
+            state = .idle
+        case .fingerDown:
+            startTwoFingers(tapPossible: false, since: now)
+        case .cancel, .interrupt:
+            abandon()
+        case .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
         }
     }
@@ -382,9 +434,9 @@ public struct GestureRecognizer: Sendable {
             state = .idle
         case .fingerDown:
             startTwoFingers(tapPossible: false, since: now)
-        case .cancel, .tooManyFingers:
+        case .cancel, .interrupt:
             abandon()
-        case .doubleTapTimeout, .longPressTimeout:
+        case .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
         }
     }
@@ -392,50 +444,69 @@ public struct GestureRecognizer: Sendable {
     private mutating func panning(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let p = contacts[finger] else { return }
-            trackOneFinger(p)
-            if p != lastPoint {
-                emit(.pan, .changed, at: p, anchor: lastPoint)
-                lastPoint = p
+            guard let p = contacts[touch.id] else { return }
+            touch.track(p, at: now)
+            if p != touch.lastPoint {
+                emit(.pan, .changed, at: p, anchor: touch.lastPoint)
+                touch.lastPoint = p
             }
         case .fingerUp:
-            let lastReport = velocity.lastTime ?? now
-            let pause = now - lastReport
-            let (v, n) = velocity.velocity(at: lastReport)
-            let speed = v.length
-            let minimum = px(thresholds.momentumMinVelocity)
-            var release = Point.zero
-            let r: String
-            if !mask.contains(.momentum) {
-                r = "momentum disabled"
-            } else if pause > thresholds.momentumMaxPause {
-                r = "lifted \(fmt(pause * 1000)) ms after the last report > momentumMaxPause "
-                    + "\(fmt(thresholds.momentumMaxPause * 1000)) ms"
-            } else if speed < minimum {
-                r = "release \(mm(speed)) mm/s < momentumMinVelocity \(fmt(thresholds.momentumMinVelocity)) mm/s "
-                    + "(\(n) samples in \(fmt(thresholds.velocityWindow * 1000)) ms)"
-            } else {
-                release = v
-                r = "release \(mm(speed)) mm/s >= momentumMinVelocity \(fmt(thresholds.momentumMinVelocity)) mm/s "
-                    + "(\(n) samples in \(fmt(thresholds.velocityWindow * 1000)) ms)"
-            }
-            emit(.pan, .ended, at: lastPoint, velocity: release, reason: r)
-            why = r
-            state = .idle
+            // The release is judged now; the pan ends once the lift grace passes with no return.
+            let (v, r) = releaseVelocity()
+            grace = LiftGrace(liftTime: now, liftPoint: touch.lastPoint, release: v, releaseReason: r)
+            why = "finger lifted: the pan goes on if a finger returns within liftGraceTime "
+                + "\(fmt(thresholds.liftGraceTime * 1000)) ms"
+            state = .panLifted
         case .fingerDown:
-            emit(.pan, .ended, at: lastPoint, reason: "a second finger came down")
+            emit(.pan, .ended, at: touch.lastPoint, reason: "a second finger came down")
             startTwoFingers(tapPossible: false, since: now)
             if mask.contains(.twoFingerPan) {
                 // The pan goes on with two fingers from here: no jump, no threshold.
-                panActive = true
-                emit(.twoFingerPan, .began, at: start.focal, fingers: 2,
+                pair.active = [.pan]
+                emit(.twoFingerPan, .began, at: pair.start.focal, fingers: 2,
                      reason: "second finger added during a pan")
                 state = .transforming
             }
-        case .cancel, .tooManyFingers:
-            emit(.pan, .cancelled, at: lastPoint, reason: input == .cancel ? why : "third finger")
+        case .cancel:
+            emit(.pan, .cancelled, at: touch.lastPoint, reason: why)
             abandon()
-        case .doubleTapTimeout, .longPressTimeout:
+        case .interrupt:
+            emit(.pan, .ended, at: touch.lastPoint, reason: why)
+            abandon()
+        case .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
+            why = bug(input)
+        }
+    }
+
+    private mutating func panLifted(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .fingerDown:
+            let p = contacts[id] ?? .zero
+            let d = p.distance(to: grace.liftPoint)
+            let gap = now - grace.liftTime
+            if d <= px(thresholds.liftGraceMaxDistance) {
+                // Same pan: the new contact carries on from where it landed (no jump, no dead zone).
+                touch.id = id
+                touch.lastPoint = p
+                touch.velocity.add(time: now, position: p)
+                why = "finger back after \(fmt(gap * 1000)) ms, \(mm(d)) mm from its lift: the pan goes on"
+                state = .panning
+            } else {
+                emit(.pan, .ended, at: touch.lastPoint, velocity: grace.release, reason: grace.releaseReason)
+                why = "touch \(mm(d)) mm from the lift > liftGraceMaxDistance \(fmt(thresholds.liftGraceMaxDistance)) mm: a new touch"
+                startOneFinger(id)
+            }
+        case .liftGraceTimeout:
+            emit(.pan, .ended, at: touch.lastPoint, velocity: grace.release, reason: grace.releaseReason)
+            why = grace.releaseReason
+            state = .idle
+        case .cancel:
+            emit(.pan, .cancelled, at: touch.lastPoint, reason: why)
+            abandon()
+        case .interrupt:
+            emit(.pan, .ended, at: touch.lastPoint, reason: why)
+            abandon()
+        case .motion, .fingerUp, .tooManyFingers, .doubleTapTimeout, .longPressTimeout:
             why = bug(input)
         }
     }
@@ -443,143 +514,24 @@ public struct GestureRecognizer: Sendable {
     private mutating func quickZooming(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let p = contacts[finger] else { return }
-            if p.y != lastPoint.y {
-                emit(.quickZoom, .changed, at: downPoint, scale: quickZoomScale(from: lastPoint.y, to: p.y))
+            guard let p = contacts[touch.id] else { return }
+            if p.y != touch.lastPoint.y {
+                emit(.quickZoom, .changed, at: touch.downPoint, scale: quickZoomScale(from: touch.lastPoint.y, to: p.y))
             }
-            lastPoint = p
+            touch.lastPoint = p
         case .fingerUp:
-            emit(.quickZoom, .ended, at: downPoint)
+            emit(.quickZoom, .ended, at: touch.downPoint)
             state = .idle
         case .fingerDown:
-            emit(.quickZoom, .ended, at: downPoint, reason: "a second finger came down")
+            emit(.quickZoom, .ended, at: touch.downPoint, reason: "a second finger came down")
             startTwoFingers(tapPossible: false, since: now)
-        case .cancel, .tooManyFingers:
-            emit(.quickZoom, .cancelled, at: downPoint, reason: input == .cancel ? why : "more fingers")
+        case .cancel:
+            emit(.quickZoom, .cancelled, at: touch.downPoint, reason: why)
             abandon()
-        case .doubleTapTimeout, .longPressTimeout:
-            why = bug(input)
-        }
-    }
-
-    private mutating func twoFingersDown(_ input: GestureInput, _ id: Int, _ why: inout String?) {
-        switch input {
-        case .motion:
-            guard let g = currentPair() else { return }
-            trackPair(g)
-            why = decideTwoFingers(g)
-            previous = g
-        case .fingerUp:
-            tapPoint = previous.focal
-            if twoFingerTapStillPossible() {
-                state = .twoFingerTapLifting
-                return
-            }
-            why = twoFingerTapRuledOut()
-            if let other = contacts.keys.first {
-                startOneFinger(other, fresh: false)
-            } else {
-                state = .idle
-            }
-        case .cancel, .tooManyFingers:
+        case .interrupt:
+            emit(.quickZoom, .ended, at: touch.downPoint, reason: why)
             abandon()
-        case .fingerDown, .doubleTapTimeout, .longPressTimeout:
-            why = bug(input)
-        }
-    }
-
-    private mutating func twoFingerTapLifting(_ input: GestureInput, _ id: Int, _ why: inout String?) {
-        switch input {
-        case .motion:
-            guard let (rid, p) = contacts.first else { return }
-            let moved = p.distance(to: rid == ids.0 ? start.a : start.b)
-            if moved > px(thresholds.twoFingerTapSlop) {
-                why = "remaining finger moved \(mm(moved)) mm > twoFingerTapSlop \(fmt(thresholds.twoFingerTapSlop)) mm"
-                startOneFinger(rid, fresh: false)
-            }
-        case .fingerUp:
-            let held = now - twoStartTime
-            if held <= thresholds.twoFingerTapMaxDuration {
-                let r = "two-finger tap: \(fmt(held * 1000)) ms <= twoFingerTapMaxDuration "
-                    + "\(fmt(thresholds.twoFingerTapMaxDuration * 1000)) ms, each finger moved <= "
-                    + "\(fmt(thresholds.twoFingerTapSlop)) mm"
-                emit(.twoFingerTap, .recognized, at: tapPoint, fingers: 2, reason: r)
-                why = r
-            } else {
-                why = "two fingers held \(fmt(held * 1000)) ms > twoFingerTapMaxDuration "
-                    + "\(fmt(thresholds.twoFingerTapMaxDuration * 1000)) ms: no two-finger tap"
-            }
-            state = .idle
-        case .fingerDown:
-            startTwoFingers(tapPossible: false, since: now)
-        case .cancel, .tooManyFingers:
-            abandon()
-        case .doubleTapTimeout, .longPressTimeout:
-            why = bug(input)
-        }
-    }
-
-    private mutating func transforming(_ input: GestureInput, _ id: Int, _ why: inout String?) {
-        switch input {
-        case .motion:
-            guard let g = currentPair() else { return }
-            trackPair(g)
-            why = emitTransform(g)
-            previous = g
-        case .fingerUp:
-            endTransform(.ended, reason: "a finger lifted")
-            if let other = contacts.keys.first {
-                // Re-baselined on the remaining finger: it pans once it moves past the pan start.
-                startOneFinger(other, fresh: false)
-            } else {
-                state = .idle
-            }
-        case .cancel, .tooManyFingers:
-            endTransform(.cancelled, reason: input == .cancel ? (why ?? "cancelled") : "third finger")
-            abandon()
-        case .fingerDown, .doubleTapTimeout, .longPressTimeout:
-            why = bug(input)
-        }
-    }
-
-    private mutating func tilting(_ input: GestureInput, _ id: Int, _ why: inout String?) {
-        switch input {
-        case .motion:
-            guard let g = currentPair() else { return }
-            let tilt = tiltIncrement(from: previous, to: g)
-            if tilt != 0 {
-                emit(.tilt, .changed, at: g.focal, tilt: tilt, fingers: 2)
-            }
-            previous = g
-        case .fingerUp:
-            emit(.tilt, .ended, at: previous.focal, fingers: 2, reason: "a finger lifted")
-            abandon()
-        case .cancel, .tooManyFingers:
-            emit(.tilt, .cancelled, at: previous.focal, fingers: 2,
-                 reason: input == .cancel ? why : "third finger")
-            abandon()
-        case .fingerDown, .doubleTapTimeout, .longPressTimeout:
-            why = bug(input)
-        }
-    }
-
-    private mutating func centreRotating(_ input: GestureInput, _ id: Int, _ why: inout String?) {
-        switch input {
-        case .motion:
-            guard let g = currentPair() else { return }
-            let r = centreRotationIncrement(from: previous, to: g)
-            if r != 0 {
-                emit(.rotate, .changed, at: screen.center, rotation: r, fingers: 2)
-            }
-            previous = g
-        case .fingerUp:
-            emit(.rotate, .ended, at: screen.center, fingers: 2, reason: "a finger lifted")
-            abandon()
-        case .cancel, .tooManyFingers:
-            emit(.rotate, .cancelled, at: screen.center, fingers: 2,
-                 reason: input == .cancel ? why : "third finger")
-            abandon()
-        case .fingerDown, .doubleTapTimeout, .longPressTimeout:
+        case .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
         }
     }
@@ -588,46 +540,66 @@ public struct GestureRecognizer: Sendable {
         switch input {
         case .fingerUp, .cancel:
             if contacts.isEmpty { state = .idle }
-        case .motion, .fingerDown, .tooManyFingers:
+        case .motion, .fingerDown, .tooManyFingers, .interrupt:
             break
-        case .doubleTapTimeout, .longPressTimeout:
+        case .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
         }
     }
 
     // MARK: - One finger
 
-    private mutating func startOneFinger(_ id: Int, fresh: Bool) {
-        let p = contacts[id] ?? .zero
-        finger = id
-        downPoint = p
-        downTime = now
-        maxMove = 0
-        lastPoint = p
-        self.fresh = fresh
-        velocity.reset()
-        velocity.add(time: now, position: p)
+    mutating func startOneFinger(_ id: Int) {
+        touch = OneFingerTouch(id: id, at: contacts[id] ?? .zero, time: now, velocityWindow: thresholds.velocityWindow)
         state = .oneFingerDown
     }
 
-    private mutating func trackOneFinger(_ p: Point) {
-        maxMove = max(maxMove, p.distance(to: downPoint))
-        velocity.add(time: now, position: p)
+    /// The finger left over from two: it may only pan (from where it is now).
+    mutating func startLeftoverFinger(_ id: Int) {
+        touch = OneFingerTouch(id: id, at: contacts[id] ?? .zero, time: now, velocityWindow: thresholds.velocityWindow)
+        state = .leftoverFinger
     }
 
     /// Starts a pan whose first event carries the translation from `from` (the touch-down
     /// point), so the map point first touched stays under the finger.
-    private mutating func beginPan(at p: Point, from: Point, reason: String) {
+    mutating func beginPan(at p: Point, from: Point, reason: String) {
         emit(.pan, .began, at: p, anchor: from, reason: reason)
-        lastPoint = p
+        touch.lastPoint = p
         state = .panning
     }
 
+    private mutating func beginQuickZoom(at p: Point, reason: String) {
+        let scale = quickZoomScale(from: touch.downPoint.y, to: p.y)
+        emit(.quickZoom, .began, at: touch.downPoint, scale: scale, reason: "double tap and drag: " + reason)
+        touch.lastPoint = p
+        state = .quickZooming
+    }
+
+    /// The pan's release velocity at the lift (zero when it carries no momentum) and why.
+    private func releaseVelocity() -> (Point, String) {
+        let lastReport = touch.velocity.lastTime ?? now
+        let pause = now - lastReport
+        let (v, n) = touch.velocity.velocity(at: lastReport)
+        let speed = v.length
+        let minimum = px(thresholds.momentumMinVelocity)
+        if !mask.contains(.momentum) { return (.zero, "momentum disabled") }
+        if pause > thresholds.momentumMaxPause {
+            return (.zero, "lifted \(fmt(pause * 1000)) ms after the last report > momentumMaxPause "
+                    + "\(fmt(thresholds.momentumMaxPause * 1000)) ms")
+        }
+        let samples = "(\(n) samples in \(fmt(thresholds.velocityWindow * 1000)) ms)"
+        if speed < minimum {
+            return (.zero, "release \(mm(speed)) mm/s < momentumMinVelocity \(fmt(thresholds.momentumMinVelocity)) mm/s " + samples)
+        }
+        return (v, "release \(mm(speed)) mm/s >= momentumMinVelocity \(fmt(thresholds.momentumMinVelocity)) mm/s " + samples)
+    }
+
     /// Confirms the pending first tap, if there is one that still counts.
-    private mutating func confirmTap(because reason: String) {
-        guard !tapEndedDoubleTap, mask.contains(.tap) else { return }
-        tapEndedDoubleTap = true
-        emit(.tap, .recognized, at: tapPoint, reason: "tap confirmed: " + reason)
+    mutating func confirmTap(because reason: String) {
+        guard let p = series.unconfirmedTap else { return }
+        series.unconfirmedTap = nil
+        guard mask.contains(.tap) else { return }
+        emit(.tap, .recognized, at: p, reason: "tap confirmed: " + reason)
     }
 
     private func quickZoomScale(from y0: Double, to y1: Double) -> Double {
@@ -636,212 +608,22 @@ public struct GestureRecognizer: Sendable {
         return exp2(levels)
     }
 
-    // MARK: - Two fingers
-
-    private mutating func startTwoFingers(tapPossible: Bool, since: Double) {
-        let sorted = contacts.keys.sorted()
-        guard sorted.count == 2 else { state = .waitingForLift; return }
-        ids = (sorted[0], sorted[1])
-        let g = TwoFingerGeometry(a: contacts[sorted[0]]!, b: contacts[sorted[1]]!)
-        start = g
-        previous = g
-        turned = 0
-        deliveredFocal = g.focal
-        twoStartTime = since
-        twoFingerTapPossible = tapPossible && mask.contains(.twoFingerTap)
-        maxMoveA = 0
-        maxMoveB = 0
-        pinchActive = false
-        rotateActive = false
-        panActive = false
-        state = .twoFingersDown
-    }
-
-    private func currentPair() -> TwoFingerGeometry? {
-        guard let a = contacts[ids.0], let b = contacts[ids.1] else { return nil }
-        return TwoFingerGeometry(a: a, b: b)
-    }
-
-    private mutating func trackPair(_ g: TwoFingerGeometry) {
-        maxMoveA = max(maxMoveA, g.a.distance(to: start.a))
-        maxMoveB = max(maxMoveB, g.b.distance(to: start.b))
-        turned += angleDifference(g.angle, previous.angle)
-    }
-
-    /// Why the pair cannot be a two-finger tap any more, for the log.
-    private func twoFingerTapRuledOut() -> String {
-        let t = thresholds
-        if !mask.contains(.twoFingerTap) { return "no two-finger tap: disabled" }
-        if !twoFingerTapPossible { return "no two-finger tap: the first finger had moved or the pair followed another gesture" }
-        let held = now - twoStartTime
-        if held > t.twoFingerTapMaxDuration {
-            return "no two-finger tap: \(fmt(held * 1000)) ms > twoFingerTapMaxDuration \(fmt(t.twoFingerTapMaxDuration * 1000)) ms"
-        }
-        return "no two-finger tap: a finger moved \(mm(max(maxMoveA, maxMoveB))) mm > twoFingerTapSlop \(fmt(t.twoFingerTapSlop)) mm"
-    }
-
-    private func twoFingerTapStillPossible() -> Bool {
-        twoFingerTapPossible
-            && now - twoStartTime <= thresholds.twoFingerTapMaxDuration
-            && max(maxMoveA, maxMoveB) <= px(thresholds.twoFingerTapSlop)
-    }
-
-    /// The undecided pair: tilt first (decided from the geometry), then pinch and rotate, then
-    /// fingers moving together (rotation about the centre or two-finger pan). Returns the reason
-    /// when it decided.
-    private mutating func decideTwoFingers(_ g: TwoFingerGeometry) -> String? {
-        let t = thresholds
-        let dA = g.a - start.a, dB = g.b - start.b
-        let focalMove = g.focal - start.focal
-        // Moving together: each finger carries at least half the common motion, in its direction
-        // (a pinch about one still finger moves the focal point too, but is no common motion).
-        let together = focalMove.length > 0
-            && min(dA.length, dB.length) >= focalMove.length / 2
-            && angleBetween(dA, focalMove) <= t.parallelMaxAngle
-            && angleBetween(dB, focalMove) <= t.parallelMaxAngle
-        let lineAngle = start.lineAngleFromHorizontal
-        let vertical = together && angleFromVertical(focalMove) <= t.tiltMaxDirectionAngle
-        let tiltCandidate = mask.contains(.tilt) && vertical && lineAngle <= t.tiltMaxFingerLineAngle
-
-        if tiltCandidate && min(abs(dA.y), abs(dB.y)) >= px(t.tiltStartDistance) {
-            let r = "tilt: finger line \(fmt(lineAngle)) deg <= \(fmt(t.tiltMaxFingerLineAngle)) deg from horizontal, "
-                + "both fingers moved \(mm(min(abs(dA.y), abs(dB.y)))) mm >= tiltStartDistance "
-                + "\(fmt(t.tiltStartDistance)) mm vertically together"
-            emit(.tilt, .began, at: g.focal, tilt: tiltIncrement(from: previous, to: g), fingers: 2, reason: r)
-            state = .tilting
-            return r
-        }
-
-        let spanChange = g.span - start.span
-        var reasons: [String] = []
-        if mask.contains(.pinch) && abs(spanChange) >= px(t.pinchStartSpanChange) {
-            pinchActive = true
-            reasons.append("pinch: span changed \(mm(spanChange)) mm, |.| >= pinchStartSpanChange \(fmt(t.pinchStartSpanChange)) mm")
-        }
-        if mask.contains(.rotate) && abs(turned) >= t.rotationStartAngle {
-            rotateActive = true
-            reasons.append("rotate: turned \(fmt(turned)) deg, |.| >= rotationStartAngle \(fmt(t.rotationStartAngle)) deg")
-        }
-        if !reasons.isEmpty {
-            state = .transforming
-            _ = emitTransform(g, began: reasons.joined(separator: "; "))
-            return reasons.joined(separator: "; ")
-        }
-        if tiltCandidate { return nil } // moving vertically side by side: wait for the tilt start
-
-        let horizontal = together && angleFromHorizontal(focalMove) <= t.centreRotationMaxDirectionAngle
-        if horizontal && twoFingerHorizontal == .rotate && mask.contains(.rotate) {
-            guard abs(focalMove.x) >= px(t.centreRotationStartDistance) else { return nil }
-            centreSign = start.focal.y <= screen.center.y ? 1 : -1
-            let r = "rotate about the screen centre: fingers moved \(mm(abs(focalMove.x))) mm >= "
-                + "centreRotationStartDistance \(fmt(t.centreRotationStartDistance)) mm horizontally together"
-            emit(.rotate, .began, at: screen.center, rotation: centreRotationIncrement(from: previous, to: g),
-                 fingers: 2, reason: r)
-            state = .centreRotating
-            return r
-        }
-        if mask.contains(.twoFingerPan) && focalMove.length >= px(t.twoFingerPanStartDistance) {
-            panActive = true
-            let r = "twoFingerPan: focal point moved \(mm(focalMove.length)) mm >= twoFingerPanStartDistance "
-                + "\(fmt(t.twoFingerPanStartDistance)) mm"
-            state = .transforming
-            _ = emitTransform(g, began: r)
-            return r
-        }
-        return nil
-    }
-
-    /// Emits this frame's part of the pinch/rotate/pan transform. Components are split so each
-    /// appears in exactly one event: the translation (from the last delivered focal point) goes
-    /// with twoFingerPan when it is active, else with the pinch, else with the rotation; the
-    /// scale with the pinch; the rotation with the rotate. A component whose gesture is not
-    /// active is not applied (so a pinch's incidental twist does not rotate the map), except
-    /// the translation, which always keeps the map point under the fingers' focal point.
-    private mutating func emitTransform(_ g: TwoFingerGeometry, began: String? = nil) -> String? {
-        let t = thresholds
-        // Why each gesture began with this frame (nil: it did not begin now). Three optionals
-        // rather than a dictionary: this runs on every two-finger frame.
-        var newPinch: String?, newRotate: String?, newPan: String?
-        if !pinchActive && mask.contains(.pinch) && abs(g.span - start.span) >= px(t.pinchStartSpanChange) {
-            pinchActive = true
-            newPinch = "pinch: span changed \(mm(g.span - start.span)) mm, |.| >= pinchStartSpanChange \(fmt(t.pinchStartSpanChange)) mm"
-        }
-        if !rotateActive && mask.contains(.rotate) && abs(turned) >= t.rotationStartAngle {
-            rotateActive = true
-            newRotate = "rotate: turned \(fmt(turned)) deg, |.| >= rotationStartAngle \(fmt(t.rotationStartAngle)) deg"
-        }
-        let focalMove = g.focal - start.focal
-        if !panActive && mask.contains(.twoFingerPan) && focalMove.length >= px(t.twoFingerPanStartDistance) {
-            panActive = true
-            newPan = "twoFingerPan: focal point moved \(mm(focalMove.length)) mm >= "
-                + "twoFingerPanStartDistance \(fmt(t.twoFingerPanStartDistance)) mm"
-        }
-        if let began {
-            // Everything active now began with this frame.
-            if pinchActive && newPinch == nil { newPinch = began }
-            if rotateActive && newRotate == nil { newRotate = began }
-            if panActive && newPan == nil { newPan = began }
-        }
-
-        let scale = previous.span > 0 ? g.span / previous.span : 1
-        let rotation = angleDifference(g.angle, previous.angle)
-        var translationCarried = false
-        // In this order: twoFingerPan, pinch, rotate; the first active one carries the translation.
-        func step(_ kind: GestureKind, _ active: Bool, _ reason: String?, _ s: Double, _ r: Double) {
-            guard active else { return }
-            let anchor = translationCarried ? g.focal : deliveredFocal
-            translationCarried = true
-            let phase: GesturePhase = reason != nil ? .began : .changed
-            if phase == .changed && anchor == g.focal && s == 1 && r == 0 { return }
-            emit(kind, phase, at: g.focal, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: reason)
-        }
-        step(.twoFingerPan, panActive, newPan, 1, 0)
-        step(.pinch, pinchActive, newPinch, scale, 0)
-        step(.rotate, rotateActive, newRotate, 1, rotation)
-        if translationCarried { deliveredFocal = g.focal }
-        if newPan == nil && newPinch == nil && newRotate == nil { return nil }
-        return [newPan, newPinch, newRotate].compactMap { $0 }.joined(separator: "; ")
-    }
-
-    private mutating func endTransform(_ phase: GesturePhase, reason: String) {
-        for kind in [GestureKind.twoFingerPan, .pinch, .rotate] {
-            let active = kind == .pinch ? pinchActive : kind == .rotate ? rotateActive : panActive
-            if active { emit(kind, phase, at: deliveredFocal, fingers: 2, reason: reason) }
-        }
-        pinchActive = false
-        rotateActive = false
-        panActive = false
-    }
-
-    /// Up tilts towards the horizon: degrees per millimetre of the focal point's vertical travel.
-    private func tiltIncrement(from a: TwoFingerGeometry, to b: TwoFingerGeometry) -> Double {
-        -(b.focal.y - a.focal.y) / pixelsPerMillimetre * thresholds.tiltDegreesPerMillimetre
-    }
-
-    /// Like turning a wheel: moving right above the centre turns clockwise, below it anticlockwise.
-    private func centreRotationIncrement(from a: TwoFingerGeometry, to b: TwoFingerGeometry) -> Double {
-        centreSign * (b.focal.x - a.focal.x) / pixelsPerMillimetre * thresholds.centreRotationDegreesPerMillimetre
-    }
-
     // MARK: - Leaving
 
     /// Drops everything; contacts still down are ignored until they lift.
-    private mutating func abandon() {
-        pinchActive = false
-        rotateActive = false
-        panActive = false
+    mutating func abandon() {
         state = contacts.isEmpty ? .idle : .waitingForLift
     }
 
     // MARK: - Helpers
 
-    private func px(_ millimetres: Double) -> Double { millimetres * pixelsPerMillimetre }
-    private func mm(_ pixels: Double) -> String { fmt(pixels / pixelsPerMillimetre) }
+    func px(_ millimetres: Double) -> Double { millimetres * pixelsPerMillimetre }
+    func mm(_ pixels: Double) -> String { fmt(pixels / pixelsPerMillimetre) }
 
-    private mutating func emit(_ kind: GestureKind, _ phase: GesturePhase, at position: Point,
-                               anchor: Point? = nil, scale: Double = 1, rotation: Double = 0,
-                               tilt: Double = 0, velocity: Point = .zero, fingers: Int = 1,
-                               reason: String? = nil) {
+    mutating func emit(_ kind: GestureKind, _ phase: GesturePhase, at position: Point,
+                       anchor: Point? = nil, scale: Double = 1, rotation: Double = 0,
+                       tilt: Double = 0, velocity: Point = .zero, fingers: Int = 1,
+                       reason: String? = nil) {
         out.append(GestureEvent(kind: kind, phase: phase, time: now, position: position, anchor: anchor,
                                 scale: scale, rotation: rotation, tilt: tilt, velocity: velocity,
                                 fingers: fingers, reason: reason))

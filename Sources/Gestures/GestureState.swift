@@ -5,14 +5,23 @@ public enum GestureState: String, Sendable, Hashable, Codable, CaseIterable {
     case idle
     /// One fresh finger down: still a tap, long press or pan candidate.
     case oneFingerDown
+    /// The finger left over when one of two lifted (and the lift grace passed): it can only
+    /// pan, once it has moved `panStartDistance` (no tap, no long press).
+    case leftoverFinger
     /// A tap has lifted; waiting for the double-tap timeout or a second touch nearby.
     case tapPending
     /// The second touch of a possible double tap is down: double tap, or quick zoom if it drags.
     case secondTapDown
+    /// The second touch is held longer than a tap with quick zoom on: a quick zoom if it drags,
+    /// nothing at all if it lifts (no stray single tap).
+    case secondTapHeld
     /// The long press has been reported; the finger is still down.
     case longPressed
     /// One-finger pan.
     case panning
+    /// The panning finger lifted: a touch-down nearby within `liftGraceTime` (a lift and
+    /// return, or a one-frame contact dropout) continues the same pan.
+    case panLifted
     /// Double tap and drag: zoom about the tap point.
     case quickZooming
     /// Two fingers down, not yet decided: two-finger tap, tilt, pinch, rotate or pan.
@@ -21,6 +30,9 @@ public enum GestureState: String, Sendable, Hashable, Codable, CaseIterable {
     case twoFingerTapLifting
     /// Pinch, rotate and two-finger pan as one transform about the focal point.
     case transforming
+    /// One finger of the transform lifted: the other still drags the map; a finger down within
+    /// `liftGraceTime` re-pairs and the transform goes on, else it ends and the finger pans on.
+    case transformLifted
     /// Two side-by-side fingers moving vertically together tilt the map (exclusive).
     case tilting
     /// Two fingers moving horizontally together turn the map about the screen centre (exclusive).
@@ -39,13 +51,19 @@ public enum GestureInput: String, Sendable, Hashable, Codable, CaseIterable {
     case motion
     /// A contact ended by cancellation (palm, unplug, resync) or a palm touched.
     case cancel
-    /// A third contact came down.
+    /// A third contact came down: it is an extra finger, ignored while the pair goes on (the
+    /// pair is re-made from the fingers down when one of it lifts).
     case tooManyFingers
     /// No double tap can follow any more: the timeout after a tap lifted expired, or the second
     /// touch is held longer than a tap. The pending tap is confirmed.
     case doubleTapTimeout
     /// The long-press time of a still finger expired.
     case longPressTimeout
+    /// `liftGraceTime` passed since a finger lifted from a pan or a transform without a return.
+    case liftGraceTimeout
+    /// The app changed the gesture mask or the configuration: the running gesture ends cleanly
+    /// (`ended`), fingers still down are ignored until they lift.
+    case interrupt
 }
 
 /// One step of the state machine, `old -> input -> new`, for logs and the `tune` tool.

@@ -71,37 +71,79 @@ public struct GestureThresholds: Sendable, Hashable, Codable {
     /// Rotation about the screen centre per millimetre of horizontal finger travel.
     public var centreRotationDegreesPerMillimetre: Double = 0.5 /* deg/mm */
 
+    // MARK: Feel: lift grace and catch-up (issue 14; config names wired by the coordinator)
+    /// How long a finger may be off the glass during a pan or a two-finger transform and come
+    /// back as the same gesture: a one-frame contact dropout is 8..33 ms, a finger re-placed
+    /// on purpose about 50..80 ms. Longer, the gesture ends (a fling starts this much later).
+    public var liftGraceTime: Double = 0.08 /* s */
+    /// Farthest from where a finger lifted that a returning finger may land and continue.
+    public var liftGraceMaxDistance: Double = 20 /* mm */
+    /// Time constant of the catch-up: the pinch, rotation and tilt made before their threshold
+    /// was crossed are paid back smoothly, this much of what is left shrinking by 1/e per
+    /// `catchUpTime` (86% paid after 2x, 95% after 3x), so no single frame jumps.
+    public var catchUpTime: Double = 0.08 /* s */
+
     public init() {}
 
-    /// Every threshold with its name and unit, in declaration order: for logs, the `tune` tool
-    /// and the table in docs/gestures.md (a test keeps that table equal to these defaults).
+    /// Every threshold with its name and unit, in declaration order (from `table`).
     public var entries: [(name: String, value: Double, unit: String)] {
-        [
-            ("tapMaxMovement", tapMaxMovement, "mm"),
-            ("tapMaxDuration", tapMaxDuration, "s"),
-            ("doubleTapTimeout", doubleTapTimeout, "s"),
-            ("doubleTapMaxDistance", doubleTapMaxDistance, "mm"),
-            ("longPressTime", longPressTime, "s"),
-            ("longPressSlop", longPressSlop, "mm"),
-            ("twoFingerTapMaxDuration", twoFingerTapMaxDuration, "s"),
-            ("twoFingerTapSlop", twoFingerTapSlop, "mm"),
-            ("panStartDistance", panStartDistance, "mm"),
-            ("velocityWindow", velocityWindow, "s"),
-            ("momentumMaxPause", momentumMaxPause, "s"),
-            ("momentumMinVelocity", momentumMinVelocity, "mm/s"),
-            ("quickZoomLevelsPerScreenHeight", quickZoomLevelsPerScreenHeight, "zoom levels"),
-            ("pinchStartSpanChange", pinchStartSpanChange, "mm"),
-            ("rotationStartAngle", rotationStartAngle, "deg"),
-            ("twoFingerPanStartDistance", twoFingerPanStartDistance, "mm"),
-            ("parallelMaxAngle", parallelMaxAngle, "deg"),
-            ("tiltMaxFingerLineAngle", tiltMaxFingerLineAngle, "deg"),
-            ("tiltMaxDirectionAngle", tiltMaxDirectionAngle, "deg"),
-            ("tiltStartDistance", tiltStartDistance, "mm"),
-            ("tiltDegreesPerMillimetre", tiltDegreesPerMillimetre, "deg/mm"),
-            ("centreRotationMaxDirectionAngle", centreRotationMaxDirectionAngle, "deg"),
-            ("centreRotationStartDistance", centreRotationStartDistance, "mm"),
-            ("centreRotationDegreesPerMillimetre", centreRotationDegreesPerMillimetre, "deg/mm"),
-        ]
+        Self.table.map { ($0.name, self[keyPath: $0.keyPath], $0.unit) }
+    }
+}
+
+/// One threshold's names: `name` is the one the configuration file, `tune`, warnings, gesture
+/// reasons and docs/gestures.md all use (the property's name); `fileAlias` is an older file key
+/// still read.
+public struct GestureThresholdKey: Sendable {
+    public let name: String
+    public let unit: String
+    public let fileAlias: String?
+    public let keyPath: WritableKeyPath<GestureThresholds, Double> & Sendable
+
+    init(_ name: String, _ unit: String, _ keyPath: WritableKeyPath<GestureThresholds, Double> & Sendable, alias: String? = nil) {
+        self.name = name
+        self.unit = unit
+        self.fileAlias = alias
+        self.keyPath = keyPath
+    }
+}
+
+extension GestureThresholds {
+    /// The one table of thresholds. A new threshold is its property above plus one line here;
+    /// the file reader, decoding, `entries` (tune, logs) and the docs test follow from it.
+    public static let table: [GestureThresholdKey] = [
+        .init("tapMaxMovement", "mm", \.tapMaxMovement, alias: "tap_slop_mm"),
+        .init("tapMaxDuration", "s", \.tapMaxDuration, alias: "tap_max_duration_s"),
+        .init("doubleTapTimeout", "s", \.doubleTapTimeout, alias: "double_tap_timeout_s"),
+        .init("doubleTapMaxDistance", "mm", \.doubleTapMaxDistance, alias: "double_tap_slop_mm"),
+        .init("longPressTime", "s", \.longPressTime, alias: "long_press_s"),
+        .init("longPressSlop", "mm", \.longPressSlop),
+        .init("twoFingerTapMaxDuration", "s", \.twoFingerTapMaxDuration),
+        .init("twoFingerTapSlop", "mm", \.twoFingerTapSlop),
+        .init("panStartDistance", "mm", \.panStartDistance, alias: "pan_threshold_mm"),
+        .init("velocityWindow", "s", \.velocityWindow),
+        .init("momentumMaxPause", "s", \.momentumMaxPause),
+        .init("momentumMinVelocity", "mm/s", \.momentumMinVelocity, alias: "fling_min_speed_mm_s"),
+        .init("quickZoomLevelsPerScreenHeight", "zoom levels", \.quickZoomLevelsPerScreenHeight),
+        .init("pinchStartSpanChange", "mm", \.pinchStartSpanChange, alias: "pinch_threshold_mm"),
+        .init("rotationStartAngle", "deg", \.rotationStartAngle, alias: "rotate_threshold_deg"),
+        .init("twoFingerPanStartDistance", "mm", \.twoFingerPanStartDistance),
+        .init("parallelMaxAngle", "deg", \.parallelMaxAngle),
+        .init("tiltMaxFingerLineAngle", "deg", \.tiltMaxFingerLineAngle),
+        .init("tiltMaxDirectionAngle", "deg", \.tiltMaxDirectionAngle),
+        .init("tiltStartDistance", "mm", \.tiltStartDistance, alias: "tilt_threshold_mm"),
+        .init("tiltDegreesPerMillimetre", "deg/mm", \.tiltDegreesPerMillimetre),
+        .init("centreRotationMaxDirectionAngle", "deg", \.centreRotationMaxDirectionAngle),
+        .init("centreRotationStartDistance", "mm", \.centreRotationStartDistance),
+        .init("centreRotationDegreesPerMillimetre", "deg/mm", \.centreRotationDegreesPerMillimetre),
+        .init("liftGraceTime", "s", \.liftGraceTime),
+        .init("liftGraceMaxDistance", "mm", \.liftGraceMaxDistance),
+        .init("catchUpTime", "s", \.catchUpTime),
+    ]
+
+    /// The table row for a file key: its name or its older alias.
+    public static func key(named name: String) -> GestureThresholdKey? {
+        table.first { $0.name == name || $0.fileAlias == name }
     }
 }
 
@@ -137,32 +179,17 @@ extension GestureThresholds {
 
     /// Decodes a partial configuration: every threshold not given keeps its default.
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let d = GestureThresholds()
-        tapMaxMovement = try c.decodeIfPresent(Double.self, forKey: .tapMaxMovement) ?? d.tapMaxMovement
-        tapMaxDuration = try c.decodeIfPresent(Double.self, forKey: .tapMaxDuration) ?? d.tapMaxDuration
-        doubleTapTimeout = try c.decodeIfPresent(Double.self, forKey: .doubleTapTimeout) ?? d.doubleTapTimeout
-        doubleTapMaxDistance = try c.decodeIfPresent(Double.self, forKey: .doubleTapMaxDistance) ?? d.doubleTapMaxDistance
-        longPressTime = try c.decodeIfPresent(Double.self, forKey: .longPressTime) ?? d.longPressTime
-        longPressSlop = try c.decodeIfPresent(Double.self, forKey: .longPressSlop) ?? d.longPressSlop
-        twoFingerTapMaxDuration = try c.decodeIfPresent(Double.self, forKey: .twoFingerTapMaxDuration) ?? d.twoFingerTapMaxDuration
-        twoFingerTapSlop = try c.decodeIfPresent(Double.self, forKey: .twoFingerTapSlop) ?? d.twoFingerTapSlop
-        panStartDistance = try c.decodeIfPresent(Double.self, forKey: .panStartDistance) ?? d.panStartDistance
-        velocityWindow = try c.decodeIfPresent(Double.self, forKey: .velocityWindow) ?? d.velocityWindow
-        momentumMaxPause = try c.decodeIfPresent(Double.self, forKey: .momentumMaxPause) ?? d.momentumMaxPause
-        momentumMinVelocity = try c.decodeIfPresent(Double.self, forKey: .momentumMinVelocity) ?? d.momentumMinVelocity
-        quickZoomLevelsPerScreenHeight = try c.decodeIfPresent(Double.self, forKey: .quickZoomLevelsPerScreenHeight) ?? d.quickZoomLevelsPerScreenHeight
-        pinchStartSpanChange = try c.decodeIfPresent(Double.self, forKey: .pinchStartSpanChange) ?? d.pinchStartSpanChange
-        rotationStartAngle = try c.decodeIfPresent(Double.self, forKey: .rotationStartAngle) ?? d.rotationStartAngle
-        twoFingerPanStartDistance = try c.decodeIfPresent(Double.self, forKey: .twoFingerPanStartDistance) ?? d.twoFingerPanStartDistance
-        parallelMaxAngle = try c.decodeIfPresent(Double.self, forKey: .parallelMaxAngle) ?? d.parallelMaxAngle
-        tiltMaxFingerLineAngle = try c.decodeIfPresent(Double.self, forKey: .tiltMaxFingerLineAngle) ?? d.tiltMaxFingerLineAngle
-        tiltMaxDirectionAngle = try c.decodeIfPresent(Double.self, forKey: .tiltMaxDirectionAngle) ?? d.tiltMaxDirectionAngle
-        tiltStartDistance = try c.decodeIfPresent(Double.self, forKey: .tiltStartDistance) ?? d.tiltStartDistance
-        tiltDegreesPerMillimetre = try c.decodeIfPresent(Double.self, forKey: .tiltDegreesPerMillimetre) ?? d.tiltDegreesPerMillimetre
-        centreRotationMaxDirectionAngle = try c.decodeIfPresent(Double.self, forKey: .centreRotationMaxDirectionAngle) ?? d.centreRotationMaxDirectionAngle
-        centreRotationStartDistance = try c.decodeIfPresent(Double.self, forKey: .centreRotationStartDistance) ?? d.centreRotationStartDistance
-        centreRotationDegreesPerMillimetre = try c.decodeIfPresent(Double.self, forKey: .centreRotationDegreesPerMillimetre) ?? d.centreRotationDegreesPerMillimetre
+        struct Name: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        let c = try decoder.container(keyedBy: Name.self)
+        self.init()
+        for key in Self.table {
+            if let v = try c.decodeIfPresent(Double.self, forKey: Name(stringValue: key.name)) { self[keyPath: key.keyPath] = v }
+        }
     }
 }
 

@@ -48,6 +48,8 @@ struct CameraAnimation {
     var byGesture: Bool
     /// When set, the end follows the position source (entering following mode).
     var endFollowsSource: Bool
+    /// A double-tap or two-finger-tap zoom step: the next step adds to its target.
+    var isZoomStep = false
 
     var end: Double { start + duration }
 

@@ -19,9 +19,13 @@ public struct CameraLimits: Sendable, Hashable, Codable {
     public var highZoomMaxTilt: Double
     public var lowZoom: Double
     public var highZoom: Double
+    /// Where the camera target may go (GMS cameraTargetBounds, MapLibre maxBounds); nil: anywhere.
+    public var targetBounds: CoordinateBounds?
 
     public init(minZoom: Double = 0, maxZoom: Double = 20, lowZoomMaxTilt: Double = 60,
-                highZoomMaxTilt: Double = 75, lowZoom: Double = 2, highZoom: Double = 5) {
+                highZoomMaxTilt: Double = 75, lowZoom: Double = 2, highZoom: Double = 5,
+                targetBounds: CoordinateBounds? = nil) {
+        self.targetBounds = targetBounds
         self.minZoom = min(minZoom, maxZoom)
         self.maxZoom = max(minZoom, maxZoom)
         self.lowZoomMaxTilt = lowZoomMaxTilt
@@ -51,7 +55,8 @@ public struct CameraLimits: Sendable, Hashable, Codable {
         let lat = camera.target.latitude.isFinite
             ? min(max(camera.target.latitude, -WebMercator.maxLatitude), WebMercator.maxLatitude) : 0
         let lon = camera.target.longitude.isFinite ? CameraLimits.wrapLongitude(camera.target.longitude) : 0
-        return CameraPosition(target: Coordinate(latitude: lat, longitude: lon), zoom: zoom,
+        let target = targetBounds?.clamp(Coordinate(latitude: lat, longitude: lon)) ?? Coordinate(latitude: lat, longitude: lon)
+        return CameraPosition(target: target, zoom: zoom,
                               bearing: camera.bearing, tilt: tilt)
     }
 

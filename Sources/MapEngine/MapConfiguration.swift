@@ -19,6 +19,9 @@ public struct MapConfiguration: Sendable, Hashable, Codable {
     public var followingTilt: Double
     /// Seconds of quiet since the last gesture before free mode returns to following; nil = never.
     public var autoReturnInterval: Double?
+    /// Seconds with no finger down (free mode) before the camera animates back to
+    /// `MapController.homeCamera` and the info window closes; nil = never.
+    public var homeAfterInterval: Double? = nil
     /// Padding (px) around what overview mode fits.
     public var overviewPadding: Double
     /// Zoom used when fitting a single point.

@@ -7,6 +7,12 @@ extension MapController {
     /// Feeds one gesture event. Order of precedence: a discrete gesture inside a visible
     /// on-screen control goes to that control only; then `gestureHandler` may take it; then the
     /// gesture mask; then the default behaviour.
+    ///
+    /// The mask works as HERE's: a gesture that is off is still recognised and handed to
+    /// `gestureHandler`, and causes no camera change of its kind. Continuous gestures are masked
+    /// per component: translation needs `pan` (and `twoFingerPan` for two-finger gestures),
+    /// zoom needs `pinch` (or `quickZoom`), rotation `rotate`, tilt `tilt`. With translation
+    /// off, a pinch or rotation turns about the fingers' focal point at touch-down.
     public func handle(_ e: GestureEvent) {
         step(to: e.time, emitIdleAtSameTime: false)
         let t = now
@@ -19,22 +25,25 @@ extension MapController {
             if ending && activeGestures.contains(e.kind) { endGesture(e, applyDefault: false) }
             return
         }
-        guard configuration.gestureMask.contains(MapController.mask(for: e.kind)) else {
-            if ending && activeGestures.contains(e.kind) { endGesture(e, applyDefault: false) }
-            return
-        }
+        let mask = configuration.gestureMask
+        // A stopped zoom step counts only for the next step of the same series.
+        if e.kind != .doubleTap && e.kind != .twoFingerTap { stoppedZoomStep = nil }
         switch e.kind {
         case .tap:
+            guard mask.contains(.tap) else { return }
             touchStopsFling(at: t)
             noteGesture(at: t)
             handleTap(at: e.position, time: t)
         case .longPress:
+            guard mask.contains(.longPress) else { return }
             touchStopsFling(at: t)
             noteGesture(at: t)
             handleLongPress(at: e.position, time: t)
         case .doubleTap:
+            guard mask.contains(.doubleTap) else { return }
             zoomByOne(+1, about: e.position, at: t)
         case .twoFingerTap:
+            guard mask.contains(.twoFingerTap) else { return }
             zoomByOne(-1, about: e.position, at: t)
         case .pan, .twoFingerPan, .pinch, .rotate, .tilt, .quickZoom:
             handleContinuous(e)
@@ -57,27 +66,58 @@ extension MapController {
         }
     }
 
+    /// Whether the mask lets a gesture kind translate the map: `pan` is the master switch,
+    /// two-finger gestures also need `twoFingerPan`.
+    func translationAllowed(_ kind: GestureKind) -> Bool {
+        let mask = configuration.gestureMask
+        switch kind {
+        case .pan: return mask.contains(.pan)
+        case .twoFingerPan, .pinch, .rotate: return mask.contains(.pan) && mask.contains(.twoFingerPan)
+        case .tilt, .quickZoom, .tap, .doubleTap, .twoFingerTap, .longPress: return false
+        }
+    }
+
+    /// Whether a continuous gesture of this kind can change the camera under the mask at all.
+    func canMove(_ kind: GestureKind) -> Bool {
+        let mask = configuration.gestureMask
+        switch kind {
+        case .pan, .twoFingerPan: return translationAllowed(kind)
+        case .pinch: return mask.contains(.pinch) || translationAllowed(kind)
+        case .rotate: return mask.contains(.rotate) || translationAllowed(kind)
+        case .tilt: return mask.contains(.tilt)
+        case .quickZoom: return mask.contains(.quickZoom)
+        case .tap, .doubleTap, .twoFingerTap, .longPress: return false
+        }
+    }
+
     func handleContinuous(_ e: GestureEvent) {
         let t = now
         switch e.phase {
         case .began, .changed:
             if !activeGestures.contains(e.kind) {
-                let interrupting = stopMotion()
+                if gestureFocus == nil, e.kind == .twoFingerPan || e.kind == .pinch || e.kind == .rotate {
+                    // The first two-finger event's anchor is the focal point at touch-down.
+                    gestureFocus = e.anchor
+                }
                 activeGestures.insert(e.kind)
-                beginMotion(gesture: true, interrupting: interrupting, at: t)
+                if canMove(e.kind) {
+                    let interrupting = stopMotion()
+                    beginMotion(gesture: true, interrupting: interrupting, at: t)
+                }
             }
+            guard canMove(e.kind) else { return }
             userTookOver(at: t)
             apply(e)
         case .ended, .cancelled:
             guard activeGestures.contains(e.kind) else { return }
-            endGesture(e, applyDefault: true)
+            endGesture(e, applyDefault: canMove(e.kind))
         case .recognized:
             return   // continuous gestures have no recognized phase
         }
     }
 
     /// Ends a continuous gesture: applies its last increment, starts a fling after a fast pan
-    /// release (when momentum is enabled) and marks idle when nothing else moves.
+    /// release (when momentum and translation are enabled) and marks idle when nothing else moves.
     func endGesture(_ e: GestureEvent, applyDefault: Bool) {
         let t = now
         activeGestures.remove(e.kind)
@@ -85,47 +125,65 @@ extension MapController {
             userTookOver(at: t)
             if e.phase == .ended { apply(e) }
             if e.phase == .ended, e.kind == .pan || e.kind == .twoFingerPan,
-               configuration.gestureMask.contains(.momentum),
+               configuration.gestureMask.contains(.momentum), translationAllowed(e.kind),
                let v = configuration.momentum.startVelocity(e.velocity) {
-                momentum = Momentum(velocity: v, start: t, origin: e.position, applied: .zero,
-                                    law: configuration.momentum)
+                momentum = momentumSoftenedAtBounds(Momentum(velocity: v, start: t, origin: e.position, applied: .zero,
+                                                             law: configuration.momentum))
             }
         }
+        if activeGestures.isEmpty { gestureFocus = nil }
         checkIdle(at: t)
     }
 
-    /// Applies one increment: translation anchor -> position, scale and rotation about
-    /// position (pan, twoFingerPan, pinch, rotate); scale only about position (quickZoom, whose
-    /// finger travel is the zoom); tilt only, about the screen centre (tilt).
+    /// Applies one increment, masked per component: translation anchor -> position, scale and
+    /// rotation about position (pan, twoFingerPan, pinch, rotate; about the touch-down focal
+    /// point when translation is off); scale only about position (quickZoom, whose finger
+    /// travel is the zoom); tilt only (tilt).
     func apply(_ e: GestureEvent) {
         let t = now
+        let mask = configuration.gestureMask
         switch e.kind {
         case .tilt:
-            guard e.tilt != 0 else { return }
+            guard e.tilt != 0, mask.contains(.tilt) else { return }
             var c = camera
             c.tilt = camera.tilt + e.tilt
             changeCamera(to: c, at: t, coalesce: true)
         case .quickZoom:
-            guard e.scale > 0, e.scale != 1, let c = projection.coordinate(at: e.position),
+            guard mask.contains(.quickZoom), e.scale > 0, e.scale != 1, let c = projection.coordinate(at: e.position),
                   let cam = cameraKeeping(c, at: e.position, zoom: camera.zoom + log2(e.scale),
                                           bearing: camera.bearing, tilt: camera.tilt) else { return }
             changeCamera(to: cam, at: t, coalesce: true)
-        default:
-            guard e.translation.length > 0 || (e.scale > 0 && e.scale != 1) || e.rotation != 0 else { return }
-            let scale = e.scale > 0 && e.scale.isFinite ? e.scale : 1
+        case .pan, .twoFingerPan, .pinch, .rotate, .tap, .doubleTap, .twoFingerTap, .longPress:
+            let moves = translationAllowed(e.kind)
+            let scale = mask.contains(.pinch) && e.scale > 0 && e.scale.isFinite ? e.scale : 1
+            let rotation = mask.contains(.rotate) ? e.rotation : 0
+            // Without translation the map turns and zooms about one fixed point.
+            let centre = moves ? e.position : (gestureFocus ?? e.position)
+            let from = moves ? e.anchor : centre
+            guard from != centre || scale != 1 || rotation != 0 else { return }
             // Turning the map clockwise on screen turns the bearing anticlockwise.
-            guard let c = projection.coordinate(at: e.anchor),
-                  let cam = cameraKeeping(c, at: e.position, zoom: camera.zoom + log2(scale),
-                                          bearing: camera.bearing - e.rotation, tilt: camera.tilt) else { return }
+            guard let c = projection.coordinate(at: from),
+                  let cam = cameraKeeping(c, at: centre, zoom: camera.zoom + log2(scale),
+                                          bearing: camera.bearing - rotation, tilt: camera.tilt) else { return }
             changeCamera(to: cam, at: t, coalesce: true)
         }
     }
 
-    /// Double tap (+1) and two-finger tap (-1): an animation of exactly one zoom level that keeps
-    /// the map point under `point` there.
+    /// Double tap (+1) and two-finger tap (-1): an animation that keeps the map point under
+    /// `point` there. Steps add to the target, not to where an animation has got to: to the
+    /// running step's target, or to that of a step a touch-down stopped while the camera has
+    /// not moved since, so n steps land exactly n levels away whatever the rhythm.
     func zoomByOne(_ delta: Double, about point: Point, at t: Double) {
-        let zoom = configuration.limits.clampZoom(camera.zoom + delta)
         noteGesture(at: t)
+        var base = camera.zoom
+        if let a = animation, a.isZoomStep {
+            base = a.to.zoom
+        } else if let stopped = stoppedZoomStep, stopped.camera == camera,
+                  t - stopped.time <= MapController.zoomSeriesGap {
+            base = stopped.zoom
+        }
+        stoppedZoomStep = nil
+        let zoom = configuration.limits.clampZoom(base + delta)
         guard zoom != camera.zoom else { touchStopsFling(at: t); return }
         let s = projection.coordinate(at: point) != nil ? point : screenSize.center
         guard let c = projection.coordinate(at: s),
@@ -133,8 +191,13 @@ extension MapController {
         else { return }
         userTookOver(at: t)
         startAnimation(to: end, duration: configuration.tapZoomDuration,
-                       focus: CameraAnimation.Focus(coordinate: c, screen: s), byGesture: true, at: t)
+                       focus: CameraAnimation.Focus(coordinate: c, screen: s), byGesture: true,
+                       isZoomStep: true, at: t)
     }
+
+    /// Longest time from a touch-down that stopped a zoom step to the next step of the same
+    /// series (a tap lasts at most 0.4 s and the next must follow within 0.3 s), seconds.
+    static let zoomSeriesGap = 1.0
 
     /// A finger on the map stops a fling or a programmatic animation (not a mode transition).
     func touchStopsFling(at t: Double) {
@@ -143,8 +206,8 @@ extension MapController {
         checkIdle(at: t)
     }
 
-    /// Restarts the quiet interval of free mode.
+    /// A tap or long press: auto-return, once armed by a gesture move, counts from here.
     func noteGesture(at t: Double) {
-        if cameraMode == .free { quietSince = t }
+        if cameraMode == .free && returnArmed && fingersDown == 0 { quietSince = lastLift ?? t }
     }
 }

@@ -13,7 +13,33 @@ extension MapController {
             markerIndex[marker.id] = markers.count
             markers.append(marker)
         }
-        if shownInfoWindowID == marker.id && content(for: marker) == nil { closeInfoWindow(at: max(time ?? now, now)) }
+        guard shownInfoWindowID == marker.id else { return }
+        // A replaced marker's default window shows its new title and snippet; custom content
+        // is asked again only when the marker tracks info-window changes.
+        if shownInfoIsCustom && !marker.tracksInfoWindowChanges { return }
+        refreshInfoWindow(of: marker, at: max(time ?? now, now))
+    }
+
+    /// The app says the content of a marker's info window changed. When that window is shown
+    /// and the marker has `tracksInfoWindowChanges`, its content is asked again (and the window
+    /// closes when there is none); otherwise nothing happens, as in GMS. Returns whether the
+    /// window must be redrawn.
+    @discardableResult
+    public func infoWindowContentDidChange(markerID: String, at time: Double? = nil) -> Bool {
+        guard shownInfoWindowID == markerID, let m = marker(id: markerID), m.tracksInfoWindowChanges else { return false }
+        refreshInfoWindow(of: m, at: max(time ?? now, now))
+        return true
+    }
+
+    func refreshInfoWindow(of m: Marker, at t: Double) {
+        let custom = delegate?.markerInfoWindow(m)
+        guard let c = custom ?? (m.hasInfo ? InfoWindowContent(marker: m) : nil) else {
+            closeInfoWindow(at: t)
+            return
+        }
+        if c != shownInfoContent { infoWindowRevision += 1 }
+        shownInfoContent = c
+        shownInfoIsCustom = custom != nil
     }
 
     /// Removes a marker; its info window closes (didCloseInfoWindow) if shown.
@@ -65,14 +91,10 @@ extension MapController {
     /// The marker whose info window is shown.
     public var infoWindowMarker: Marker? { shownInfoWindowID.flatMap { marker(id: $0) } }
 
-    /// What the shown info window holds: the delegate's custom content, else title and snippet.
+    /// What the shown info window holds: the delegate's custom content, else title and snippet,
+    /// as asked when the window opened (the delegate is not asked per frame or per hit test).
     public func infoWindowContent() -> InfoWindowContent? {
-        infoWindowMarker.flatMap { content(for: $0) }
-    }
-
-    func content(for m: Marker) -> InfoWindowContent? {
-        if let custom = delegate?.markerInfoWindow(m) { return custom }
-        return m.hasInfo ? InfoWindowContent(marker: m) : nil
+        infoWindowMarker == nil ? nil : shownInfoContent
     }
 
     /// Where the info window is drawn: upright whatever the bearing, its bottom centre at the
@@ -90,14 +112,21 @@ extension MapController {
         return ScreenRect(origin: f.origin, size: f.size).contains(p)
     }
 
+    /// Opens a marker's window: the one place the delegate is asked for its content.
     func openInfoWindow(_ m: Marker) {
-        guard content(for: m) != nil else { return }
+        let custom = delegate?.markerInfoWindow(m)
+        guard let c = custom ?? (m.hasInfo ? InfoWindowContent(marker: m) : nil) else { return }
         shownInfoWindowID = m.id
+        shownInfoContent = c
+        shownInfoIsCustom = custom != nil
+        infoWindowRevision += 1
     }
 
     func closeInfoWindow(at t: Double) {
         guard let id = shownInfoWindowID else { return }
         shownInfoWindowID = nil
+        shownInfoContent = nil
+        infoWindowRevision += 1
         emit(.didCloseInfoWindow(id), at: t, marker: marker(id: id))
     }
 

@@ -34,7 +34,7 @@ extension MapController {
         switch mode {
         case .following: enterFollowing(at: t)
         case .overview: enterOverview(at: t)
-        case .free: userTookOver(at: t)
+        case .free: appTookOver(at: t)
         }
     }
 
@@ -51,10 +51,40 @@ extension MapController {
                                                          bearing: fix.heading, tilt: configuration.followingTilt))
     }
 
-    /// The user (or the app) moved the camera: free mode, and the quiet interval restarts.
+    /// The user moved the camera: free mode, and auto-return is armed; it counts from the last
+    /// finger lift (from now when no finger is down).
     func userTookOver(at t: Double) {
-        quietSince = t
+        returnArmed = true
+        quietSince = fingersDown == 0 ? (lastLift ?? t) : nil
         setMode(.free, at: t)
+    }
+
+    /// The app moved the camera: free mode, and no auto-return (the app decides where to look).
+    func appTookOver(at t: Double) {
+        returnArmed = false
+        quietSince = nil
+        setMode(.free, at: t)
+    }
+
+    /// Starts in a mode without animating or reporting (the configured `[camera] mode` at
+    /// start): following sits on the position source, overview shows the route or markers.
+    public func start(in mode: CameraMode) {
+        switch mode {
+        case .free:
+            break
+        case .following:
+            guard let target = followingCamera(at: now) else { return }
+            camera = target
+        case .overview:
+            let points = route.isEmpty ? markers.map(\.position) : route
+            guard let target = CameraFit.camera(fitting: points, screen: screenSize, padding: configuration.overviewPadding,
+                                                limits: configuration.limits, maxZoom: configuration.fitMaxZoom)
+            else { return }
+            camera = target
+        }
+        cameraMode = mode
+        returnArmed = false
+        quietSince = nil
     }
 
     func setMode(_ mode: CameraMode, at t: Double) {
@@ -66,6 +96,7 @@ extension MapController {
     func enterFollowing(at t: Double) {
         guard let target = followingCamera(at: t) else { return }
         quietSince = nil
+        returnArmed = false
         setMode(.following, at: t)
         startAnimation(to: target, duration: configuration.modeTransitionDuration, byGesture: false,
                        endFollowsSource: true, at: t)
@@ -73,6 +104,7 @@ extension MapController {
 
     func enterOverview(at t: Double) {
         quietSince = nil
+        returnArmed = false
         setMode(.overview, at: t)
         let points = route.isEmpty ? markers.map(\.position) : route
         guard let target = CameraFit.camera(fitting: points, screen: screenSize, padding: configuration.overviewPadding,

@@ -54,6 +54,32 @@ public final class MapController {
     /// Marker whose info window is shown.
     var shownInfoWindowID: String?
     var events: [TimedMapEvent] = []
+    /// The content of the shown info window, asked of the delegate once when it opened (again
+    /// only for a marker with `tracksInfoWindowChanges` when the app says it changed).
+    var shownInfoContent: InfoWindowContent?
+    /// Whether that content came from the delegate (else it is the marker's title and snippet).
+    var shownInfoIsCustom = false
+    /// Bumped whenever the info window's content changes: the renderer redraws it then.
+    public internal(set) var infoWindowRevision = 0
+
+    // Touch and feel (see MapController+Touch.swift).
+    /// Contacts on the glass, as the event loop last reported them.
+    public internal(set) var fingersDown = 0
+    /// When the last finger lifted (a gesture's `ended` may come a lift grace later).
+    var lastLift: Double?
+    /// A gesture moved the camera in free mode: auto-return counts from the last finger lift.
+    /// Programmatic moves disarm it.
+    var returnArmed = false
+    /// A zoom step a touch-down stopped, with the camera it stopped at: a following step adds
+    /// to its target while the camera has not moved since.
+    var stoppedZoomStep: (zoom: Double, camera: CameraPosition, time: Double)?
+    /// The fingers' focal point at touch-down of the running two-finger gesture: the centre of
+    /// its zoom and rotation when translation is masked off.
+    var gestureFocus: Point?
+    /// Home reset: fingers on the screen now, and since when nothing has held the timer.
+    var homeQuietSince: Double?
+    /// Where the home reset returns to (the start camera unless the app sets another).
+    public var homeCamera: CameraPosition
     /// Whether emitted events are kept for `drainEvents()`. An app that only uses the delegate
     /// and never drains should turn this off, or the list grows for as long as the map runs.
     public var recordsEvents = true
@@ -62,6 +88,7 @@ public final class MapController {
                 time: Double = 0) {
         self.configuration = configuration
         self.camera = configuration.limits.clamp(camera)
+        self.homeCamera = camera
         self.screenSize = screenSize
         self.now = time
     }
@@ -105,11 +132,12 @@ public final class MapController {
             deadlines.append(next)
         }
         if let r = autoReturnTime { deadlines.append(r) }
+        if let h = homeTime { deadlines.append(h) }
         return deadlines.min()
     }
 
     var autoReturnTime: Double? {
-        guard cameraMode == .free, activeGestures.isEmpty, positionSource != nil,
+        guard cameraMode == .free, activeGestures.isEmpty, fingersDown == 0, returnArmed, positionSource != nil,
               let interval = configuration.autoReturnInterval, let q = quietSince else { return nil }
         return q + interval
     }
@@ -125,13 +153,17 @@ public final class MapController {
             quietSince = nil
             enterFollowing(at: t)
         }
+        checkHome(at: t)
         if var m = momentum {
             let d = m.law.displacement(m.velocity, after: t - m.start)
             var stop = t >= m.end
             if (d - m.applied).length > 0 {
                 if let cam = cameraKeeping(screen: m.origin + m.applied, at: m.origin + d,
                                            zoom: camera.zoom, bearing: camera.bearing, tilt: camera.tilt) {
+                    let before = camera
                     changeCamera(to: cam, at: t)
+                    // Held at the target bounds on both axes: the fling ends at the edge.
+                    if camera == before && configuration.limits.targetBounds != nil { stop = true }
                 } else {
                     stop = true   // the dragged point went above the horizon: nothing left to drag
                 }
@@ -229,12 +261,12 @@ public final class MapController {
 
     /// Starts an animation from the current camera.
     func startAnimation(to target: CameraPosition, duration: Double, focus: CameraAnimation.Focus? = nil,
-                        byGesture: Bool, endFollowsSource: Bool = false, at t: Double) {
+                        byGesture: Bool, endFollowsSource: Bool = false, isZoomStep: Bool = false, at t: Double) {
         let interrupting = stopMotion()
         beginMotion(gesture: byGesture, interrupting: interrupting, at: t)
         let a = CameraAnimation(from: camera, to: configuration.limits.clamp(target), start: t,
                                 duration: max(duration, 0), focus: focus, byGesture: byGesture,
-                                endFollowsSource: endFollowsSource)
+                                endFollowsSource: endFollowsSource, isZoomStep: isZoomStep)
         if a.duration == 0 {
             changeCamera(to: a.to, at: t)
         } else {
@@ -248,7 +280,8 @@ public final class MapController {
     /// Animates to a camera over `duration` seconds (ease in-out).
     public func animate(to target: CameraPosition, duration: Double, at time: Double? = nil) {
         let t = programmaticTime(time)
-        userTookOver(at: t)
+        appTookOver(at: t)
+        homeQuietSince = nil   // the home timer restarts from this move
         startAnimation(to: target, duration: duration, byGesture: false, at: t)
     }
 

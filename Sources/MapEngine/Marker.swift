@@ -40,6 +40,10 @@ public struct Marker: Sendable, Hashable, Codable, Identifiable {
     /// When true the renderer redraws the info window's content every frame (it may change);
     /// when false it may draw it once and reuse the drawing while the window stays open.
     public var tracksInfoWindowChanges: Bool
+    /// Colour of the default pin as 0xRRGGBB; nil for the standard red.
+    public var pinColorRGB: UInt32? = nil
+    /// The drawn pixels of an image icon; a tap hits only these (nil: the whole box).
+    public var iconHitMask: IconHitMask? = nil
 
     public init(id: String, position: Coordinate, title: String? = nil, snippet: String? = nil,
                 icon: MarkerIcon = .defaultPin, zIndex: Int = 0,
@@ -64,11 +68,17 @@ public struct Marker: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// Whether a screen point hits the drawn icon: the pin's shape for the default pin, the
-    /// icon's box for an image.
+    /// icon's box for an image, narrowed to its drawn pixels when it has a hit mask.
     public func iconContains(_ p: Point, markerAt point: Point) -> Bool {
         switch icon {
         case .defaultPin: return PinGeometry.contains(p, tip: point)
-        case .image: return iconFrame(at: point).contains(p)
+        case .image:
+            let f = iconFrame(at: point)
+            guard f.contains(p) else { return false }
+            guard let mask = iconHitMask else { return true }
+            // The renderer puts the image's top left on a whole pixel (rounded), as here.
+            let x = Int((p.x - f.minX.rounded()).rounded(.down)), y = Int((p.y - f.minY.rounded()).rounded(.down))
+            return mask.isOpaque(x: x, y: y)
         }
     }
 

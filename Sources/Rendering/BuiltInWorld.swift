@@ -31,16 +31,40 @@ public final class BuiltInWorld: Sendable {
     public let levels: [Level]
     public let places: [Place]
 
-    /// The shared instance loaded from the resource file (`resourceURL`).
-    public static let shared: BuiltInWorld = {
-        guard let url = resourceURL() else {
-            fatalError("the built-in world map (world.bin) was not found: " + missingResourceAdvice)
+    /// Why the built-in world map could not be loaded, naming the file and what to do.
+    public enum LoadError: Error, Sendable, CustomStringConvertible {
+        case missing
+        case damaged(path: String, reason: String)
+        public var description: String {
+            switch self {
+            case .missing: return "the built-in world map (world.bin) was not found: " + BuiltInWorld.missingResourceAdvice
+            case .damaged(let path, let reason):
+                return "the built-in world map \(path) is damaged (\(reason)): reinstall it (make install) or rebuild the package"
+            }
         }
-        guard let data = try? Data(contentsOf: url), let world = try? BuiltInWorld(data: data) else {
-            fatalError("the built-in world map \(url.path) is damaged: reinstall it (make install) or rebuild the package")
+    }
+
+    /// The world map from the resource file (`resourceURL`), read once; later calls return the
+    /// same instance or throw the same error.
+    public static func load() throws(LoadError) -> BuiltInWorld { try loaded.get() }
+
+    private static let loaded: Result<BuiltInWorld, LoadError> = {
+        guard let url = resourceURL() else { return .failure(.missing) }
+        do {
+            return .success(try BuiltInWorld(data: try Data(contentsOf: url)))
+        } catch {
+            return .failure(.damaged(path: url.path, reason: "\(error)"))
         }
-        return world
     }()
+
+    /// A world with nothing in it: what a renderer draws when the map data cannot be loaded
+    /// (entry points call `load()` first and report its error instead).
+    public static let empty = BuiltInWorld(levels: [], places: [])
+
+    init(levels: [Level], places: [Place]) {
+        self.levels = levels
+        self.places = places
+    }
 
     public static let missingResourceAdvice =
         "install it with `make install` (to PREFIX/share/touchbridge/world.bin), keep the build's " +
@@ -69,7 +93,7 @@ public final class BuiltInWorld: Sendable {
 
     /// Capitals drawn on the map: name, coordinate and the zoom from which they are drawn (and tappable).
     public static var cities: [(name: String, coordinate: Coordinate, minZoom: Double)] {
-        shared.places.filter { $0.kind == .city }.map { ($0.name, $0.coordinate, $0.minZoom) }
+        ((try? load())?.places ?? []).filter { $0.kind == .city }.map { ($0.name, $0.coordinate, $0.minZoom) }
     }
 
     public struct FormatError: Error, CustomStringConvertible {

@@ -52,10 +52,12 @@ public final class MapRenderer {
         return max(256, Int((halfDiagonal - Double(min(width, height)) / 2).rounded(.up)) + 64)
     }
 
-    public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld = .shared) {
+    public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld? = nil) {
         self.style = style
         self.raster = raster
-        self.world = world
+        // Without its data the world is empty rather than a trap; entry points call
+        // BuiltInWorld.load() first and report why.
+        self.world = world ?? (try? BuiltInWorld.load()) ?? .empty
         self.text = TextRenderer(family: style.fontFamily)
     }
 
@@ -71,8 +73,8 @@ public final class MapRenderer {
 
     /// The size of the info window this renderer draws for a title and snippet, pointer
     /// included: give it to `MapController.infoWindowSize` so taps find the window as drawn.
-    public func infoWindowSize(title: String, snippet: String?) -> Size {
-        OverlayPainter.infoWindowSize(title: title, snippet: snippet, text: text)
+    public func infoWindowSize(title: String, snippet: String?, image: String? = nil) -> Size {
+        OverlayPainter.infoWindowSize(title: title, snippet: snippet, image: image.flatMap { icons.image(path: $0) }, text: text)
     }
 
     /// Forgets the cached base map (e.g. after the style or the data changed).
@@ -93,7 +95,7 @@ public final class MapRenderer {
         let overlay = OverlayPainter(style: style)
         overlay.paintSky(cr: cr, view: view)
         overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
-        if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text) }
+        if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
         if scene.showsCompass { overlay.paintCompass(cr: cr, bearing: scene.camera.bearing, screen: screen) }
         if scene.showsScaleBar { overlay.paintScaleBar(cr: cr, projection: projection, text: text) }
         overlay.paintAttribution(cr: cr, text: attribution(extra: scene.attribution), screen: screen, renderer: text)

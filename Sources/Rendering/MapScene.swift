@@ -63,13 +63,18 @@ public struct InfoWindowContent: Sendable, Equatable {
     public var anchorOffset: Point
     /// The window's fill (white when nil): an app's custom info window may set it.
     public var background: RGBColor?
+    /// A PNG file drawn left of the text (at most `OverlayPainter.infoImageMax` px a side):
+    /// an app's custom info window may set it.
+    public var image: String?
 
     public init(title: String, snippet: String? = nil, coordinate: Coordinate,
-                anchorOffset: Point = Point(x: 0, y: -PinGeometry.size.height), background: RGBColor? = nil) {
+                anchorOffset: Point = Point(x: 0, y: -PinGeometry.size.height), background: RGBColor? = nil,
+                image: String? = nil) {
         self.title = title
         self.snippet = snippet
         self.coordinate = coordinate
         self.anchorOffset = anchorOffset
         self.background = background
+        self.image = image
     }
 }

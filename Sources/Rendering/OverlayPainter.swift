@@ -113,14 +113,27 @@ struct OverlayPainter {
 
     /// Size of the window for this text, pointer included: the box's width, and its height plus
     /// the pointer down to the anchor (what a tap on the window is tested against).
-    static func infoWindowSize(title: String, snippet: String?, text: TextRenderer) -> Size {
+    static func infoWindowSize(title: String, snippet: String?, image: CairoImage? = nil, text: TextRenderer) -> Size {
         let titleStyle = TextRenderer.Style(sizePx: 15, bold: true, width: infoMaxTextWidth, maxLines: infoTitleLines)
         let snippetStyle = TextRenderer.Style(sizePx: 12.5, bold: false, width: infoMaxTextWidth, maxLines: infoSnippetLines)
         let t = text.layout(title, titleStyle)
         let sn = snippet.flatMap { $0.isEmpty ? nil : text.layout($0, snippetStyle) }
         let (cw, th, sh) = infoContentSize(title: t, snippet: sn, text: text)
-        let r = infoWindowRect(anchor: .zero, contentWidth: cw, contentHeight: th + sh)
+        let img = infoImageSize(image)
+        let r = infoWindowRect(anchor: .zero, contentWidth: cw + (img.width > 0 ? img.width + infoImageGap : 0),
+                               contentHeight: max(th + sh, img.height))
         return Size(width: r.w, height: -r.y)
+    }
+
+    /// Largest side of an info window's image, px, and the gap to the text.
+    static let infoImageMax = 48.0, infoImageGap = 8.0
+
+    /// The drawn size of an info window's image: its own, scaled down to fit `infoImageMax`.
+    static func infoImageSize(_ image: CairoImage?) -> Size {
+        guard let image, image.width > 0, image.height > 0 else { return Size(width: 0, height: 0) }
+        let w = Double(image.width), h = Double(image.height)
+        let k = min(1, infoImageMax / max(w, h))
+        return Size(width: (w * k).rounded(), height: (h * k).rounded())
     }
 
     /// The window's rectangle (without its pointer) for a marker point, for tests and callers.
@@ -129,7 +142,8 @@ struct OverlayPainter {
         return ((anchor.x - w / 2).rounded(), (anchor.y - infoPointer - h).rounded(), w.rounded(), h.rounded())
     }
 
-    func paintInfoWindow(cr: OpaquePointer, content: InfoWindowContent, view: GroundView, text: TextRenderer) {
+    func paintInfoWindow(cr: OpaquePointer, content: InfoWindowContent, view: GroundView, text: TextRenderer,
+                         icons: IconCache? = nil) {
         guard let p = view.visiblePoint(content.coordinate, slack: 400) else { return }
         let anchor = p + content.anchorOffset
         let titleStyle = TextRenderer.Style(sizePx: 15, bold: true, width: OverlayPainter.infoMaxTextWidth, maxLines: OverlayPainter.infoTitleLines)
@@ -137,7 +151,11 @@ struct OverlayPainter {
         let title = text.layout(content.title, titleStyle)
         let snippet = content.snippet.flatMap { $0.isEmpty ? nil : text.layout($0, snippetStyle) }
         let (cw, th, sh) = OverlayPainter.infoContentSize(title: title, snippet: snippet, text: text)
-        let r = OverlayPainter.infoWindowRect(anchor: anchor, contentWidth: cw, contentHeight: th + sh)
+        let image = content.image.flatMap { icons?.image(path: $0) }
+        let img = OverlayPainter.infoImageSize(image)
+        let imageSpace = img.width > 0 ? img.width + OverlayPainter.infoImageGap : 0
+        let r = OverlayPainter.infoWindowRect(anchor: anchor, contentWidth: cw + imageSpace,
+                                              contentHeight: max(th + sh, img.height))
         // Box with a pointer whose tip is at the anchor.
         let rad = 6.0, pw = 9.0
         cairo_new_path(cr)
@@ -156,7 +174,18 @@ struct OverlayPainter {
         cairo_set_source_rgba(cr, 0, 0, 0, 0.35)
         cairo_set_line_width(cr, 1)
         cairo_stroke(cr)
-        let x = r.x + OverlayPainter.infoPadding, y = r.y + OverlayPainter.infoPadding
+        var x = r.x + OverlayPainter.infoPadding
+        let y = r.y + OverlayPainter.infoPadding
+        if let image, img.width > 0 {
+            // The app's image, left of the text, scaled down to fit.
+            cairo_save(cr)
+            cairo_translate(cr, x, y)
+            cairo_scale(cr, img.width / Double(image.width), img.height / Double(image.height))
+            cairo_set_source_surface(cr, image.surface, 0, 0)
+            cairo_paint(cr)
+            cairo_restore(cr)
+            x += imageSpace
+        }
         text.draw(title, cr: cr, x: x, y: y, color: RGBColor(hex: 0x202124))
         if let snippet { text.draw(snippet, cr: cr, x: x, y: y + th + 4, color: RGBColor(hex: 0x5F6368)) }
     }
@@ -264,6 +293,14 @@ struct OverlayPainter {
 /// Decoded custom marker icons, kept by marker id (and PNG path).
 final class IconCache {
     private var images: [String: CairoImage?] = [:]
+    /// A PNG file (an info window's image), decoded once.
+    func image(path: String) -> CairoImage? {
+        let key = "png:" + path
+        if let hit = images[key] { return hit }
+        let img = CairoImage.pngFile(path)
+        images[key] = img
+        return img
+    }
     func image(for marker: MarkerSprite) -> CairoImage? {
         switch marker.icon {
         case .defaultPin: return nil

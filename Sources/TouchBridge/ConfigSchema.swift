@@ -3,6 +3,7 @@
 /// Configs/default.toml documents the same keys.
 public enum ConfigValueType: String, Sendable {
     case string, integer, number, boolean, stringArray = "array of strings", numberArray = "array of numbers"
+    case numberArrayOrString = "array of numbers, or numbers in a string"
 }
 
 public struct ConfigKey: Sendable {
@@ -17,7 +18,14 @@ public enum ConfigSchema {
     /// Sections written as `[[name]]` (arrays of tables).
     public static let arraySections: Set<String> = ["touch", "markers"]
 
-    public static let keys: [ConfigKey] = [
+    /// Every key: the fixed list below plus one per recogniser threshold, named by
+    /// `GestureThresholds.table` (the names tune, warnings and docs/gestures.md use).
+    public static let keys: [ConfigKey] = fixedKeys + GestureThresholds.table.map {
+        ConfigKey(section: "gestures", name: $0.name, type: .number,
+                  doc: "recogniser threshold in \($0.unit) (docs/gestures.md)" + ($0.fileAlias.map { "; also read as \($0)" } ?? ""))
+    }
+
+    static let fixedKeys: [ConfigKey] = [
         // [display]
         .init(section: "display", name: "backend", type: .string, doc: "drm, fbdev or png"),
         .init(section: "display", name: "card", type: .string, doc: "DRM card path, or \"auto\" for the first card with a connected connector"),
@@ -31,8 +39,8 @@ public enum ConfigSchema {
         .init(section: "display", name: "physical_size_mm", type: .numberArray, doc: "[width, height] of the visible area in mm, when the display does not report it"),
         // [[touch]]
         .init(section: "touch", name: "match", type: .string, doc: "\"auto\", a path (/dev/input/event3), \"name:SUBSTRING\" or \"VVVV:PPPP\" (vendor:product, hex)"),
-        .init(section: "touch", name: "calibration", type: .numberArray, doc: "six numbers a b c d e f (libinput convention, normalised coordinates); overrides LIBINPUT_CALIBRATION_MATRIX"),
-        .init(section: "touch", name: "rotation", type: .integer, doc: "0, 90, 180 or 270: rotate touches (shorthand for a calibration matrix)"),
+        .init(section: "touch", name: "calibration", type: .numberArrayOrString, doc: "six numbers a b c d e f (libinput convention, normalised coordinates), as an array or as udev's LIBINPUT_CALIBRATION_MATRIX string \"0 -1 1 1 0 0\"; overrides LIBINPUT_CALIBRATION_MATRIX"),
+        .init(section: "touch", name: "rotation", type: .integer, doc: "0, 90, 180 or 270: rotate touches (shorthand for a calibration matrix); default: the display's rotation"),
         .init(section: "touch", name: "mirror", type: .string, doc: "none, horizontal or vertical"),
         .init(section: "touch", name: "smoothing", type: .boolean, doc: "light smoothing of contact positions (off by default)"),
         .init(section: "touch", name: "grab", type: .boolean, doc: "take the device exclusively (EVIOCGRAB) so no other program sees its touches"),
@@ -60,6 +68,7 @@ public enum ConfigSchema {
         .init(section: "map", name: "tilt", type: .number, doc: "start viewing angle (degrees from straight down)"),
         .init(section: "map", name: "min_zoom", type: .number, doc: "lowest zoom a gesture can reach"),
         .init(section: "map", name: "max_zoom", type: .number, doc: "highest zoom a gesture can reach"),
+        .init(section: "map", name: "bounds", type: .numberArray, doc: "[west, south, east, north]: the camera target stays inside (gestures and momentum stop at the edge)"),
         // [[markers]]
         .init(section: "markers", name: "id", type: .string, doc: "marker id, reported in didTapMarker"),
         .init(section: "markers", name: "latitude", type: .number, doc: "marker latitude"),
@@ -67,20 +76,22 @@ public enum ConfigSchema {
         .init(section: "markers", name: "title", type: .string, doc: "info window title (bold)"),
         .init(section: "markers", name: "snippet", type: .string, doc: "info window text below the title"),
         .init(section: "markers", name: "z_index", type: .integer, doc: "higher is drawn on top and hit first"),
+        .init(section: "markers", name: "icon", type: .string, doc: "PNG icon (at most 512x512), bottom centre on the coordinate; relative to this file's folder"),
+        .init(section: "markers", name: "color", type: .string, doc: "colour of the default pin, \"#RRGGBB\""),
         // [camera]
         .init(section: "camera", name: "mode", type: .string, doc: "start mode: free, following or overview"),
         .init(section: "camera", name: "position_source", type: .string, doc: "\"fixed\" (a you-are-here position) or \"track\" (the demo's scripted track)"),
         .init(section: "camera", name: "position", type: .numberArray, doc: "[latitude, longitude] of the fixed position"),
         .init(section: "camera", name: "heading", type: .number, doc: "heading of the fixed position (degrees clockwise from north)"),
         .init(section: "camera", name: "auto_return_s", type: .number, doc: "return to following this long after the last gesture (s); 0 turns it off"),
+        .init(section: "camera", name: "home_after_s", type: .number, doc: "free mode: this long with no finger down, the camera animates back to the start camera and the info window closes (s); 0 turns it off"),
         // [log]
         .init(section: "log", name: "events", type: .string, doc: "where to write the JSON event stream: \"\" (nowhere), \"-\" (stdout) or a file path"),
         .init(section: "log", name: "level", type: .string, doc: "error, warning, info or debug (to stderr)"),
+        // [control]
+        .init(section: "control", name: "socket", type: .string, doc: "path of the control socket for apps (docs/control.md), e.g. \"/run/touchbridge/control.sock\"; \"\" turns it off"),
     ]
 
-    public static func key(section: String, name: String) -> ConfigKey? {
-        keys.first { $0.section == section && $0.name == name }
-    }
     public static var sections: [String] {
         var seen: [String] = []
         for k in keys where !seen.contains(k.section) { seen.append(k.section) }

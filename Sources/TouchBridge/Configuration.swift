@@ -81,6 +81,8 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var connector: String? = nil
         public var mode: ModeRequest? = nil
         public var rotation: Int = 0
+        /// The file set `rotation`; when it did not, the DRM connector's "panel orientation" decides.
+        public var rotationIsExplicit = false
         public var fbdev: String = "/dev/fb0"
         public var pngDirectory: String = "out/frames"
         public var pngSize: (Int, Int) = (1280, 800)
@@ -88,7 +90,7 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var physicalSizeMM: (Double, Double)? = nil
         public static func == (a: Self, b: Self) -> Bool {
             a.backend == b.backend && a.card == b.card && a.connector == b.connector && a.mode == b.mode
-                && a.rotation == b.rotation && a.fbdev == b.fbdev && a.pngDirectory == b.pngDirectory
+                && a.rotation == b.rotation && a.rotationIsExplicit == b.rotationIsExplicit && a.fbdev == b.fbdev && a.pngDirectory == b.pngDirectory
                 && a.pngSize == b.pngSize && a.maxFPS == b.maxFPS
                 && a.physicalSizeMM?.0 == b.physicalSizeMM?.0 && a.physicalSizeMM?.1 == b.physicalSizeMM?.1
         }
@@ -103,11 +105,12 @@ public struct KioskConfiguration: Sendable, Equatable {
     public struct TouchSettings: Sendable, Equatable {
         public var match: DeviceMatch = .auto
         public var calibration: [Double]? = nil
-        public var rotation: Int = 0
+        /// nil: turn touches as the display is turned (`[display] rotation` or the panel orientation).
+        public var rotation: Int? = nil
         public var mirror: Mirror = .none
         public var smoothing: Bool = false
         public var grab: Bool = false
-        public init(match: DeviceMatch = .auto, calibration: [Double]? = nil, rotation: Int = 0, mirror: Mirror = .none,
+        public init(match: DeviceMatch = .auto, calibration: [Double]? = nil, rotation: Int? = nil, mirror: Mirror = .none,
                     smoothing: Bool = false, grab: Bool = false) {
             self.match = match; self.calibration = calibration; self.rotation = rotation
             self.mirror = mirror; self.smoothing = smoothing; self.grab = grab
@@ -127,6 +130,8 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var camera = CameraPosition(target: Coordinate(latitude: 48.8566, longitude: 2.3522), zoom: 3)
         public var minZoom: Double = 0
         public var maxZoom: Double = 20
+        /// Where the camera target may go; nil: anywhere.
+        public var bounds: CoordinateBounds? = nil
     }
     public struct MarkerSettings: Sendable, Equatable {
         public var id: String
@@ -134,6 +139,9 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var title: String? = nil
         public var snippet: String? = nil
         public var zIndex: Int = 0
+        /// A PNG icon (read when the file is loaded), else the default pin in `color` (0xRRGGBB).
+        public var icon: MarkerLook.Icon? = nil
+        public var color: UInt32? = nil
     }
     public enum CameraModeName: String, Sendable, Equatable { case free, following, overview }
     public enum PositionSourceName: String, Sendable, Equatable { case fixed, track }
@@ -143,6 +151,12 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var position: Coordinate? = nil
         public var heading: Double = 0
         public var autoReturnSeconds: Double = 5
+        /// Free mode, no finger down this long: back to the start camera, info window closed; 0 = off.
+        public var homeAfterSeconds: Double = 0
+    }
+    public struct ControlSettings: Sendable, Equatable {
+        /// Path of the control socket (docs/control.md); "" turns it off.
+        public var socket: String = ""
     }
     public struct LogSettings: Sendable, Equatable {
         public var events: String = ""
@@ -156,6 +170,7 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var markers: [MarkerSettings] = []
     public var camera = CameraSettings()
     public var log = LogSettings()
+    public var control = ControlSettings()
 
     public init() {}
 
@@ -224,6 +239,7 @@ struct ConfigReader {
                 case "map": cfg.map = try map(values, prefix: name)
                 case "camera": cfg.camera = try camera(values, prefix: name)
                 case "log": cfg.log = try log(values, prefix: name)
+                case "control": cfg.control = try control(values, prefix: name)
                 default: break
                 }
             }
@@ -268,7 +284,17 @@ struct ConfigReader {
                     strings.append(s)
                 }
                 out[k] = .strings(strings)
-            case .numberArray:
+            case .numberArray, .numberArrayOrString:
+                if schema.type == .numberArrayOrString, let text = v.string {
+                    // udev's LIBINPUT_CALIBRATION_MATRIX string, pasted as is: "0 -1 1 1 0 0".
+                    let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
+                    let nums = words.compactMap { Double($0) }
+                    guard nums.count == words.count else {
+                        throw error(path, "'\(text)' is not a list of numbers: write \"a b c d e f\" or [a, b, c, d, e, f]")
+                    }
+                    out[k] = .numbers(nums)
+                    continue
+                }
                 guard let a = v.array else { throw error(path, "expected an array of numbers like [1.0, 2.0], got \(describe(v))") }
                 var nums: [Double] = []
                 for i in 0..<a.count {
@@ -310,7 +336,7 @@ struct ConfigReader {
             }
             d.mode = m
         }
-        if let r = v["rotation"]?.integer { d.rotation = try rotation(r, "\(prefix).rotation") }
+        if let r = v["rotation"]?.integer { d.rotation = try rotation(r, "\(prefix).rotation"); d.rotationIsExplicit = true }
         if let s = v["fbdev"]?.string { d.fbdev = s }
         if let s = v["png_dir"]?.string { d.pngDirectory = s }
         if let s = v["size"]?.string {
@@ -376,9 +402,8 @@ struct ConfigReader {
         return nil
     }
 
-    static let thresholdKeys = ["tap_slop_mm", "tap_max_duration_s", "double_tap_timeout_s", "double_tap_slop_mm",
-                                "long_press_s", "pan_threshold_mm", "pinch_threshold_mm", "rotate_threshold_deg",
-                                "tilt_threshold_mm", "fling_min_speed_mm_s"]
+    /// The older snake_case threshold keys (still read; default.toml sets them).
+    static let thresholdKeys = GestureThresholds.table.compactMap(\.fileAlias)
 
     func gestures(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.GestureSettings {
         var g = KioskConfiguration.GestureSettings()
@@ -401,8 +426,13 @@ struct ConfigReader {
             }
             g.twoFingerHorizontal = m
         }
-        for k in Self.thresholdKeys {
-            if let d = v[k]?.number {
+        for key in GestureThresholds.table {
+            let present = ([key.name] + (key.fileAlias.map { [$0] } ?? [])).filter { v[$0] != nil }
+            if present.count > 1 {
+                throw error("\(prefix).\(key.name)", "set either \(key.name) or \(present[1]) (the same threshold), not both")
+            }
+            for k in present {
+                guard let d = v[k]?.number else { continue }
                 guard d.isFinite, d > 0 else { throw error("\(prefix).\(k)", "must be a positive number, got \(d)") }
                 g.thresholds[k] = d
             }
@@ -454,6 +484,16 @@ struct ConfigReader {
             guard (0...24).contains(d) else { throw error("\(prefix).max_zoom", "must be within 0...24, got \(d)") }
             m.maxZoom = d
         }
+        if let b = v["bounds"]?.numbers {
+            guard b.count == 4, (-180...180).contains(b[0]), (-180...180).contains(b[2]),
+                  (-90...90).contains(b[1]), (-90...90).contains(b[3]) else {
+                throw error("\(prefix).bounds", "write [west, south, east, north] in degrees (longitudes -180...180, latitudes -90...90)")
+            }
+            guard b[0] < b[2], b[1] < b[3] else {
+                throw error("\(prefix).bounds", "west must be below east and south below north (a box across the antimeridian is not supported), got \(b)")
+            }
+            m.bounds = CoordinateBounds(west: b[0], south: b[1], east: b[2], north: b[3])
+        }
         return m
     }
 
@@ -467,6 +507,18 @@ struct ConfigReader {
         m.title = v["title"]?.string
         m.snippet = v["snippet"]?.string
         m.zIndex = v["z_index"]?.integer ?? 0
+        if let path = v["icon"]?.string {
+            // A relative path is relative to the configuration file's folder.
+            let full = path.hasPrefix("/") ? path : ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(path)
+            switch MarkerLook.icon(path: full) {
+            case .success(let icon): m.icon = icon
+            case .failure(let e): throw error("\(prefix).icon", e.message)
+            }
+        }
+        if let c = v["color"]?.string {
+            guard let rgb = MarkerLook.color(c) else { throw error("\(prefix).color", "'\(c)' is not a colour: write \"#RRGGBB\" in hex") }
+            m.color = rgb
+        }
         return m
     }
 
@@ -491,8 +543,24 @@ struct ConfigReader {
             guard d >= 0 else { throw error("\(prefix).auto_return_s", "must be 0 (off) or more, got \(d)") }
             c.autoReturnSeconds = d
         }
+        if let d = v["home_after_s"]?.number {
+            guard d >= 0, d.isFinite else { throw error("\(prefix).home_after_s", "must be 0 (off) or more, got \(d)") }
+            c.homeAfterSeconds = d
+        }
         if c.mode == .following && c.positionSource == .fixed && c.position == nil {
             throw error("\(prefix).mode", "following needs a position: set position = [latitude, longitude] or position_source = \"track\"")
+        }
+        return c
+    }
+
+    func control(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.ControlSettings {
+        var c = KioskConfiguration.ControlSettings()
+        if let s = v["socket"]?.string {
+            guard s.isEmpty || s.hasPrefix("/") else {
+                throw error("\(prefix).socket", "'\(s)' is not an absolute path: write e.g. \"/run/touchbridge/control.sock\", or \"\" to turn the socket off")
+            }
+            guard s.utf8.count < 108 else { throw error("\(prefix).socket", "the path is longer than a Unix socket path may be (107 bytes)") }
+            c.socket = s
         }
         return c
     }

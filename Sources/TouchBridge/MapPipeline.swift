@@ -40,6 +40,7 @@ public final class MapPipeline {
         self.init(screen: screen, camera: cfg.map.camera, recognizer: cfg.gestures.recognizer(density: density, screen: screen),
                   mapConfiguration: cfg.mapConfiguration, sink: sink)
         for m in cfg.markers { controller.add(m.marker) }
+        configMarkerIDs = Set(cfg.markers.map(\.id))
         controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom) }
         switch cfg.camera.positionSource {
         case .fixed:
@@ -47,27 +48,63 @@ public final class MapPipeline {
         case .track:
             controller.positionSource = .track(DemoTrack.points)
         }
+        startMode = cfg.camera.mode
     }
+
+    /// The configured `[camera] mode`, applied when the clock starts (a track starts then).
+    private var startMode: KioskConfiguration.CameraModeName = .free
 
     /// Applies a re-read configuration (SIGHUP): thresholds, gesture mask, map configuration
     /// (limits, auto-return) and markers. The camera stays where it is.
-    public func reconfigure(_ cfg: KioskConfiguration) {
-        recognizer = cfg.gestures.recognizer(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed),
-                                             screen: screen)
+    /// A gesture running at that moment ends cleanly (ended, then idleAt) and the contacts down
+    /// are kept; markers are replaced in place, so the open info window stays open unless its
+    /// marker is gone.
+    public func reconfigure(_ cfg: KioskConfiguration, at time: Double? = nil) {
+        let t = max(time ?? lastTime ?? controller.now, controller.now)
+        let g = cfg.gestures
+        advance(to: t) // the last frame's didChange goes out before the gesture ends
+        deliver(recognizer.reconfigure(thresholds: g.thresholdValues, mask: .all,
+                                       twoFingerHorizontal: g.twoFingerHorizontal == .pan ? .pan : .rotate, at: t))
         controller.configuration = cfg.mapConfiguration
-        // Last first: each removal then shifts nothing, so a reload is linear in the markers.
-        for m in controller.markers.reversed() { controller.removeMarker(id: m.id) }
+        controller.homeCamera = cfg.map.camera
+        let keep = Set(cfg.markers.map(\.id))
+        for m in controller.markers where configMarkerIDs.contains(m.id) && !keep.contains(m.id) {
+            controller.removeMarker(id: m.id)
+        }
         for m in cfg.markers { controller.add(m.marker) }
+        configMarkerIDs = keep
+        controller.advance(to: t)
         drainMapEvents()
         dirty = true
+    }
+
+    /// Changes which gestures move the map, at runtime. A gesture running at that moment ends
+    /// cleanly (ended, then idleAt); fingers still down are ignored until they lift.
+    public func setGestureMask(_ mask: GestureMask, at time: Double) {
+        let t = max(time, controller.now)
+        advance(to: t) // the last frame's didChange goes out before the gesture ends
+        deliver(recognizer.interrupt(at: t, reason: "gesture mask changed"))
+        controller.configuration.gestureMask = mask
+        controller.advance(to: t)
+        drainMapEvents()
+        dirty = true
+    }
+
+    /// Markers that came from the configuration file (a reload replaces only these).
+    private var configMarkerIDs: Set<String> = []
+
+    /// Every recogniser transition to the log: debug, and a recogniser bug (an input its state
+    /// cannot receive) as a warning.
+    public func logTransitions(_ write: @escaping @Sendable (KioskLog.Level, String) -> Void) {
+        recognizer.log = { step in write(step.isBug ? .warning : .debug, "gesture: \(step)") }
     }
 
     /// Info-window taps are tested against the window as this renderer draws it.
     public func measureInfoWindows(with renderer: MapRenderer) {
         controller.infoWindowSize = { [unowned renderer, unowned controller] m in
-            // The content shown: the delegate's custom window, else the marker's title and snippet.
-            if let c = controller.delegate?.markerInfoWindow(m) {
-                return renderer.infoWindowSize(title: c.title ?? "", snippet: c.snippetText)
+            // The content shown, as asked when the window opened (not asked again per hit test).
+            if m.id == controller.selectedMarker, let c = controller.infoWindowContent() {
+                return renderer.infoWindowSize(title: c.title ?? "", snippet: c.snippetText, image: c.imageName)
             }
             return renderer.infoWindowSize(title: m.title ?? "", snippet: m.snippet)
         }
@@ -96,6 +133,11 @@ public final class MapPipeline {
             // A scripted track starts with the input clock.
             if case .track = controller.positionSource { controller.positionSource = controller.positionSource?.shifted(by: time) }
             controller.advance(to: time)
+            switch startMode {
+            case .free: break
+            case .following: controller.start(in: .following)
+            case .overview: controller.start(in: .overview)
+            }
             drainMapEvents()
         }
     }
@@ -125,6 +167,10 @@ public final class MapPipeline {
         advance(to: frame.time)
         if writesContacts { sink(encoder.contacts(frame)) }
         frameObserver?(frame)
+        if frame.contacts.count != contactsDown {
+            // Before the frame's gestures: a touch-down stops the camera in this frame.
+            controller.touchesChanged(count: frame.contacts.count, at: frame.time)
+        }
         contactsDown = frame.contacts.count
         deliver(recognizer.process(frame))
         drainMapEvents()
@@ -175,7 +221,7 @@ public final class MapPipeline {
         let markers = controller.markersInDrawingOrder.map { m -> MarkerSprite in
             let icon: MarkerSprite.Icon
             switch m.icon {
-            case .defaultPin: icon = .defaultPin(RGBColor(hex: 0xE53935))
+            case .defaultPin: icon = .defaultPin(RGBColor(hex: m.pinColorRGB ?? 0xE53935))
             case .image(let name, _, let anchor): icon = .png(path: name, anchor: anchor)
             }
             return MarkerSprite(id: m.id, coordinate: m.position, icon: icon, zIndex: m.zIndex)
@@ -186,7 +232,8 @@ public final class MapPipeline {
             let a = m.infoWindowAnchorPoint(at: p)
             info = Rendering.InfoWindowContent(title: content.title ?? "", snippet: content.snippetText,
                                                coordinate: m.position, anchorOffset: a - p,
-                                               background: content.backgroundRGB.map { RGBColor(hex: $0) })
+                                               background: content.backgroundRGB.map { RGBColor(hex: $0) },
+                                               image: content.imageName)
         }
         let controls = controller.controls
         return MapScene(camera: controller.camera, markers: markers, infoWindow: info,
@@ -216,13 +263,20 @@ extension MapEngine.InfoWindowContent {
 }
 
 extension KioskConfiguration.MarkerSettings {
-    public var marker: Marker { Marker(id: id, position: coordinate, title: title, snippet: snippet, zIndex: zIndex) }
+    public var marker: Marker {
+        var m = Marker(id: id, position: coordinate, title: title, snippet: snippet, zIndex: zIndex)
+        MarkerLook.apply(icon, to: &m)
+        m.pinColorRGB = color
+        return m
+    }
 }
 
 extension KioskConfiguration.GestureSettings {
     /// A recogniser with these thresholds, mask and two-finger choice.
     public func recognizer(density: PixelDensity, screen: Size) -> GestureRecognizer {
-        GestureRecognizer(thresholds: thresholdValues, mask: enabled, density: density, screen: screen,
+        // Every gesture is recognised: the map's mask (`enabled`) decides what moves the camera,
+        // and a disabled gesture still reaches the app's gesture hook.
+        GestureRecognizer(thresholds: thresholdValues, mask: .all, density: density, screen: screen,
                           twoFingerHorizontal: twoFingerHorizontal == .pan ? .pan : .rotate)
     }
 
@@ -230,19 +284,7 @@ extension KioskConfiguration.GestureSettings {
     public var thresholdValues: GestureThresholds {
         var t = GestureThresholds()
         for (k, v) in thresholds {
-            switch k {
-            case "tap_slop_mm": t.tapMaxMovement = v
-            case "tap_max_duration_s": t.tapMaxDuration = v
-            case "double_tap_timeout_s": t.doubleTapTimeout = v
-            case "double_tap_slop_mm": t.doubleTapMaxDistance = v
-            case "long_press_s": t.longPressTime = v
-            case "pan_threshold_mm": t.panStartDistance = v
-            case "pinch_threshold_mm": t.pinchStartSpanChange = v
-            case "rotate_threshold_deg": t.rotationStartAngle = v
-            case "tilt_threshold_mm": t.tiltStartDistance = v
-            case "fling_min_speed_mm_s": t.momentumMinVelocity = v
-            default: break
-            }
+            if let key = GestureThresholds.key(named: k) { t[keyPath: key.keyPath] = v }
         }
         return t
     }
@@ -255,6 +297,8 @@ extension KioskConfiguration {
         m.limits.maxZoom = map.maxZoom
         m.gestureMask = gestures.enabled
         m.autoReturnInterval = camera.autoReturnSeconds > 0 ? camera.autoReturnSeconds : nil
+        m.homeAfterInterval = camera.homeAfterSeconds > 0 ? camera.homeAfterSeconds : nil
+        m.limits.targetBounds = map.bounds
         return m
     }
 }

@@ -49,11 +49,18 @@ public final class MapView {
     let log: KioskLog
     let renderer: MapRenderer
     let frame: OwnedFrameBuffer
-    var loop: EventLoop?
-    var devices: [String: TouchDevice] = [:]
-    var monitor: TouchDeviceMonitor?
+    /// The kiosk's one event loop. A host app adds its own descriptors and timers to it
+    /// (`add(fd:interest:handler:)`, `schedule(at:handler:)`), before or during `run()`.
+    public let eventLoop: EventLoop
+    var running = false
+    /// The one device manager: the touchscreens the configuration selects, hotplug included.
+    let input: TouchInputHub
+    /// Several touchscreens, one surface.
+    var merger = ContactMerger()
     var pacer: FramePacer
     var eventOut: EventStreamWriter?
+    /// The control socket for apps (`[control] socket`), while running.
+    var control: ControlServer?
     var newestInput: Double?
     var closed = false
     /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
@@ -66,7 +73,7 @@ public final class MapView {
     public var stopTime: Double?
     public private(set) var framesPresented = 0
     public private(set) var firstFrameTime: Double?
-    let createdAt = EventLoop.now()
+    let createdAt = MonotonicClock.now()
 
     /// Opens the display, the map data and the touchscreens the configuration names.
     /// - Parameter display: a backend to use instead of the configured one (tests, demo).
@@ -75,9 +82,15 @@ public final class MapView {
         self.configuration = configuration
         self.configPath = configPath
         self.log = log ?? KioskLog(level: .init(name: configuration.log.level))
+        _ = try BuiltInWorld.load() // a clear error now, not an empty map later
         let d = try display ?? MapView.openDisplay(configuration.display, log: self.log)
         self.display = d
-        let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: configuration.display.rotation)
+        if !configuration.display.rotationIsExplicit, let r = d.panelRotation, r != 0 {
+            // Weston does the same: the kernel knows how a built-in panel is mounted.
+            self.configuration.display.rotation = r
+            self.log(.info, "display: panel orientation says the panel is turned \(r) degrees; drawing (and turning touches) to match")
+        }
+        let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: self.configuration.display.rotation)
         screen = Size(width: Double(w), height: Double(h))
         frame = OwnedFrameBuffer(width: w, height: h)
         var raster: RasterTileSource? = nil
@@ -90,24 +103,23 @@ public final class MapView {
         renderer = MapRenderer(raster: raster)
         pacer = FramePacer(refreshHz: min(d.refreshHz > 0 ? d.refreshHz : 60, Double(configuration.display.maxFPS)))
 
+        eventLoop = try EventLoop()
         // Touchscreens first: their resolution decides how many pixels a millimetre is.
-        let found = MapView.discover(configuration)
-        let displayMM = configuration.display.physicalSizeMM.map { Size(width: $0.0, height: $0.1) } ?? d.physicalSizeMillimetres
-        let density: PixelDensity
-        if let ppm = configuration.gestures.pixelsPerMM, found.isEmpty && displayMM == nil {
-            density = PixelDensity(pixelsPerMillimetre: ppm, source: .assumed)
-        } else if let first = found.first {
-            density = Replay.density(for: first.info.capabilities, screen: screen, displayMM: displayMM)
-        } else {
-            density = PixelDensity(screen: screen, displayMillimetres: displayMM)
-        }
+        input = TouchInputHub(entries: MapView.touchEntries(self.configuration), screen: screen)
+        let opened = input.openAll()
+        let found = input.discovered
+        let density = Replay.density(configuration: configuration, touch: found.first?.capabilities, screen: screen,
+                                     displayMM: d.physicalSizeMillimetres)
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
+        let kioskLog = self.log
+        pipeline.logTransitions { level, message in kioskLog(level, message) }
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         if found.isEmpty {
             self.log(.warning, "no touchscreen found yet: waiting for one to be plugged in (touchbridge devices lists input devices)")
         }
-        for f in found { openDevice(f.info, settings: f.settings) }
+        handle(opened)
+        try input.attach(to: eventLoop) { [weak self] events in self?.handle(events) }
         // Write errors (full disk, closed pipe) are logged once per outage; the kiosk goes on.
         let report: (String) -> Void = { [log = self.log] in log(.warning, $0) }
         switch configuration.log.events {
@@ -119,7 +131,10 @@ public final class MapView {
                                   message: "cannot write the event stream to \(path): \(error)")
             }
         }
-        pipeline.sink = { [weak self] line in self?.eventOut?.write(line + "\n") }
+        pipeline.sink = { [weak self] line in
+            self?.eventOut?.write(line + "\n")
+            self?.control?.broadcast(line)
+        }
         pipeline.measureInfoWindows(with: renderer)
     }
 
@@ -134,9 +149,29 @@ public final class MapView {
         set { controller.select(newValue); pipeline.setNeedsRedraw() }
     }
     public func animate(to camera: CameraPosition, duration: Double) {
-        controller.animate(to: camera, duration: duration, at: EventLoop.now()); pipeline.setNeedsRedraw()
+        controller.animate(to: camera, duration: duration, at: MonotonicClock.now()); pipeline.setNeedsRedraw()
     }
-    public func move(to camera: CameraPosition) { controller.move(to: camera, at: EventLoop.now()); pipeline.setNeedsRedraw() }
+    public func move(to camera: CameraPosition) { controller.move(to: camera, at: MonotonicClock.now()); pipeline.setNeedsRedraw() }
+
+    /// Which gestures move the map (HERE's gesture mask), changeable at runtime. A gesture that
+    /// is off is still recognised and handed to `gestureHandler`. A gesture running when the
+    /// mask changes ends cleanly (ended, then idleAt); markers and the info window stay.
+    public var gestureMask: GestureMask {
+        get { controller.configuration.gestureMask }
+        set { setGestureMask(newValue, at: EventLoop.now()) }
+    }
+
+    /// `gestureMask` with an explicit time (CLOCK_MONOTONIC seconds, the loop's clock).
+    public func setGestureMask(_ mask: GestureMask, at time: Double) {
+        pipeline.setGestureMask(mask, at: time)
+        configuration.gestures.enabled = mask
+    }
+
+    /// The app's content for a marker's info window changed: redrawn when that window is shown
+    /// and the marker has `tracksInfoWindowChanges` (the delegate is asked again), else ignored.
+    public func infoWindowContentDidChange(markerID: String) {
+        if controller.infoWindowContentDidChange(markerID: markerID, at: EventLoop.now()) { pipeline.setNeedsRedraw() }
+    }
 
     // MARK: opening things
 
@@ -164,8 +199,6 @@ public final class MapView {
         }
     }
 
-    struct Found { var info: TouchscreenInfo; var settings: KioskConfiguration.TouchSettings }
-
     static func match(_ m: KioskConfiguration.DeviceMatch) -> TouchDeviceMatch? {
         switch m {
         case .auto: return nil
@@ -175,127 +208,63 @@ public final class MapView {
         }
     }
 
-    static func discover(_ cfg: KioskConfiguration) -> [Found] {
-        let entries = cfg.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : cfg.touch
-        var out: [Found] = []
-        for e in entries {
-            for info in TouchDiscovery.touchscreens(matching: match(e.match)) where !out.contains(where: { $0.info.path == info.path }) {
-                out.append(Found(info: info, settings: e))
-            }
+    /// The device manager's entries: one per [[touch]] table (or one "every touchscreen").
+    static func touchEntries(_ cfg: KioskConfiguration) -> [TouchInputHub.Entry] {
+        let tables = cfg.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : cfg.touch
+        return tables.map { s in
+            TouchInputHub.Entry(match: match(s.match), filters: FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil),
+                                grab: s.grab) { udev in MapView.calibration(s, udev: udev, displayRotation: cfg.display.rotation) }
         }
-        return out
-    }
-
-    /// The [[touch]] entry a newly plugged device belongs to, if any.
-    func settings(forNew path: String, capabilities caps: DeviceCapabilities) -> KioskConfiguration.TouchSettings? {
-        let entries = configuration.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : configuration.touch
-        for e in entries {
-            if let m = MapView.match(e.match) {
-                if caps.touchKind != nil && m.matches(path: path, capabilities: caps) { return e }
-            } else if caps.isTouchscreen {
-                return e
-            }
-        }
-        return nil
     }
 
     /// Calibration for one device: the config's matrix, else udev's LIBINPUT_CALIBRATION_MATRIX,
     /// then the rotation and mirror shorthands.
-    static func calibration(_ s: KioskConfiguration.TouchSettings, udev: Calibration?) -> Calibration {
+    /// Touches turn with the display unless the entry sets its own rotation (Weston's rule).
+    static func calibration(_ s: KioskConfiguration.TouchSettings, udev: Calibration?, displayRotation: Int = 0) -> Calibration {
         var c = s.calibration.map { Calibration(matrix: $0) } ?? udev ?? .identity
-        if s.rotation != 0, let r = Calibration.rotation(degrees: s.rotation) { c = c.then(r) }
+        let rotation = s.rotation ?? displayRotation
+        if rotation != 0, let r = Calibration.rotation(degrees: rotation) { c = c.then(r) }
         if s.mirror != .none { c = c.then(.mirrored(horizontal: s.mirror == .horizontal, vertical: s.mirror == .vertical)) }
         return c
     }
 
-    func openDevice(_ info: TouchscreenInfo, settings s: KioskConfiguration.TouchSettings) {
-        guard devices[info.path] == nil else { return }
-        do {
-            let filters = FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil)
-            let dev = try TouchDevice(path: info.path, screen: screen,
-                                      calibration: MapView.calibration(s, udev: info.calibration), filters: filters)
-            if s.grab { dev.grab() }
-            devices[info.path] = dev
-            log(.info, "touchscreen \(info.path) \"\(info.capabilities.name)\" (\(info.capabilities.touchKind?.description ?? "?"), found by \(info.foundBy))")
-            try loop?.add(fd: dev.fd) { [weak self] _ in self?.readDevice(info.path) }
-        } catch {
-            log(.error, "\(error)")
+    /// What the device manager reports: frames into the pipeline, the rest into the log.
+    func handle(_ events: [TouchInputHub.Event]) {
+        for event in events {
+            switch event {
+            case .opened(let path, let name, let kind, let foundBy):
+                log(.info, "touchscreen \(path) \"\(name)\" (\(kind.description), found by \(foundBy))")
+            case .frames(let path, let frames):
+                for f in frames { feed(f, from: path) }
+            case .closed(let path, let reason):
+                merger.remove(device: path)
+                switch reason {
+                case "gone": log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
+                case "removed": log(.warning, "touch device \(path) was removed; its contacts were cancelled")
+                default: log(.error, reason)
+                }
+            case .warning(let text):
+                log(text.hasPrefix("no hotplug") ? .warning : .error, text)
+            }
         }
     }
 
-    func readDevice(_ path: String) {
-        guard let dev = devices[path] else { return }
-        do {
-            let frames = try dev.readAvailable()
-            for f in frames { feed(f, from: path) }
-        } catch TouchDeviceError.gone(_, let frames) {
-            for f in frames { feed(f, from: path) }
-            loop?.remove(fd: dev.fd)
-            devices[path] = nil
-            log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
-        } catch {
-            log(.error, "\(error)")
-            loop?.remove(fd: dev.fd)
-            devices[path] = nil
-        }
-    }
-
-    /// Contacts down on each device, with ids made unique across devices.
-    var contactsByDevice: [String: [Contact]] = [:]
-    var deviceNumbers: [String: Int] = [:]
-
-    /// One device's frame, merged with what the other touchscreens have down (each device
-    /// numbers its contacts from 0, and a frame holds only its own device's contacts), so the
+    /// One device's frame, merged with what the other touchscreens have down, so the
     /// recogniser sees one surface.
     func feed(_ f: ContactFrame, from path: String) {
         newestInput = max(newestInput ?? f.time, f.time)
-        if deviceNumbers[path] == nil { deviceNumbers[path] = deviceNumbers.count }
-        let offset = deviceNumbers[path]! * 1_000_000
-        contactsByDevice[path] = f.contacts.map { var c = $0; c.id += offset; return c }
-        if contactsByDevice.count == 1 && offset == 0 {
-            pipeline.handle(f)
-            return
-        }
-        let merged = contactsByDevice.keys.sorted().flatMap { contactsByDevice[$0]! }
-        pipeline.handle(ContactFrame(time: f.time, contacts: merged, cancelled: f.cancelled.map { $0 + offset }))
-    }
-
-    func handleHotplug() {
-        guard let monitor else { return }
-        for change in monitor.changes() {
-            switch change {
-            case .added(let path):
-                guard devices[path] == nil, let caps = try? TouchDiscovery.capabilities(path: path),
-                      let s = settings(forNew: path, capabilities: caps) else { continue }
-                openDevice(TouchscreenInfo(devnode: path, capabilities: caps, calibration: TouchDiscovery.udevCalibration(devnode: path),
-                                           foundBy: "hotplug"), settings: s)
-            case .removed(let path):
-                if devices[path] != nil { readDevice(path) } // reads ENODEV: cancels its contacts
-                if let dev = devices[path] {
-                    feed(dev.cancelAll(time: EventLoop.now()), from: path)
-                    loop?.remove(fd: dev.fd)
-                    devices[path] = nil
-                    log(.warning, "touch device \(path) was removed; its contacts were cancelled")
-                }
-            }
-        }
+        pipeline.handle(merger.merge(f, from: path))
     }
 
     // MARK: the loop
 
     /// Runs until SIGINT or SIGTERM (or `stop()`); SIGHUP re-reads the configuration file.
     public func run() throws {
-        let loop = try EventLoop()
-        self.loop = loop
-        defer { self.loop = nil }
-        for (path, dev) in devices { try loop.add(fd: dev.fd) { [weak self] _ in self?.readDevice(path) } }
-        do {
-            let m = try TouchDeviceMonitor()
-            monitor = m
-            try loop.add(fd: m.fd) { [weak self] _ in self?.handleHotplug() }
-        } catch {
-            log(.warning, "no hotplug: \(error)")
-        }
+        let loop = eventLoop
+        running = true
+        defer { running = false }
+        var displayFD: Int32?
+        defer { if let displayFD { loop.remove(fd: displayFD) } }
         if let fd = display.eventFileDescriptor {
             try loop.add(fd: fd) { [weak self] _ in
                 guard let self else { return }
@@ -305,27 +274,29 @@ public final class MapView {
                     self.flipInput = nil
                 }
             }
+            displayFD = fd
         }
         try loop.handleSignals([SIGINT, SIGTERM, SIGHUP]) { [weak self] sig in
             guard let self else { return }
             if sig == SIGHUP { self.reload() } else {
                 self.log(.info, "signal \(sig): stopping")
-                loop.stop()
+                self.eventLoop.stop()
             }
         }
-        loop.onTimer { [weak self] in self?.pipeline.advance(to: EventLoop.now()) }
-        pipeline.begin(at: EventLoop.now())
+        if !configuration.control.socket.isEmpty { try startControl(on: loop) }
+        loop.onTimer { [weak self] in self?.pipeline.advance(to: MonotonicClock.now()) }
+        pipeline.begin(at: MonotonicClock.now())
         try loop.run { [weak self] in self?.beforeWait() }
         close()
     }
 
-    public func stop() { loop?.stop() }
+    public func stop() { eventLoop.stop() }
 
     /// Right before sleeping: read what input has arrived, draw if something changed and the
     /// display may take a frame, and arm the timer for the earliest deadline.
     func beforeWait() {
-        for path in Array(devices.keys) { readDevice(path) }
-        let now = EventLoop.now()
+        handle(input.readAll())
+        let now = MonotonicClock.now()
         pipeline.advance(to: now)
         var wakeAt = pipeline.nextDeadline
         if pipeline.takeNeedsRedraw() {
@@ -337,10 +308,10 @@ public final class MapView {
             }
         }
         if let stopTime {
-            if now >= stopTime { loop?.stop(); return }
+            if now >= stopTime { eventLoop.stop(); return }
             wakeAt = min(wakeAt ?? stopTime, stopTime)
         }
-        loop?.setDeadline(wakeAt)
+        eventLoop.setDeadline(wakeAt)
     }
 
 
@@ -362,10 +333,11 @@ public final class MapView {
                 }
                 framesPresented += 1
                 if firstFrameTime == nil {
-                    firstFrameTime = EventLoop.now()
-                    log(.info, String(format: "first frame on the display %.0f ms after start", (firstFrameTime! - createdAt) * 1000))
+                    let first = MonotonicClock.now()
+                    firstFrameTime = first
+                    log(.info, String(format: "first frame on the display %.0f ms after start", (first - createdAt) * 1000))
                 }
-                onFramePresented?(EventLoop.now(), newestInput)
+                onFramePresented?(MonotonicClock.now(), newestInput)
             } else {
                 pipeline.setNeedsRedraw()
             }
@@ -375,18 +347,21 @@ public final class MapView {
     }
 
     /// SIGHUP: re-read the file; a bad file keeps the running configuration.
-    func reload() {
-        guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return }
+    @discardableResult
+    func reload() -> String? {
+        guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return "no configuration file to re-read" }
         do {
             let new = try KioskConfiguration.load(path: path)
-            pipeline.reconfigure(new)
+            pipeline.reconfigure(new, at: EventLoop.now())
             configuration.gestures = new.gestures
             configuration.markers = new.markers
             configuration.camera = new.camera
             log(.info, "SIGHUP: re-read \(path): gestures, markers and camera settings applied")
             pipeline.setNeedsRedraw()
+            return nil
         } catch {
             log(.error, "SIGHUP: \(error); keeping the running configuration")
+            return "\(error); keeping the running configuration"
         }
     }
 
@@ -394,13 +369,16 @@ public final class MapView {
     public func close() {
         guard !closed else { return }
         closed = true
+        control?.close()
+        control = nil
         if !touchToFlip.isEmpty {
             let ms = touchToFlip.map { $0 * 1000 }
             log(.info, String(format: "touch-to-flip latency over %d frames: p50 %.1f ms, p99 %.1f ms, max %.1f ms",
                               ms.count, BenchSupport.percentile(ms, 50), BenchSupport.percentile(ms, 99), ms.max()!))
         }
         display.close()
-        devices.removeAll()
+        input.detach()
+        input.closeAll()
         eventOut?.sync()
     }
 }

@@ -101,8 +101,7 @@ public enum Replay {
 
         public init(capabilities caps: DeviceCapabilities, screen: Size, configuration: KioskConfiguration,
                     calibration: Calibration = .identity, contacts: Bool, sink: @escaping (String) -> Void) {
-            let density = configuration.gestures.pixelsPerMM.map { PixelDensity(pixelsPerMillimetre: $0, source: .displaySize) }
-                ?? Replay.density(for: caps, screen: screen)
+            let density = Replay.density(configuration: configuration, touch: caps, screen: screen)
             pipeline = MapPipeline(configuration: configuration, screen: screen, density: density, sink: sink)
             pipeline.writesContacts = contacts
             assembler = FrameAssembler(capabilities: caps, calibration: calibration, screen: screen)
@@ -124,6 +123,21 @@ public enum Replay {
             touchMM = Size(width: x.range / Double(x.resolution), height: y.range / Double(y.resolution))
         }
         return PixelDensity(screen: screen, touchAreaMillimetres: touchMM, displayMillimetres: displayMM)
+    }
+
+    /// The one place pixels per millimetre is decided, for the kiosk, tune, calibrate and every
+    /// replay: the touch device's resolution, else the display's physical size (the file's
+    /// `physical_size_mm` before what the display reports), else the file's `pixels_per_mm`,
+    /// else 96 dpi.
+    public static func density(configuration cfg: KioskConfiguration, touch caps: DeviceCapabilities?,
+                               screen: Size, displayMM reported: Size? = nil) -> PixelDensity {
+        let displayMM = cfg.display.physicalSizeMM.map { Size(width: $0.0, height: $0.1) } ?? reported
+        let fromDevices = caps.map { density(for: $0, screen: screen, displayMM: displayMM) }
+            ?? PixelDensity(screen: screen, displayMillimetres: displayMM)
+        if fromDevices.source == .assumed, let ppm = cfg.gestures.pixelsPerMM {
+            return PixelDensity(pixelsPerMillimetre: ppm, source: .assumed)
+        }
+        return fromDevices
     }
 
     /// Runs the recording through the pipeline; each line of the stream goes to `sink`.

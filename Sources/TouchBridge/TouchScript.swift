@@ -46,7 +46,9 @@ public struct TouchScript {
     }
 
     func units(_ p: Point) -> (Int32, Int32) {
-        let ax = device.absinfo[ABS.MT_POSITION_X]!, ay = device.absinfo[ABS.MT_POSITION_Y]!
+        // A device without MT axes (a caller's own capabilities) is driven in screen pixels.
+        let ax = device.absinfo[ABS.MT_POSITION_X] ?? AbsInfo(minimum: 0, maximum: Int32(screen.width) - 1)
+        let ay = device.absinfo[ABS.MT_POSITION_Y] ?? AbsInfo(minimum: 0, maximum: Int32(screen.height) - 1)
         let x = Double(ax.minimum) + p.x / screen.width * (ax.range + 1)
         let y = Double(ay.minimum) + p.y / screen.height * (ay.range + 1)
         return (Int32(max(Double(ax.minimum), min(Double(ax.maximum), x.rounded(.down)))),

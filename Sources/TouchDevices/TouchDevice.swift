@@ -1,5 +1,7 @@
 import CEvdev
 import TouchCore
+import Platform
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,7 +17,9 @@ import Musl
 public final class TouchDevice {
     public let path: String
     /// Poll this fd for POLLIN, then call `readAvailable()`.
-    public let fd: Int32
+    public var fd: Int32 { descriptor.rawValue }
+    /// Owned: closed exactly once, after libevdev has let go of it.
+    let descriptor: OwnedDescriptor
     public let capabilities: DeviceCapabilities
     public internal(set) var assembler: FrameAssembler
     /// True after ENODEV: close this device and wait for the monitor to report it again.
@@ -29,36 +33,39 @@ public final class TouchDevice {
     /// - Parameter requireTouch: throw `notATouchscreen` when the node has no absolute touch axes.
     public init(path: String, screen: Size, calibration: Calibration = .identity,
                 filters: FilterOptions = .default, requireTouch: Bool = true) throws {
-        let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw TouchDeviceError.cannotOpen(path: path, errno: errno) }
+        let descriptor = try TouchDevice.openNode(path)
         var handle: OpaquePointer?
-        let rc = libevdev_new_from_fd(fd, &handle)
-        guard rc == 0, let handle else {
-            close(fd)
-            throw TouchDeviceError.notEvdev(path: path, errno: -rc)
-        }
+        let rc = libevdev_new_from_fd(descriptor.rawValue, &handle)
+        guard rc == 0, let handle else { throw TouchDeviceError.notEvdev(path: path, errno: Errno(rawValue: -rc)) }
         _ = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
         let caps = EvdevInventory.capabilities(of: handle)
         if requireTouch && caps.touchKind == nil {
             libevdev_free(handle)
-            close(fd)
             throw TouchDeviceError.notATouchscreen(path: path, name: caps.name)
         }
         self.path = path
-        self.fd = fd
+        self.descriptor = descriptor
         self.dev = handle
         self.capabilities = caps
         self.assembler = FrameAssembler(capabilities: caps, calibration: calibration, screen: screen, filters: filters)
         // Fingers already down when the device is opened, and the kernel's current slot (not
         // necessarily 0 mid-stream): start from the device's state, as libinput does.
         let initial = assembler.resync(to: LiveCapabilities.state(handle, kind: assembler.kind),
-                                       time: Self.monotonicNow())
+                                       time: MonotonicClock.now())
         if !initial.contacts.isEmpty { pendingFrames = [initial] }
     }
 
     deinit {
-        libevdev_free(dev)
-        close(fd)
+        libevdev_free(dev) // does not close the fd; `descriptor` does, after this
+    }
+
+    /// Opens an event node read-only and non-blocking, with the error the operator needs.
+    static func openNode(_ path: String) throws -> OwnedDescriptor {
+        do {
+            return try OwnedDescriptor(path: path, .readOnly, options: .nonBlocking)
+        } catch let e as SystemError {
+            throw TouchDeviceError.cannotOpen(path: path, errno: e.errno)
+        }
     }
 
     /// Replaces the calibration or output size (e.g. after a rotation), keeping contacts.
@@ -104,10 +111,10 @@ public final class TouchDevice {
                 continue
             } else if rc == -ENODEV {
                 isGone = true
-                frames.append(assembler.cancelAll(time: Self.monotonicNow()))
+                frames.append(assembler.cancelAll(time: MonotonicClock.now()))
                 throw TouchDeviceError.gone(path: path, frames: frames)
             } else {
-                throw TouchDeviceError.readFailed(path: path, errno: -rc)
+                throw TouchDeviceError.readFailed(path: path, errno: Errno(rawValue: -rc))
             }
         }
         return frames
@@ -116,24 +123,11 @@ public final class TouchDevice {
     /// Cancels every contact now, for a device dropped without an ENODEV read (udev said
     /// "remove", or the app is letting it go). Stamped with CLOCK_MONOTONIC now.
     public func cancelAll() -> ContactFrame {
-        assembler.cancelAll(time: Self.monotonicNow())
+        assembler.cancelAll(time: MonotonicClock.now())
     }
 
     static func event(_ ev: input_event) -> InputEvent {
         InputEvent(sec: Int(ev.time.tv_sec), usec: Int(ev.time.tv_usec), type: ev.type, code: ev.code, value: ev.value)
     }
 
-    /// CLOCK_MONOTONIC now, in seconds: the time of a cancellation the device did not stamp.
-    public static func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-}
-
-func retryingEINTR(_ body: () -> Int32) -> Int32 {
-    while true {
-        let r = body()
-        if r >= 0 || errno != EINTR { return r }
-    }
 }

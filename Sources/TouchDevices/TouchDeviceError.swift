@@ -1,13 +1,14 @@
 import TouchCore
+import SystemPackage
 
 /// What can go wrong with a touch device, written for the person at the kiosk.
 public enum TouchDeviceError: Error, Sendable, CustomStringConvertible {
     /// open(2) failed.
-    case cannotOpen(path: String, errno: Int32)
+    case cannotOpen(path: String, errno: Errno)
     /// The node is not an evdev device libevdev can read.
-    case notEvdev(path: String, errno: Int32)
+    case notEvdev(path: String, errno: Errno)
     /// read failed for another reason than "no more events".
-    case readFailed(path: String, errno: Int32)
+    case readFailed(path: String, errno: Errno)
     /// The device vanished (unplugged, ENODEV). `frames` holds the frames read before that and,
     /// last, the frame that cancels every contact that was down.
     case gone(path: String, frames: [ContactFrame])
@@ -17,14 +18,14 @@ public enum TouchDeviceError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let e):
-            let hint = e == 13 /* EACCES */
+            let hint = e == .permissionDenied
                 ? "add the user to the 'input' group or run as root"
-                : e == 2 /* ENOENT */ ? "check the path (ls /dev/input/by-path/) and the device's cable" : "check the device"
-            return "cannot open touch device \(path): \(errnoString(e)); \(hint)"
+                : e == .noSuchFileOrDirectory ? "check the path (ls /dev/input/by-path/) and the device's cable" : "check the device"
+            return "cannot open touch device \(path): \(e.readableDescription); \(hint)"
         case .notEvdev(let path, let e):
-            return "\(path) is not an evdev input device (\(errnoString(e))); give a /dev/input/eventN node"
+            return "\(path) is not an evdev input device (\(e.readableDescription)); give a /dev/input/eventN node"
         case .readFailed(let path, let e):
-            return "reading touch device \(path) failed: \(errnoString(e)); reconnect the device"
+            return "reading touch device \(path) failed: \(e.readableDescription); reconnect the device"
         case .gone(let path, _):
             return "touch device \(path) disappeared (unplugged?); its contacts were cancelled; it is picked up again when it comes back"
         case .notATouchscreen(let path, let name):
@@ -33,12 +34,3 @@ public enum TouchDeviceError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-func errnoString(_ e: Int32) -> String {
-    String(cString: strerror(e))
-}

@@ -1,6 +1,7 @@
 import CEvdev
 import CUdev
 import TouchCore
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -56,12 +57,11 @@ public enum TouchDiscovery {
 
     /// Reads a node's capabilities (opens and closes it).
     public static func capabilities(path: String) throws -> DeviceCapabilities {
-        let fd = retryingEINTR { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-        guard fd >= 0 else { throw TouchDeviceError.cannotOpen(path: path, errno: errno) }
-        defer { close(fd) }
+        let descriptor = try TouchDevice.openNode(path)
+        defer { descriptor.close() }
         var handle: OpaquePointer?
-        let rc = libevdev_new_from_fd(fd, &handle)
-        guard rc == 0, let handle else { throw TouchDeviceError.notEvdev(path: path, errno: -rc) }
+        let rc = libevdev_new_from_fd(descriptor.rawValue, &handle)
+        guard rc == 0, let handle else { throw TouchDeviceError.notEvdev(path: path, errno: Errno(rawValue: -rc)) }
         defer { libevdev_free(handle) }
         return EvdevInventory.capabilities(of: handle)
     }

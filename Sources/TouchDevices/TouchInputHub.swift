@@ -1,13 +1,17 @@
 import TouchCore
+import Platform
 
-/// Keeps this machine's touchscreens open for an event loop: those found at start (discovery,
-/// or the config's match), and those the udev monitor reports later. A device that vanishes
-/// has its contacts cancelled and is closed; when it comes back it is opened again.
+/// The one device manager: keeps this machine's touchscreens open for an event loop: those
+/// found at start (discovery, or the configured matches), and those the udev monitor reports
+/// later. A device that vanishes has its contacts cancelled and is closed; when it comes back
+/// it is opened again. The kiosk (`MapView`, and so `tune`), `calibrate` and
+/// `replay --live --follow` all read touch input through it.
 ///
-/// Poll `pollFDs` for POLLIN and hand each readable fd to `handle(fd:)`.
+/// Either `attach(to:onEvents:)` it to an `EventLoop` (it adds and removes its descriptors
+/// itself), or poll `pollFDs` for POLLIN and hand each readable fd to `handle(fd:)`.
 public final class TouchInputHub {
     public enum Event: Sendable {
-        case opened(path: String, name: String, kind: TouchscreenKind)
+        case opened(path: String, name: String, kind: TouchscreenKind, foundBy: String)
         /// The device went away; its last frames (ending with the cancelling one) came before.
         case closed(path: String, reason: String)
         case frames(path: String, [ContactFrame])
@@ -15,37 +19,104 @@ public final class TouchInputHub {
         case warning(String)
     }
 
-    public let match: TouchDeviceMatch?
+    /// Which devices to open and how: one entry per `[[touch]]` table of the configuration
+    /// (a device is opened by the first entry that selects it).
+    public struct Entry: Sendable {
+        /// nil: every touchscreen (udev's ID_INPUT_TOUCHSCREEN, or its capabilities).
+        public var match: TouchDeviceMatch?
+        /// The device's calibration from udev's LIBINPUT_CALIBRATION_MATRIX (nil when unset)
+        /// to the one used: the default keeps udev's, else identity.
+        public var calibration: @Sendable (Calibration?) -> Calibration
+        public var filters: FilterOptions
+        /// Take the device exclusively (EVIOCGRAB).
+        public var grab: Bool
+
+        public init(match: TouchDeviceMatch? = nil, calibration: Calibration? = nil,
+                    filters: FilterOptions = .default, grab: Bool = false) {
+            self.init(match: match, filters: filters, grab: grab) { udev in calibration ?? udev ?? .identity }
+        }
+
+        public init(match: TouchDeviceMatch?, filters: FilterOptions, grab: Bool,
+                    calibration: @escaping @Sendable (Calibration?) -> Calibration) {
+            self.match = match
+            self.calibration = calibration
+            self.filters = filters
+            self.grab = grab
+        }
+    }
+
+    public let entries: [Entry]
     public private(set) var screen: Size
-    /// From the config; overrides the udev property LIBINPUT_CALIBRATION_MATRIX when set.
-    public let calibration: Calibration?
-    public let filters: FilterOptions
     public private(set) var devices: [Int32: TouchDevice] = [:]
+    /// Every touchscreen the last `openAll()` found, in entry then path order (opened or not).
+    public private(set) var discovered: [TouchscreenInfo] = []
     public let monitor: TouchDeviceMonitor?
     let monitorWarning: String?
+    weak var loop: EventLoop?
+    var sink: (([Event]) -> Void)?
 
-    public init(match: TouchDeviceMatch? = nil, screen: Size, calibration: Calibration? = nil,
-                filters: FilterOptions = .default, hotplug: Bool = true) {
-        self.match = match
+    public init(entries: [Entry], screen: Size, hotplug: Bool = true) {
+        self.entries = entries.isEmpty ? [Entry()] : entries
         self.screen = screen
-        self.calibration = calibration
-        self.filters = filters
         var warning: String?
         var monitor: TouchDeviceMonitor?
         if hotplug {
-            do { monitor = try TouchDeviceMonitor() } catch { warning = "\(error)" }
+            do { monitor = try TouchDeviceMonitor() } catch { warning = "no hotplug: \(error)" }
         }
         self.monitor = monitor
         self.monitorWarning = warning
     }
 
+    /// One entry: `match` (nil = every touchscreen), `calibration` overriding udev's.
+    public convenience init(match: TouchDeviceMatch? = nil, screen: Size, calibration: Calibration? = nil,
+                            filters: FilterOptions = .default, hotplug: Bool = true) {
+        self.init(entries: [Entry(match: match, calibration: calibration, filters: filters)], screen: screen, hotplug: hotplug)
+    }
+
     public var pollFDs: [Int32] { (monitor.map { [$0.fd] } ?? []) + devices.keys.sorted() }
 
-    /// Opens every device present now.
+    /// The open device at `path`.
+    public func device(path: String) -> TouchDevice? { devices.values.first { $0.path == path } }
+
+    /// Adds the monitor and every device (now and later) to `loop`; what they produce goes to
+    /// `onEvents`. Call before `openAll()`.
+    public func attach(to loop: EventLoop, onEvents: @escaping ([Event]) -> Void) throws {
+        self.loop = loop
+        sink = onEvents
+        if let monitor { try loop.add(fd: monitor.fd) { [weak self] fd in self?.deliver(fd) } }
+        for fd in devices.keys { try loop.add(fd: fd) { [weak self] fd in self?.deliver(fd) } }
+    }
+
+    /// Takes the hub's descriptors out of its loop (the devices stay open).
+    public func detach() {
+        if let loop {
+            for fd in pollFDs { loop.remove(fd: fd) }
+        }
+        loop = nil
+        sink = nil
+    }
+
+    func deliver(_ fd: Int32) {
+        let events = handle(fd: fd)
+        if !events.isEmpty { sink?(events) }
+    }
+
+    /// Opens every device present now (one already open stays as it is).
     public func openAll() -> [Event] {
         var events: [Event] = monitorWarning.map { [.warning($0)] } ?? []
-        for info in TouchDiscovery.touchscreens(matching: match) { events += open(info) }
+        discovered = []
+        for entry in entries {
+            for info in TouchDiscovery.touchscreens(matching: entry.match) where !discovered.contains(where: { $0.path == info.path }) {
+                discovered.append(info)
+                if device(path: info.path) == nil { events += open(info, entry) }
+            }
+        }
         return events
+    }
+
+    /// Reads every open device now (input that arrived while the caller was busy).
+    public func readAll() -> [Event] {
+        devices.keys.sorted().flatMap { handle(fd: $0) }
     }
 
     /// Reads a readable fd: a device's frames, or the monitor's added/removed devices.
@@ -55,14 +126,22 @@ public final class TouchInputHub {
             for change in monitor.changes() {
                 switch change {
                 case .added(let path):
-                    guard !devices.values.contains(where: { $0.path == path }),
-                          let info = TouchDiscovery.touchscreen(path: path, matching: match) else { continue }
-                    events += open(info)
+                    guard device(path: path) == nil else { continue }
+                    for entry in entries {
+                        if let info = TouchDiscovery.touchscreen(path: path, matching: entry.match) {
+                            events += open(TouchscreenInfo(devnode: path, capabilities: info.capabilities,
+                                                           calibration: info.calibration, foundBy: "hotplug"), entry)
+                            break
+                        }
+                    }
                 case .removed(let path):
-                    // Normally ENODEV on the device's own fd came first; this catches the rest.
-                    if let (fd, device) = devices.first(where: { $0.value.path == path }) {
+                    // Normally ENODEV on the device's own fd came first; a last read gets its
+                    // frames, and whatever is still down is cancelled.
+                    guard let device = device(path: path) else { continue }
+                    events += handle(fd: device.fd)
+                    if self.device(path: path) != nil {
                         let frame = device.cancelAll()
-                        devices[fd] = nil
+                        close(device)
                         events.append(.frames(path: path, [frame]))
                         events.append(.closed(path: path, reason: "removed"))
                     }
@@ -75,10 +154,10 @@ public final class TouchInputHub {
             let frames = try device.readAvailable()
             return frames.isEmpty ? [] : [.frames(path: device.path, frames)]
         } catch TouchDeviceError.gone(let path, let frames) {
-            devices[fd] = nil
+            close(device)
             return [.frames(path: path, frames), .closed(path: path, reason: "gone")]
         } catch {
-            devices[fd] = nil
+            close(device)
             return [.frames(path: device.path, [device.cancelAll()]), .closed(path: device.path, reason: "\(error)")]
         }
     }
@@ -91,12 +170,24 @@ public final class TouchInputHub {
         }
     }
 
-    func open(_ info: TouchscreenInfo) -> [Event] {
+    /// Closes every device (their contacts are not reported: the caller is shutting down).
+    public func closeAll() {
+        for device in Array(devices.values) { close(device) }
+    }
+
+    func close(_ device: TouchDevice) {
+        loop?.remove(fd: device.fd)
+        devices[device.fd] = nil
+    }
+
+    func open(_ info: TouchscreenInfo, _ entry: Entry) -> [Event] {
         do {
             let device = try TouchDevice(path: info.path, screen: screen,
-                                         calibration: calibration ?? info.calibration ?? .identity, filters: filters)
+                                         calibration: entry.calibration(info.calibration), filters: entry.filters)
+            if entry.grab { device.grab() }
             devices[device.fd] = device
-            return [.opened(path: info.path, name: device.capabilities.name, kind: device.assembler.kind)]
+            try loop?.add(fd: device.fd) { [weak self] fd in self?.deliver(fd) }
+            return [.opened(path: info.path, name: device.capabilities.name, kind: device.assembler.kind, foundBy: info.foundBy)]
         } catch {
             return [.warning("\(error)")]
         }

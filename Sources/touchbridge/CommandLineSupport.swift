@@ -71,7 +71,5 @@ func fail(_ message: String, code: Int32) -> Never {
 
 /// The map data must be there before anything draws: say where it is looked for, exit 1.
 func requireWorldMap() {
-    if BuiltInWorld.resourceURL() == nil {
-        fail("the built-in world map (world.bin) was not found: " + BuiltInWorld.missingResourceAdvice, code: 1)
-    }
+    do { _ = try BuiltInWorld.load() } catch { fail("\(error)", code: 1) }
 }

@@ -95,15 +95,20 @@ struct ReplayCommand: ParsableCommand {
     /// A live device through the same pipeline; the start line is printed once the device is
     /// open (a script may wait for it), each batch of lines is flushed.
     func runLive(size: Size, configuration cfg: KioskConfiguration, calibration cal: Calibration) throws {
-        let device: TouchDevice
-        do { device = try TouchDevice(path: file, screen: size, calibration: cal) } catch { fail("\(error)", code: 1) }
-        let density = Replay.density(for: device.capabilities, screen: size)
+        let hub = TouchInputHub(match: .path(file), screen: size, calibration: cal, hotplug: false)
+        _ = hub.openAll() // .opened or a warning; the reason is asked again below if it failed
+        guard let device = hub.device(path: file) else {
+            // Say why: the node's own open error (missing, permission, not evdev, not touch).
+            do { _ = try TouchDevice(path: file, screen: size) } catch { fail("\(error)", code: 1) }
+            fail("cannot open \(file)", code: 1)
+        }
+        let density = Replay.density(configuration: cfg, touch: device.capabilities, screen: size)
         let pipeline = MapPipeline(configuration: cfg, screen: size, density: density) { line in print(line) }
         pipeline.writesContacts = contacts
         pipeline.start()
         fflush(nil)
-        let ending = try LiveReadLoop.run(device, duration: duration) { frames in
-            for f in frames { pipeline.handle(f) }
+        let ending = try LiveReadLoop.run(hub, duration: duration, endWhenNoneOpen: true) { events in
+            for case .frames(_, let frames) in events { for f in frames { pipeline.handle(f) } }
             fflush(nil)
         }
         pipeline.finish()
@@ -123,11 +128,11 @@ extension ReplayCommand {
         _ = try LiveReadLoop.run(hub, duration: duration) { events in
             for event in events {
                 switch event {
-                case .opened(let path, let name, let kind):
+                case .opened(let path, let name, let kind, _):
                     Self.note("opened \(path) (\(name), \(kind))")
                     if pipeline == nil {
                         let caps = (try? TouchDiscovery.capabilities(path: path))
-                        let density = caps.map { Replay.density(for: $0, screen: size) } ?? .assumed
+                        let density = Replay.density(configuration: cfg, touch: caps, screen: size)
                         let p = MapPipeline(configuration: cfg, screen: size, density: density) { line in print(line) }
                         p.writesContacts = contacts
                         p.start() // a script may wait for this line

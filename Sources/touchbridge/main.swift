@@ -5,6 +5,6 @@ struct TouchBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touchbridge",
         abstract: "Map gestures from evdev touchscreens, drawn straight to DRM/KMS.",
-        subcommands: [RunCommand.self, DemoCommand.self, BenchCommand.self, CalibrateCommand.self, TuneCommand.self, DevicesCommand.self, ReplayCommand.self, RecordCommand.self, RenderCommand.self, SoakCommand.self])
+        subcommands: [RunCommand.self, DemoCommand.self, BenchCommand.self, CalibrateCommand.self, TuneCommand.self, DevicesCommand.self, ReplayCommand.self, RecordCommand.self, RenderCommand.self, CtlCommand.self, EventsCommand.self, SoakCommand.self])
 }
 TouchBridgeCommand.main()

@@ -127,3 +127,26 @@ extension RecognizerBasicsTests {
         #expect(problems.contains { $0.contains("rotationStartAngle is -1.0 deg; it must be a positive number") })
     }
 }
+
+/// Every transition goes to `log`; an input the state cannot receive is marked a bug (the
+/// kiosk logs those as warnings) and changes nothing.
+struct TransitionLogTests {
+    final class Collected: @unchecked Sendable {
+        var steps: [GestureTransition] = []
+    }
+
+    @Test func transitionsAreLoggedAndAnImpossibleInputIsABug() {
+        let collected = Collected()
+        var r = Rig.plain.recognizer()
+        r.log = { collected.steps.append($0) }
+        var s = Script(.plain)
+        s.tap(1, 50, 50)
+        _ = run(s, &r)
+        #expect(collected.steps.map { "\($0.from.rawValue)>\($0.to.rawValue)" }.prefix(3)
+                == ["idle>oneFingerDown", "oneFingerDown>tapPending", "tapPending>idle"])
+        #expect(!collected.steps.contains { $0.isBug })
+        r.handle(.liftGraceTimeout) // cannot happen in idle
+        #expect(collected.steps.last?.isBug == true && r.state == .idle)
+        #expect(collected.steps.last?.description.contains("idle -> liftGraceTimeout -> idle (bug:") == true)
+    }
+}

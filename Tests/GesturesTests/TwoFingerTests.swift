@@ -32,8 +32,9 @@ struct TwoFingerTests {
         #expect(story(of(.pinch, events)) == ["pinch.began", "pinch.changed", "pinch.ended"])
         #expect(of(.pinch, events)[0].reason?.contains("pinchStartSpanChange") == true)
         let zoom = log2(events.reduce(1.0) { $0 * $1.scale })
-        // 40 -> 80 mm is one level; the first 5 mm (pinchStartSpanChange) only decide.
-        #expect(abs(zoom - log2(80.0 / 45)) < 0.05, "zoom \(zoom)")
+        // 40 -> 80 mm is one level: the first 5 mm (pinchStartSpanChange) decide and are
+        // then caught up, not lost.
+        #expect(abs(zoom - 1) < 0.01, "zoom \(zoom)")
     }
 
     @Test(arguments: Rig.all)
@@ -45,7 +46,7 @@ struct TwoFingerTests {
         #expect(story(of(.rotate, events)) == ["rotate.began", "rotate.changed", "rotate.ended"])
         #expect(of(.rotate, events)[0].reason?.contains("rotationStartAngle") == true)
         let turned = events.reduce(0.0) { $0 + $1.rotation }
-        #expect(turned > 40 - 12 - 2 && turned < 40 + 1, "clockwise, less the start threshold: \(turned)")
+        #expect(abs(turned - 40) < 0.5, "clockwise, the start threshold caught up: \(turned)")
     }
 
     @Test(arguments: Rig.all)
@@ -63,9 +64,11 @@ struct TwoFingerTests {
         mapFollowsBothFingers(rig: rig, mask: .all, drift: Point(x: 2, y: 2))
     }
 
-    /// Spread, twist and drift all at once; once pinch and rotate are both active, summing the
-    /// events reproduces the fingers' focal motion, span ratio and angle, and a map that applies
-    /// them keeps the points under both fingers exactly under them.
+    /// Spread, twist and drift all at once. The motion made before pinch and rotate were
+    /// recognised is caught up, so at the end the map points that were under the fingers at
+    /// touch-down are under them again; no frame jumps (each frame's zoom and turn stays
+    /// within what the fingers did that frame plus a small catch-up share), and translation
+    /// is delivered every frame.
     func mapFollowsBothFingers(rig: Rig, mask: GestureMask, drift: Point,
                                sourceLocation: SourceLocation = #_sourceLocation) {
         let s = twoFingers(rig, over: 0.8) { f in
@@ -73,45 +76,42 @@ struct TwoFingerTests {
         }
         var r = rig.recognizer(mask: mask)
         var map = SimilarityMap()
-        var begun: Set<GestureKind> = []
-        var reference: (a: Point, b: Point, geometry: TwoFingerGeometry)?
-        var sums = (translation: Point.zero, scale: 1.0, rotation: 0.0)
+        var reference: (a: Point, b: Point)?
         var everyFrameTranslates = true
+        var transforming = false
+        var largestZoomStep = 0.0, largestTurnStep = 0.0
         var last = s.frames[1]
         for frame in s.frames.dropLast(2) {
             let events = r.process(frame)
             guard frame.contacts.count == 2 else { continue }
             for e in events { map.apply(e) }
             let g = TwoFingerGeometry(a: frame.contact(id: 1)!.position, b: frame.contact(id: 2)!.position)
-            if reference != nil {
-                sums.translation += events.reduce(Point.zero) { $0 + $1.translation }
-                sums.scale *= events.reduce(1.0) { $0 * $1.scale }
-                sums.rotation += events.reduce(0.0) { $0 + $1.rotation }
-                let before = TwoFingerGeometry(a: last.contact(id: 1)!.position, b: last.contact(id: 2)!.position)
+            if reference == nil { reference = (map.toMap(g.a), map.toMap(g.b)) } // touch-down
+            let before = TwoFingerGeometry(a: last.contact(id: 1)!.position, b: last.contact(id: 2)!.position)
+            if transforming {
                 let delivered = events.reduce(Point.zero) { $0 + $1.translation }
                 if (delivered - (g.focal - before.focal)).length > 1e-9 { everyFrameTranslates = false }
+                let zoom = abs(log2(events.reduce(1.0) { $0 * $1.scale }))
+                let turn = abs(events.reduce(0.0) { $0 + $1.rotation })
+                largestZoomStep = max(largestZoomStep, zoom)
+                largestTurnStep = max(largestTurnStep, turn)
             }
-            begun.formUnion(events.filter { $0.phase == .began }.map(\.kind))
-            if reference == nil && begun.isSuperset(of: [.pinch, .rotate]) {
-                // From here on pinch and rotate are both active: the map must follow exactly.
-                reference = (map.toMap(g.a), map.toMap(g.b), g)
-            }
+            if events.contains(where: { $0.phase == .began }) { transforming = true }
             last = frame
         }
-        guard let ref = reference else {
-            Issue.record("pinch and rotation must both have begun", sourceLocation: sourceLocation)
+        guard let ref = reference, transforming else {
+            Issue.record("a transform must have begun", sourceLocation: sourceLocation)
             return
         }
         let a = last.contact(id: 1)!.position, b = last.contact(id: 2)!.position
-        let g = TwoFingerGeometry(a: a, b: b)
-        #expect(map.toScreen(ref.a).distance(to: a) < 1e-9, "map point under finger 1 stays under it",
+        // 30 mm of spread over 0.8 s is about 0.013 zoom levels per frame at 60 Hz; 50 degrees
+        // about 1 degree: a catch-up share on top stays well under a visible jump.
+        #expect(map.toScreen(ref.a).distance(to: a) < 0.5, "touch-down map point back under finger 1",
                 sourceLocation: sourceLocation)
-        #expect(map.toScreen(ref.b).distance(to: b) < 1e-9, "map point under finger 2 stays under it",
+        #expect(map.toScreen(ref.b).distance(to: b) < 0.5, "touch-down map point back under finger 2",
                 sourceLocation: sourceLocation)
-        #expect((sums.translation - (g.focal - ref.geometry.focal)).length < 1e-9, sourceLocation: sourceLocation)
-        #expect(abs(sums.scale - g.span / ref.geometry.span) < 1e-9, sourceLocation: sourceLocation)
-        #expect(abs(sums.rotation - angleDifference(g.angle, ref.geometry.angle)) < 1e-9,
-                sourceLocation: sourceLocation)
+        #expect(largestZoomStep < 0.05, "largest zoom step \(largestZoomStep)", sourceLocation: sourceLocation)
+        #expect(largestTurnStep < 4, "largest turn step \(largestTurnStep) deg", sourceLocation: sourceLocation)
         #expect(everyFrameTranslates, "translation is delivered every frame", sourceLocation: sourceLocation)
     }
 
@@ -123,8 +123,10 @@ struct TwoFingerTests {
         #expect(story(events) == ["tilt.began", "tilt.changed", "tilt.ended"])
         #expect(events[0].reason?.contains("tiltStartDistance") == true)
         let tilt = events.reduce(0.0) { $0 + $1.tilt }
-        let start = GestureThresholds().tiltStartDistance
-        #expect(tilt > 25 - start - 2 && tilt < 25.5, "1 deg/mm up, less the start distance: \(tilt)")
+        // 1 deg/mm up: the travel before tiltStartDistance was crossed is caught up, not lost.
+        #expect(abs(tilt - 25) < 0.5, "1 deg/mm up, all of it: \(tilt)")
+        let firstSteps = events.prefix(3).map { abs($0.tilt) }
+        #expect(firstSteps.allSatisfy { $0 < 4 }, "caught up smoothly, no jump: \(firstSteps)")
     }
 
     @Test func tiltExcludesPinchAndRotateOnceDecided() {
@@ -174,8 +176,8 @@ struct TwoFingerTests {
         #expect(story(events) == ["rotate.began", "rotate.changed", "rotate.ended"])
         #expect(events.allSatisfy { $0.position == Rig.screen.center && $0.translation == .zero })
         let turned = events.reduce(0.0) { $0 + $1.rotation }
-        let start = GestureThresholds().centreRotationStartDistance
-        #expect(turned > (30 - start) * 0.5 - 1 && turned < 30 * 0.5 + 0.5, "0.5 deg/mm: \(turned)")
+        // 0.5 deg/mm over all 30 mm: the travel before centreRotationStartDistance is caught up.
+        #expect(abs(turned - 15) < 0.5, "0.5 deg/mm: \(turned)")
     }
 
     @Test(arguments: Rig.all)
@@ -243,9 +245,13 @@ struct TwoFingerTests {
         var r = Rig.plain.recognizer()
         let events = run(s, &r)
         #expect(story(events) == ["pinch.began", "pinch.changed", "pinch.ended", "pan.began", "pan.changed", "pan.ended"])
-        let pan = of(.pan, events)
-        let moved = pan.reduce(Point.zero) { $0 + $1.translation } / Rig.plain.ppm
-        #expect(abs(moved.x + 30) < 0.5, "the pan starts where the finger was when the other lifted: \(moved)")
+        // From the lift on the remaining finger drags the map at once (first through the
+        // pinch during the lift grace, then as a pan with no dead zone): all its 30 mm count.
+        let liftTime = s.frames.first { $0.contacts.count == 1 && $0.time > s.frames[2].time }!.time
+        let after = events.filter { $0.time > liftTime }
+        let moved = after.reduce(Point.zero) { $0 + $1.translation } / Rig.plain.ppm
+        #expect(abs(moved.x + 30) < 0.5, "every mm after the lift moves the map: \(moved)")
+        #expect(of(.pan, events)[0].translation == .zero, "the pan begins where the finger is: no jump")
     }
 }
 

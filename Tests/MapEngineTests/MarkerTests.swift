@@ -208,3 +208,21 @@ import Gestures
         #expect(long.width > short.width && long.height > short.height)
     }
 }
+
+@Suite struct MarkerHitMaskTests {
+    @Test func aTapOnATransparentPartOfTheIconFallsThroughToTheMap() {
+        let c = controller()
+        let d = RecordingDelegate()
+        c.delegate = d
+        let coord = c.projection.coordinate(at: Point(x: 300, y: 300))!
+        // A 20x20 "L": the left column and the bottom row drawn, the rest transparent.
+        var m = Marker(id: "L", position: coord, icon: .image(name: "L", size: Size(width: 20, height: 20), anchor: Point(x: 0, y: 1)))
+        m.iconHitMask = IconHitMask(width: 20, height: 20) { x, y in x < 5 || y >= 15 }
+        c.add(m)
+        // The box is (300, 280)...(320, 300).
+        c.handle(tap(1, at: Point(x: 302, y: 282)))     // on the drawn stem
+        c.handle(tap(2, at: Point(x: 315, y: 285)))     // inside the box, transparent
+        c.handle(tap(3, at: Point(x: 318, y: 298)))     // on the drawn foot
+        #expect(d.calls == ["didTap(L)", "didTapAt", "didTap(L)"])
+    }
+}

@@ -1,10 +1,23 @@
 import Testing
+import Foundation
 import MapEngine
 @testable import Rendering
 
 @Suite struct BuiltInWorldTests {
+    /// Damaged data is an error naming what is wrong, not a trap; the load error names the
+    /// file and what to do.
+    @Test func damagedDataThrowsAClearError() {
+        #expect(throws: BuiltInWorld.FormatError.self) { _ = try BuiltInWorld(data: Data("TBWM".utf8)) }
+        #expect(throws: BuiltInWorld.FormatError.self) { _ = try BuiltInWorld(data: Data([1, 2, 3])) }
+        let e = BuiltInWorld.LoadError.damaged(path: "/usr/share/touchbridge/world.bin", reason: "world.bin: truncated")
+        #expect(e.description.contains("/usr/share/touchbridge/world.bin"))
+        #expect(e.description.contains("reinstall"))
+        #expect(BuiltInWorld.LoadError.missing.description.contains("TOUCHBRIDGE_WORLD"))
+        #expect(MapRenderer(world: .empty).world.levels.isEmpty)
+    }
+
     @Test func resourceHasThreeLevelsPerLayerWithMoreDetailAtHigherZoom() throws {
-        let world = BuiltInWorld.shared
+        let world = try BuiltInWorld.load()
         for name in ["land", "borders", "rivers"] {
             let coarse = try #require(world.level(name, zoom: 1))
             let middle = try #require(world.level(name, zoom: 4))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Gestures
+import TouchCore
 @testable import TouchBridge
 
 let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -11,6 +12,38 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
     }
     func error(_ text: String) -> ConfigError? {
         do { _ = try parse(text); return nil } catch let e as ConfigError { return e } catch { return nil }
+    }
+
+    /// Every threshold of the recogniser can be set from the file by the name tune, warnings
+    /// and docs/gestures.md use (GestureThresholds.table), and lands in that threshold.
+    @Test func everyThresholdIsSettableByItsTableName() throws {
+        var text = "[gestures]\n"
+        for (i, key) in GestureThresholds.table.enumerated() { text += "\(key.name) = \(Double(i) + 7.5)\n" }
+        let t = try parse(text).gestures.thresholdValues
+        #expect(GestureThresholds.table.count == GestureThresholds().entries.count)
+        for (i, key) in GestureThresholds.table.enumerated() {
+            #expect(t[keyPath: key.keyPath] == Double(i) + 7.5, "\(key.name)")
+        }
+        // An older snake_case name and its table name for the same threshold: refused.
+        #expect(throws: ConfigError.self) { _ = try self.parse("[gestures]\npan_threshold_mm = 3\npanStartDistance = 4\n") }
+        #expect(try parse("[gestures]\nfling_min_speed_mm_s = 80\n").gestures.thresholdValues.momentumMinVelocity == 80)
+    }
+
+    /// Pixel density is decided in one place, the same for the kiosk and replay: the device's
+    /// resolution first, the file's pixels_per_mm only when nothing better is known.
+    @Test func pixelDensityPrecedence() throws {
+        let cfg = try parse("[gestures]\npixels_per_mm = 5\n")
+        let screen = Size(width: 1000, height: 500)
+        let withResolution = DeviceCapabilities(name: "p", absinfo: [
+            ABS.MT_POSITION_X: AbsInfo(minimum: 0, maximum: 1999, resolution: 20),
+            ABS.MT_POSITION_Y: AbsInfo(minimum: 0, maximum: 999, resolution: 20)])
+        let d1 = Replay.density(configuration: cfg, touch: withResolution, screen: screen)
+        #expect(d1.source == .deviceResolution)
+        #expect(abs(d1.pixelsPerMillimetre - 10) < 0.01) // 1000 px over ~100 mm, not the file's 5
+        let d2 = Replay.density(configuration: cfg, touch: DeviceCapabilities(name: "q"), screen: screen)
+        #expect(d2.pixelsPerMillimetre == 5)
+        let d3 = Replay.density(configuration: try parse(""), touch: nil, screen: screen, displayMM: Size(width: 100, height: 50))
+        #expect(d3.source == .displaySize && d3.pixelsPerMillimetre == 10)
     }
 
     @Test func defaultFileDocumentsAndSetsEveryKey() throws {
@@ -33,7 +66,8 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(cfg.gestures.thresholdValues == GestureThresholds())
         #expect(cfg.gestures.thresholdValues.problems.isEmpty)
         #expect(cfg.markers.first?.title == "Paris")
-        #expect(cfg.camera.autoReturnSeconds == 5)
+        // The shipped file stays where it starts: no auto-return, no position to fly to.
+        #expect(cfg.camera.autoReturnSeconds == 0 && cfg.camera.position == nil && cfg.camera.mode == .free)
         #expect(abs(cfg.map.camera.target.latitude - 48.8566) < 1e-9)
     }
 

@@ -6,11 +6,8 @@ import Glibc
 /// Measurement helpers for `touchbridge bench`: monotonic nanoseconds, repeated timing with
 /// warm-up, percentiles, peak resident memory and the plain frame-copy floor.
 public enum BenchSupport {
-    public static func nanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    /// `MonotonicClock.now()` in nanoseconds (a double holds them exactly for 100 days of uptime).
+    public static func nanos() -> UInt64 { UInt64(MonotonicClock.now() * 1e9) }
 
     /// Runs `body` `warmup` times, then until both `minRuns` runs and `minSeconds` have passed
     /// (or `maxRuns`); returns each run's time in milliseconds.
@@ -39,7 +36,6 @@ public enum BenchSupport {
 
     /// Peak resident set size of this process in MiB (VmHWM), or nil when /proc is not there.
     public static func peakRSSMiB() -> Double? { procStatus("VmHWM:") }
-    public static func currentRSSMiB() -> Double? { procStatus("VmRSS:") }
 
     static func procStatus(_ key: String) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }

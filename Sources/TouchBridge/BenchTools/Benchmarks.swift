@@ -40,6 +40,8 @@ public struct Benchmarks {
         recogniser()
         progress("Map controller")
         controller()
+        progress("Feel: touch-down map points at lift, largest step per frame")
+        feel()
         for (w, h) in [(1280, 800), (1920, 1080)] {
             progress("Renderer \(w)x\(h)")
             try render(width: w, height: h)
@@ -78,6 +80,31 @@ public struct Benchmarks {
             }
             return ContactFrame(time: t, contacts: i % 240 == 239 ? [] : contacts)
         }
+    }
+
+    /// Pinch and rotate stay glued to the fingers (issue 14): scripted gestures at 60 and
+    /// 120 Hz and the multi-finger recordings, if `--recording`'s folder holds them.
+    mutating func feel() {
+        let screen = Size(width: 1280, height: 800)
+        var all: [FeelFigures] = []
+        for hz in [60.0, 120.0] {
+            for g in FeelMeasurement.scriptedGestures(screen: screen, hz: hz) {
+                all.append(FeelMeasurement.measure(g.name, frames: g.frames, screen: screen,
+                                                   density: PixelDensity(pixelsPerMillimetre: 5, source: .deviceResolution)))
+            }
+        }
+        let dir = options.recording.map { ($0 as NSString).deletingLastPathComponent } ?? "Tests/TouchCoreTests/Fixtures/evemu"
+        for r in FeelMeasurement.recordings(in: dir, screen: screen) {
+            all.append(FeelMeasurement.measure(r.name, frames: r.frames, screen: screen, density: r.density))
+        }
+        for f in all { progress("    " + f.description) }
+        // The glue figure is for pinch and rotate; resting fingers (no gesture) and the pair-led
+        // four-finger drag are printed above but not folded in.
+        let transforms = all.filter { $0.gestures.contains(.pinch) || $0.gestures.contains(.rotate) }
+        add("feel_lift_error_px_max", transforms.map(\.liftErrorPx).max() ?? 0, "px",
+            "pinch/rotate: touch-down map point to finger at lift, worst")
+        add("feel_zoom_step_max", all.map(\.maxZoomStep).max() ?? 0, "levels", "largest zoom change in one frame")
+        add("feel_bearing_step_max_deg", all.map(\.maxBearingStep).max() ?? 0, "deg", "largest bearing change in one frame")
     }
 
     mutating func recogniser() {

@@ -60,7 +60,7 @@ public enum CalibrationFit {
 
     /// Applies a matrix to a normalised device point.
     public static func apply(_ m: [Double], _ p: Point) -> Point {
-        Point(x: m[0] * p.x + m[1] * p.y + m[2], y: m[3] * p.x + m[4] * p.y + m[5])
+        Calibration(matrix: m).apply(p) // the one implementation, in TouchCore
     }
 
     /// Converts a tslib `pointercal` file (a0 a1 a2 a3 a4 a5 a6 [xres yres]: screen pixels from raw

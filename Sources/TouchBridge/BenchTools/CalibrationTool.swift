@@ -17,7 +17,9 @@ public final class CalibrationTool {
     }
 
     let screen: BenchScreen
-    let device: TouchDevice
+    /// The device manager, holding just the device being calibrated (no hotplug: unplugging
+    /// it ends the session).
+    let input: TouchInputHub
     let info: TouchscreenInfo
     var session: CalibrationSession
     let emit: (String) -> Void
@@ -34,8 +36,13 @@ public final class CalibrationTool {
         self.emit = emit
         self.verifySeconds = verifySeconds
         // Normalised device coordinates: an identity mapping onto a 1x1 "screen".
-        device = try TouchDevice(path: info.path, screen: Size(width: 1, height: 1), calibration: .identity,
-                                 filters: FilterOptions(hysteresis: false))
+        input = TouchInputHub(match: .path(info.path), screen: Size(width: 1, height: 1), calibration: .identity,
+                              filters: FilterOptions(hysteresis: false), hotplug: false)
+        _ = input.openAll()
+        if input.device(path: info.path) == nil {
+            // The node's own reason (missing, permission, not a touchscreen).
+            _ = try TouchDevice(path: info.path, screen: Size(width: 1, height: 1))
+        }
         let s = screen.size
         let density = Replay.density(for: info.capabilities, screen: s, displayMM: screen.display.physicalSizeMillimetres)
         session = CalibrationSession(screen: s, pixelsPerMM: density.pixelsPerMillimetre)
@@ -91,17 +98,23 @@ public final class CalibrationTool {
     public func run(timeout: Double) throws -> Outcome? {
         let loop = try EventLoop()
         let deadline = EventLoop.now() + timeout
-        try loop.handleSignals([SIGINT, SIGTERM]) { _ in loop.stop() }
-        try loop.add(fd: device.fd) { [weak self] _ in
+        try loop.handleSignals([SIGINT, SIGTERM]) { [unowned loop] _ in loop.stop() }
+        try input.attach(to: loop) { [weak self, unowned loop] events in
             guard let self else { return }
-            do {
-                for f in try self.device.readAvailable() { self.handle(f) }
-            } catch {
-                self.line("error") { $0.string("message", "\(error)") }
-                loop.stop()
+            for event in events {
+                switch event {
+                case .frames(_, let frames): for f in frames { self.handle(f) }
+                case .closed(let path, let reason):
+                    let error = reason == "gone" ? "\(TouchDeviceError.gone(path: path, frames: []))" : reason
+                    self.line("error") { $0.string("message", error) }
+                    loop.stop()
+                case .warning(let text): self.line("error") { $0.string("message", text) }
+                case .opened: break
+                }
             }
             if self.finished { loop.stop() }
         }
+        defer { input.detach() }
         loop.onTimer { }
         redraw()
         announceTarget() // after the frame is up: a script may wait for this line

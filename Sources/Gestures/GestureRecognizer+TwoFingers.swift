@@ -1,0 +1,448 @@
+import Foundation
+import TouchCore
+
+/// The two-finger states: deciding, the glued transform (pinch, rotate, two-finger pan) with
+/// its catch-up and lift grace, tilt and rotation about the centre. Extra fingers never stop
+/// anything: a third contact is ignored, and when a finger of the pair lifts while others are
+/// down the pair is re-made from them (re-baselined, so nothing jumps).
+extension GestureRecognizer {
+    // MARK: - State handlers
+
+    mutating func twoFingersDown(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .motion:
+            guard let g = currentPair() else { return }
+            trackPair(g)
+            why = decideTwoFingers(g)
+            finishFrame(g)
+        case .fingerUp:
+            guard pair.contains(id) else { why = "an extra finger lifted"; return }
+            if contacts.count >= 2 {
+                why = "a finger of the pair lifted: re-paired with the fingers still down"
+                startTwoFingers(tapPossible: false, since: now)
+                return
+            }
+            if twoFingerTapStillPossible() {
+                state = .twoFingerTapLifting
+                return
+            }
+            why = twoFingerTapRuledOut()
+            if let other = contacts.keys.first { startLeftoverFinger(other) } else { state = .idle }
+        case .tooManyFingers:
+            pair.tapPossible = false
+            why = "extra finger: ignored, the pair goes on"
+        case .cancel, .interrupt:
+            abandon()
+        case .fingerDown, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
+            why = bug(input)
+        }
+    }
+
+    mutating func twoFingerTapLifting(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .motion:
+            guard let (rid, p) = contacts.first else { return }
+            let moved = p.distance(to: rid == pair.ids.0 ? pair.start.a : pair.start.b)
+            if moved > px(thresholds.twoFingerTapSlop) {
+                why = "remaining finger moved \(mm(moved)) mm > twoFingerTapSlop \(fmt(thresholds.twoFingerTapSlop)) mm"
+                startLeftoverFinger(rid)
+            }
+        case .fingerUp:
+            let held = now - pair.startTime
+            if held <= thresholds.twoFingerTapMaxDuration {
+                let r = "two-finger tap: \(fmt(held * 1000)) ms <= twoFingerTapMaxDuration "
+                    + "\(fmt(thresholds.twoFingerTapMaxDuration * 1000)) ms, each finger moved <= "
+                    + "\(fmt(thresholds.twoFingerTapSlop)) mm"
+                emit(.twoFingerTap, .recognized, at: pair.previous.focal, fingers: 2, reason: r)
+                why = r
+            } else {
+                why = "two fingers held \(fmt(held * 1000)) ms > twoFingerTapMaxDuration "
+                    + "\(fmt(thresholds.twoFingerTapMaxDuration * 1000)) ms: no two-finger tap"
+            }
+            state = .idle
+        case .fingerDown:
+            startTwoFingers(tapPossible: false, since: now)
+        case .cancel, .interrupt:
+            abandon()
+        case .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
+            why = bug(input)
+        }
+    }
+
+    mutating func transforming(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .motion:
+            guard let g = currentPair() else { return }
+            trackPair(g)
+            why = emitTransform(g)
+            finishFrame(g)
+        case .fingerUp:
+            guard pair.contains(id) else { why = "an extra finger lifted: the pair goes on"; return }
+            if contacts.count >= 2 {
+                rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
+                why = "a finger of the pair lifted: re-paired with a finger still down, the transform goes on"
+                return
+            }
+            guard let rid = contacts.keys.first else {
+                endTransform(.ended, reason: "the fingers lifted")
+                state = .idle
+                return
+            }
+            // The remaining finger drags on from where the map last followed it.
+            grace = LiftGrace(liftTime: now, liftPoint: id == pair.ids.0 ? pair.previous.a : pair.previous.b,
+                              remaining: rid, remainingPoint: rid == pair.ids.0 ? pair.previous.a : pair.previous.b)
+            why = "a finger lifted: the other drags on; the transform goes on if a finger comes down within "
+                + "liftGraceTime \(fmt(thresholds.liftGraceTime * 1000)) ms"
+            state = .transformLifted
+        case .tooManyFingers:
+            why = "extra finger: ignored, the transform goes on"
+        case .cancel:
+            endTransform(.cancelled, reason: why ?? "cancelled")
+            abandon()
+        case .interrupt:
+            endTransform(.ended, reason: why ?? "interrupted")
+            abandon()
+        case .fingerDown, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
+            why = bug(input)
+        }
+    }
+
+    mutating func transformLifted(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .motion:
+            guard let rid = grace.remaining, let p = contacts[rid], p != grace.remainingPoint else { return }
+            // One finger drags the map on: the same transform, translation only.
+            if let kind = translationCarrier() {
+                emit(kind, .changed, at: p, anchor: grace.remainingPoint, fingers: 1)
+            }
+            grace.remainingPoint = p
+        case .fingerDown:
+            guard let rid = grace.remaining else { why = bug(input); return }
+            let gap = now - grace.liftTime
+            rePair(keeping: rid)
+            why = "finger back after \(fmt(gap * 1000)) ms: re-paired, the transform goes on"
+            state = .transforming
+        case .fingerUp:
+            endTransform(.ended, reason: "the fingers lifted")
+            state = .idle
+        case .liftGraceTimeout:
+            endTransform(.ended, reason: "no finger came back within liftGraceTime \(fmt(thresholds.liftGraceTime * 1000)) ms")
+            guard let rid = grace.remaining, let p = contacts[rid] else { abandon(); return }
+            touch = OneFingerTouch(id: rid, at: p, time: now, velocityWindow: thresholds.velocityWindow)
+            if mask.contains(.pan) {
+                // Two fingers to one is one continuous move: the pan starts at once, no dead zone,
+                // from where the map last followed the finger.
+                beginPan(at: p, from: grace.remainingPoint, reason: "the remaining finger drags on")
+                why = "the remaining finger pans on, no dead zone"
+            } else {
+                state = .leftoverFinger
+            }
+        case .cancel:
+            endTransform(.cancelled, reason: why ?? "cancelled")
+            abandon()
+        case .interrupt:
+            endTransform(.ended, reason: why ?? "interrupted")
+            abandon()
+        case .tooManyFingers, .doubleTapTimeout, .longPressTimeout:
+            why = bug(input)
+        }
+    }
+
+    mutating func tilting(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .motion:
+            guard let g = currentPair() else { return }
+            let catchUp = pair.debt.pay(catchUpFraction())
+            let tilt = tiltIncrement(from: pair.previous, to: g) + catchUp.tilt
+            if tilt != 0 {
+                emit(.tilt, .changed, at: g.focal, tilt: tilt, fingers: 2)
+            }
+            finishFrame(g)
+        case .fingerUp:
+            guard pair.contains(id) else { why = "an extra finger lifted: the tilt goes on"; return }
+            if contacts.count >= 2 {
+                rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
+                why = "a finger of the pair lifted: re-paired, the tilt goes on"
+                return
+            }
+            emit(.tilt, .ended, at: pair.previous.focal, fingers: 2, reason: "a finger lifted")
+            abandon()
+        case .tooManyFingers:
+            why = "extra finger: ignored, the tilt goes on"
+        case .cancel:
+            emit(.tilt, .cancelled, at: pair.previous.focal, fingers: 2, reason: why)
+            abandon()
+        case .interrupt:
+            emit(.tilt, .ended, at: pair.previous.focal, fingers: 2, reason: why)
+            abandon()
+        case .fingerDown, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
+            why = bug(input)
+        }
+    }
+
+    mutating func centreRotating(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        switch input {
+        case .motion:
+            guard let g = currentPair() else { return }
+            let catchUp = pair.debt.pay(catchUpFraction())
+            let r = centreRotationIncrement(from: pair.previous, to: g) + catchUp.rotation
+            if r != 0 {
+                emit(.rotate, .changed, at: screen.center, rotation: r, fingers: 2)
+            }
+            finishFrame(g)
+        case .fingerUp:
+            guard pair.contains(id) else { why = "an extra finger lifted: the rotation goes on"; return }
+            if contacts.count >= 2 {
+                rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
+                why = "a finger of the pair lifted: re-paired, the rotation goes on"
+                return
+            }
+            emit(.rotate, .ended, at: screen.center, fingers: 2, reason: "a finger lifted")
+            abandon()
+        case .tooManyFingers:
+            why = "extra finger: ignored, the rotation goes on"
+        case .cancel:
+            emit(.rotate, .cancelled, at: screen.center, fingers: 2, reason: why)
+            abandon()
+        case .interrupt:
+            emit(.rotate, .ended, at: screen.center, fingers: 2, reason: why)
+            abandon()
+        case .fingerDown, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
+            why = bug(input)
+        }
+    }
+
+    // MARK: - The pair
+
+    /// A new pair from the two lowest ids down (state twoFingersDown, nothing active).
+    mutating func startTwoFingers(tapPossible: Bool, since: Double) {
+        let sorted = contacts.keys.sorted()
+        guard sorted.count >= 2, let a = contacts[sorted[0]], let b = contacts[sorted[1]] else {
+            state = .waitingForLift
+            return
+        }
+        pair = TwoFingerSession(ids: (sorted[0], sorted[1]), geometry: TwoFingerGeometry(a: a, b: b), since: since,
+                                now: now, tapPossible: tapPossible && mask.contains(.twoFingerTap))
+        state = .twoFingersDown
+    }
+
+    /// The pair re-made from `kept` and the lowest other finger down, keeping what is active:
+    /// every baseline restarts from here, so the map neither jumps nor waits for a threshold.
+    /// What was still owed to the old pair is dropped: its fingers are not all down any more.
+    mutating func rePair(keeping kept: Int) {
+        guard let other = contacts.keys.filter({ $0 != kept }).min(), let a = contacts[kept], let b = contacts[other] else {
+            return
+        }
+        let (ia, ib) = kept < other ? (kept, other) : (other, kept)
+        let g = kept < other ? TwoFingerGeometry(a: a, b: b) : TwoFingerGeometry(a: b, b: a)
+        var next = TwoFingerSession(ids: (ia, ib), geometry: g, since: pair.startTime, now: now, tapPossible: false)
+        // The kept finger's motion in this frame is not delivered yet: the next translation
+        // starts that much behind the new focal point.
+        if pair.contains(kept) {
+            let before = kept == pair.ids.0 ? pair.previous.a : pair.previous.b
+            next.deliveredFocal = g.focal - (a - before)
+        }
+        next.active = pair.active
+        next.centreSign = pair.centreSign
+        pair = next
+    }
+
+    func currentPair() -> TwoFingerGeometry? {
+        guard let a = contacts[pair.ids.0], let b = contacts[pair.ids.1] else { return nil }
+        return TwoFingerGeometry(a: a, b: b)
+    }
+
+    mutating func trackPair(_ g: TwoFingerGeometry) {
+        pair.maxMoveA = max(pair.maxMoveA, g.a.distance(to: pair.start.a))
+        pair.maxMoveB = max(pair.maxMoveB, g.b.distance(to: pair.start.b))
+        pair.turned += angleDifference(g.angle, pair.previous.angle)
+    }
+
+    mutating func finishFrame(_ g: TwoFingerGeometry) {
+        pair.previous = g
+        pair.lastTime = now
+    }
+
+    /// Share of the catch-up debt paid this frame: 1 - exp(-dt / catchUpTime), so the payment
+    /// depends on elapsed time, not on the panel's report rate.
+    func catchUpFraction() -> Double {
+        let dt = max(now - pair.lastTime, 0)
+        guard thresholds.catchUpTime > 0 else { return 1 }
+        return 1 - exp(-dt / thresholds.catchUpTime)
+    }
+
+    /// Why the pair cannot be a two-finger tap any more, for the log.
+    func twoFingerTapRuledOut() -> String {
+        let t = thresholds
+        if !mask.contains(.twoFingerTap) { return "no two-finger tap: disabled" }
+        if !pair.tapPossible {
+            return "no two-finger tap: the first finger had moved, an extra finger came or the pair followed another gesture"
+        }
+        let held = now - pair.startTime
+        if held > t.twoFingerTapMaxDuration {
+            return "no two-finger tap: \(fmt(held * 1000)) ms > twoFingerTapMaxDuration \(fmt(t.twoFingerTapMaxDuration * 1000)) ms"
+        }
+        return "no two-finger tap: a finger moved \(mm(max(pair.maxMoveA, pair.maxMoveB))) mm > twoFingerTapSlop \(fmt(t.twoFingerTapSlop)) mm"
+    }
+
+    func twoFingerTapStillPossible() -> Bool {
+        pair.tapPossible
+            && now - pair.startTime <= thresholds.twoFingerTapMaxDuration
+            && max(pair.maxMoveA, pair.maxMoveB) <= px(thresholds.twoFingerTapSlop)
+    }
+
+    /// The undecided pair: tilt first (decided from the geometry), then pinch and rotate, then
+    /// fingers moving together (rotation about the centre or two-finger pan). Returns the reason
+    /// when it decided.
+    mutating func decideTwoFingers(_ g: TwoFingerGeometry) -> String? {
+        let t = thresholds
+        let start = pair.start, previous = pair.previous
+        let dA = g.a - start.a, dB = g.b - start.b
+        let focalMove = g.focal - start.focal
+        // Moving together: each finger carries at least half the common motion, in its direction
+        // (a pinch about one still finger moves the focal point too, but is no common motion).
+        let together = focalMove.length > 0
+            && min(dA.length, dB.length) >= focalMove.length / 2
+            && angleBetween(dA, focalMove) <= t.parallelMaxAngle
+            && angleBetween(dB, focalMove) <= t.parallelMaxAngle
+        let lineAngle = start.lineAngleFromHorizontal
+        let vertical = together && angleFromVertical(focalMove) <= t.tiltMaxDirectionAngle
+        let tiltCandidate = mask.contains(.tilt) && vertical && lineAngle <= t.tiltMaxFingerLineAngle
+
+        if tiltCandidate && min(abs(dA.y), abs(dB.y)) >= px(t.tiltStartDistance) {
+            let r = "tilt: finger line \(fmt(lineAngle)) deg <= \(fmt(t.tiltMaxFingerLineAngle)) deg from horizontal, "
+                + "both fingers moved \(mm(min(abs(dA.y), abs(dB.y)))) mm >= tiltStartDistance "
+                + "\(fmt(t.tiltStartDistance)) mm vertically together"
+            // The travel before the decision is owed and paid back over the next frames.
+            pair.debt.tilt = tiltIncrement(from: start, to: previous)
+            let catchUp = pair.debt.pay(catchUpFraction())
+            emit(.tilt, .began, at: g.focal, tilt: tiltIncrement(from: previous, to: g) + catchUp.tilt, fingers: 2, reason: r)
+            state = .tilting
+            return r
+        }
+
+        let spanChange = g.span - start.span
+        var reasons: [String] = []
+        if mask.contains(.pinch) && abs(spanChange) >= px(t.pinchStartSpanChange) {
+            reasons.append("pinch: span changed \(mm(spanChange)) mm, |.| >= pinchStartSpanChange \(fmt(t.pinchStartSpanChange)) mm")
+        }
+        if mask.contains(.rotate) && abs(pair.turned) >= t.rotationStartAngle {
+            reasons.append("rotate: turned \(fmt(pair.turned)) deg, |.| >= rotationStartAngle \(fmt(t.rotationStartAngle)) deg")
+        }
+        if !reasons.isEmpty {
+            state = .transforming
+            _ = emitTransform(g, began: reasons.joined(separator: "; "))
+            return reasons.joined(separator: "; ")
+        }
+        if tiltCandidate { return nil } // moving vertically side by side: wait for the tilt start
+
+        let horizontal = together && angleFromHorizontal(focalMove) <= t.centreRotationMaxDirectionAngle
+        if horizontal && twoFingerHorizontal == .rotate && mask.contains(.rotate) {
+            guard abs(focalMove.x) >= px(t.centreRotationStartDistance) else { return nil }
+            pair.centreSign = start.focal.y <= screen.center.y ? 1 : -1
+            let r = "rotate about the screen centre: fingers moved \(mm(abs(focalMove.x))) mm >= "
+                + "centreRotationStartDistance \(fmt(t.centreRotationStartDistance)) mm horizontally together"
+            pair.debt.rotation = centreRotationIncrement(from: start, to: previous)
+            let catchUp = pair.debt.pay(catchUpFraction())
+            emit(.rotate, .began, at: screen.center, rotation: centreRotationIncrement(from: previous, to: g) + catchUp.rotation,
+                 fingers: 2, reason: r)
+            state = .centreRotating
+            return r
+        }
+        if mask.contains(.twoFingerPan) && focalMove.length >= px(t.twoFingerPanStartDistance) {
+            let r = "twoFingerPan: focal point moved \(mm(focalMove.length)) mm >= twoFingerPanStartDistance "
+                + "\(fmt(t.twoFingerPanStartDistance)) mm"
+            state = .transforming
+            _ = emitTransform(g, began: r)
+            return r
+        }
+        return nil
+    }
+
+    /// Emits this frame's part of the pinch/rotate/pan transform. Components are split so each
+    /// appears in exactly one event: the translation (from the last delivered focal point) goes
+    /// with twoFingerPan when it is active, else with the pinch, else with the rotation; the
+    /// scale with the pinch; the rotation with the rotate. A component whose gesture is not
+    /// active is not applied (so a pinch's incidental twist does not rotate the map), except
+    /// the translation, which always keeps the map point under the fingers' focal point.
+    ///
+    /// The span and angle change made before a part's threshold was crossed is not dropped: it
+    /// becomes a debt paid back a time-based fraction per frame (`catchUpTime`), so by the lift
+    /// the map points under the fingers at touch-down are under them again, without a jump.
+    mutating func emitTransform(_ g: TwoFingerGeometry, began: String? = nil) -> String? {
+        let t = thresholds
+        let start = pair.start, previous = pair.previous
+        // Why each gesture began with this frame (nil: it did not begin now).
+        var newPinch: String?, newRotate: String?, newPan: String?
+        if !pair.active.contains(.pinch) && mask.contains(.pinch) && abs(g.span - start.span) >= px(t.pinchStartSpanChange) {
+            pair.active.insert(.pinch)
+            newPinch = "pinch: span changed \(mm(g.span - start.span)) mm, |.| >= pinchStartSpanChange \(fmt(t.pinchStartSpanChange)) mm"
+            if start.span > 0 && previous.span > 0 { pair.debt.scaleLog2 += log2(previous.span / start.span) }
+        }
+        if !pair.active.contains(.rotate) && mask.contains(.rotate) && abs(pair.turned) >= t.rotationStartAngle {
+            pair.active.insert(.rotate)
+            newRotate = "rotate: turned \(fmt(pair.turned)) deg, |.| >= rotationStartAngle \(fmt(t.rotationStartAngle)) deg"
+            pair.debt.rotation += pair.turned - angleDifference(g.angle, previous.angle)
+        }
+        let focalMove = g.focal - start.focal
+        if !pair.active.contains(.pan) && mask.contains(.twoFingerPan) && focalMove.length >= px(t.twoFingerPanStartDistance) {
+            pair.active.insert(.pan)
+            newPan = "twoFingerPan: focal point moved \(mm(focalMove.length)) mm >= "
+                + "twoFingerPanStartDistance \(fmt(t.twoFingerPanStartDistance)) mm"
+        }
+        if let began {
+            // Everything active now began with this frame.
+            if pair.active.contains(.pinch) && newPinch == nil { newPinch = began }
+            if pair.active.contains(.rotate) && newRotate == nil { newRotate = began }
+            if pair.active.contains(.pan) && newPan == nil { newPan = began }
+        }
+
+        let catchUp = pair.debt.pay(catchUpFraction())
+        let scale = (previous.span > 0 ? g.span / previous.span : 1) * exp2(catchUp.scaleLog2)
+        let rotation = angleDifference(g.angle, previous.angle) + catchUp.rotation
+        var translationCarried = false
+        let deliveredFocal = pair.deliveredFocal
+        // In this order: twoFingerPan, pinch, rotate; the first active one carries the translation.
+        func step(_ kind: GestureKind, _ active: Bool, _ reason: String?, _ s: Double, _ r: Double) {
+            guard active else { return }
+            let anchor = translationCarried ? g.focal : deliveredFocal
+            translationCarried = true
+            let phase: GesturePhase = reason != nil ? .began : .changed
+            if phase == .changed && anchor == g.focal && s == 1 && r == 0 { return }
+            emit(kind, phase, at: g.focal, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: reason)
+        }
+        step(.twoFingerPan, pair.active.contains(.pan), newPan, 1, 0)
+        step(.pinch, pair.active.contains(.pinch), newPinch, scale, 0)
+        step(.rotate, pair.active.contains(.rotate), newRotate, 1, rotation)
+        if translationCarried { pair.deliveredFocal = g.focal }
+        if newPan == nil && newPinch == nil && newRotate == nil { return nil }
+        return [newPan, newPinch, newRotate].compactMap { $0 }.joined(separator: "; ")
+    }
+
+    /// The active part that carries the translation (twoFingerPan, else pinch, else rotate).
+    func translationCarrier() -> GestureKind? {
+        if pair.active.contains(.pan) { return .twoFingerPan }
+        if pair.active.contains(.pinch) { return .pinch }
+        if pair.active.contains(.rotate) { return .rotate }
+        return nil
+    }
+
+    mutating func endTransform(_ phase: GesturePhase, reason: String) {
+        let at = state == .transformLifted ? grace.remainingPoint : pair.deliveredFocal
+        for (kind, part) in [(GestureKind.twoFingerPan, TransformParts.pan), (.pinch, .pinch), (.rotate, .rotate)]
+            where pair.active.contains(part) {
+            emit(kind, phase, at: at, fingers: 2, reason: reason)
+        }
+        pair.active = []
+    }
+
+    /// Up tilts towards the horizon: degrees per millimetre of the focal point's vertical travel.
+    func tiltIncrement(from a: TwoFingerGeometry, to b: TwoFingerGeometry) -> Double {
+        -(b.focal.y - a.focal.y) / pixelsPerMillimetre * thresholds.tiltDegreesPerMillimetre
+    }
+
+    /// Like turning a wheel: moving right above the centre turns clockwise, below it anticlockwise.
+    func centreRotationIncrement(from a: TwoFingerGeometry, to b: TwoFingerGeometry) -> Double {
+        pair.centreSign * (b.focal.x - a.focal.x) / pixelsPerMillimetre * thresholds.centreRotationDegreesPerMillimetre
+    }
+}

@@ -1,0 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The one clock: seconds on CLOCK_MONOTONIC, the clock evdev timestamps use once a device is
+/// opened with libevdev_set_clock_id(CLOCK_MONOTONIC), and the clock the event loop's timerfd
+/// counts on. Every "now" in the program comes from here, so input, deadlines and page flips
+/// can be subtracted from each other.
+public enum MonotonicClock {
+    public static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

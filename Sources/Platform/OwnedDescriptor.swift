@@ -1,0 +1,38 @@
+import SystemPackage
+
+/// A file descriptor this program opened and must close exactly once: in `close()` or, if
+/// nobody called it, in deinit. After `close()` `rawValue` is -1, so a late use fails with
+/// EBADF instead of touching whatever descriptor the kernel hands out next.
+public final class OwnedDescriptor {
+    public private(set) var descriptor: FileDescriptor?
+    /// The path it was opened from, for error messages.
+    public let path: String
+
+    /// Opens `path` (O_CLOEXEC; EINTR retried by swift-system) and owns the result.
+    public init(path: String, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions = []) throws {
+        self.path = path
+        do {
+            descriptor = try FileDescriptor.open(path, mode, options: options.union(.closeOnExec))
+        } catch let e as Errno {
+            throw SystemError("open", path: path, errno: e)
+        }
+    }
+
+    /// Takes ownership of a descriptor opened elsewhere.
+    public init(adopting fd: Int32, path: String) {
+        self.path = path
+        descriptor = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
+    }
+
+    public var rawValue: Int32 { descriptor?.rawValue ?? -1 }
+    public var isOpen: Bool { descriptor != nil }
+
+    /// Closes the descriptor; a second call does nothing.
+    public func close() {
+        guard let d = descriptor else { return }
+        descriptor = nil
+        try? d.close()
+    }
+
+    deinit { close() }
+}

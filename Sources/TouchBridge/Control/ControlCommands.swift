@@ -1,0 +1,274 @@
+import Foundation
+import TouchCore
+import Gestures
+import MapEngine
+import Rendering
+
+/// The commands of the control socket (docs/control.md), each a thin use of the SDK surface:
+/// the controller's programmatic moves, markers, modes and the position source.
+extension MapView {
+    func startControl(on loop: EventLoop) throws {
+        let server = try ControlServer(path: configuration.control.socket, log: log)
+        server.handler = { [unowned self] request, client in try self.perform(request, client: client) }
+        server.onSubscribe = { [unowned self] _ in
+            // A subscriber starts with a `start` line, as a `replay` stream does; t keeps the kiosk's clock.
+            [self.pipeline.encoder.start(screen: self.screen, camera: self.controller.camera)]
+        }
+        try server.attach(to: loop)
+        control = server
+        log(.info, "control socket \(server.path) (mode 0660)")
+    }
+
+    /// Every command name, for `help` and the unknown-command message.
+    static let controlCommands = ["get_camera", "move_camera", "fit", "add_marker", "update_marker", "remove_marker",
+                                  "list_markers", "select_marker", "set_gestures", "set_camera_mode", "set_position",
+                                  "screenshot", "reload", "subscribe", "unsubscribe", "help"]
+
+    func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
+        var a = ControlArguments(command: r.command, pairs: r.arguments)
+        let now = EventLoop.now()
+        pipeline.advance(to: now)
+        defer { pipeline.setNeedsRedraw() }
+        switch r.command {
+        case "get_camera":
+            try a.finish()
+            return cameraResult()
+        case "move_camera":
+            let lat = try a.number("latitude", in: -90...90), lon = try a.number("longitude", in: -180...180)
+            let zoom = try a.number("zoom", in: 0...24), bearing = try a.number("bearing", in: -3600...3600)
+            let tilt = try a.number("tilt", in: 0...90), seconds = try a.number("animate", in: 0...60) ?? 0
+            try a.finish()
+            var cam = controller.camera
+            if let lat { cam.target.latitude = lat }
+            if let lon { cam.target.longitude = lon }
+            if let zoom { cam.zoom = zoom }
+            if let bearing { cam.bearing = CameraPosition.normalizedBearing(bearing) }
+            if let tilt { cam.tilt = tilt }
+            controller.animate(to: cam, duration: seconds, at: now)
+            pipeline.advance(to: now)
+            return [("camera", cameraJSON(controller.configuration.limits.clamp(cam)))]
+        case "fit":
+            guard let b = try a.numbers("bounds", count: 4) else { throw ControlError("fit needs \"bounds\": [west, south, east, north]") }
+            let padding = try a.number("padding", in: 0...2000) ?? 48
+            let seconds = try a.number("animate", in: 0...60) ?? 0
+            try a.finish()
+            guard (-180...180).contains(b[0]), (-180...180).contains(b[2]), (-90...90).contains(b[1]), (-90...90).contains(b[3]) else {
+                throw ControlError("\"bounds\" are [west, south, east, north] in degrees (longitudes -180...180, latitudes -90...90)")
+            }
+            guard b[0] <= b[2], b[1] <= b[3] else {
+                throw ControlError("\"bounds\" are [west, south, east, north]: west must not be east of east, nor south north of north")
+            }
+            let box = CoordinateBounds(west: b[0], south: b[1], east: b[2], north: b[3])
+            controller.fit(coordinates: box.corners, padding: padding, duration: seconds, at: now)
+            pipeline.advance(to: now)
+            return []
+        case "add_marker", "update_marker":
+            let id = try a.requiredString("marker")
+            let existing = controller.marker(id: id)
+            if r.command == "add_marker", existing != nil {
+                throw ControlError("a marker with id '\(id)' exists already: use update_marker, or remove_marker first")
+            }
+            if r.command == "update_marker", existing == nil { throw ControlError("no marker with id '\(id)' (list_markers shows them)") }
+            var m = existing ?? Marker(id: id, position: Coordinate(latitude: 0, longitude: 0))
+            let lat = try a.number("latitude", in: -90...90), lon = try a.number("longitude", in: -180...180)
+            if existing == nil && (lat == nil || lon == nil) { throw ControlError("add_marker needs \"latitude\" and \"longitude\"") }
+            if let lat { m.position.latitude = lat }
+            if let lon { m.position.longitude = lon }
+            if let t = try a.optionalString("title") { m.title = t }
+            if let t = try a.optionalString("snippet") { m.snippet = t }
+            if let z = try a.number("z_index", in: -1_000_000...1_000_000) { m.zIndex = Int(z) }
+            if let icon = try a.optionalString("icon") {
+                if let path = icon {
+                    switch MarkerLook.icon(path: path) {
+                    case .success(let i): MarkerLook.apply(i, to: &m)
+                    case .failure(let e): throw ControlError("\"icon\": \(e.message)")
+                    }
+                } else {
+                    MarkerLook.apply(nil, to: &m)
+                }
+            }
+            for key in ["color", "colour"] {
+                if let c = try a.optionalString(key) {
+                    if let text = c {
+                        guard let rgb = MarkerLook.color(text) else { throw ControlError("\"\(key)\": '\(text)' is not a colour: write \"#RRGGBB\"") }
+                        m.pinColorRGB = rgb
+                    } else {
+                        m.pinColorRGB = nil
+                    }
+                }
+            }
+            try a.finish()
+            controller.add(m, at: now)
+            return [("marker", markerJSON(m))]
+        case "remove_marker":
+            let id = try a.requiredString("marker")
+            try a.finish()
+            guard controller.marker(id: id) != nil else { throw ControlError("no marker with id '\(id)' (list_markers shows them)") }
+            controller.removeMarker(id: id, at: now)
+            return []
+        case "list_markers":
+            try a.finish()
+            return [("markers", .array(controller.markers.map(markerJSON))),
+                    ("selected", controller.selectedMarker.map { .string($0) } ?? .null)]
+        case "select_marker":
+            guard let v = a.take("marker") else { throw ControlError("select_marker needs \"marker\": a marker id, or null to close the info window") }
+            try a.finish()
+            switch v {
+            case .null:
+                controller.select(nil, at: now)
+            case .string(let id):
+                guard let m = controller.marker(id: id) else { throw ControlError("no marker with id '\(id)' (list_markers shows them)") }
+                controller.select(id, at: now)
+                if controller.selectedMarker != id {
+                    throw ControlError("marker '\(m.id)' has no title or snippet, so it has no info window to show")
+                }
+            default:
+                throw ControlError("\"marker\" must be a marker id (a string) or null")
+            }
+            return [("selected", controller.selectedMarker.map { .string($0) } ?? .null)]
+        case "set_gestures":
+            guard let names = try a.strings("enabled") else {
+                throw ControlError("set_gestures needs \"enabled\": a list of gesture names (\(GestureMask.names.map(\.0).joined(separator: ", ")), or [\"all\"])")
+            }
+            try a.finish()
+            var mask: GestureMask = []
+            for n in names {
+                if n == "all" { mask = .all; continue }
+                guard let m = GestureMask.names.first(where: { $0.0 == n })?.1 else {
+                    var msg = "'\(n)' is not a gesture name"
+                    if let s = suggestion(for: n, among: GestureMask.names.map(\.0)) { msg += " (did you mean '\(s)'?)" }
+                    throw ControlError(msg + "; names: " + GestureMask.names.map(\.0).joined(separator: ", "))
+                }
+                mask.insert(m)
+            }
+            setGestureMask(mask, at: MonotonicClock.now())
+            return [("enabled", .array(GestureMask.names.filter { mask.contains($0.1) }.map { .string($0.0) }))]
+        case "set_camera_mode":
+            let name = try a.requiredString("mode")
+            try a.finish()
+            guard let mode = CameraMode(rawValue: name) else { throw ControlError("'\(name)' is not a camera mode: free, following or overview") }
+            if mode == .following && controller.positionSource == nil {
+                throw ControlError("following needs a position: send set_position first, or set [camera] position in the configuration")
+            }
+            controller.setCameraMode(mode, at: now)
+            pipeline.advance(to: now)
+            return [("mode", .string(controller.cameraMode.rawValue))]
+        case "set_position":
+            guard let lat = try a.number("latitude", in: -90...90), let lon = try a.number("longitude", in: -180...180) else {
+                throw ControlError("set_position needs \"latitude\" and \"longitude\" (and optionally \"heading\")")
+            }
+            let heading = try a.number("heading", in: -3600...3600) ?? 0
+            try a.finish()
+            controller.positionSource = .fixed(PositionFix(coordinate: Coordinate(latitude: lat, longitude: lon),
+                                                           heading: CameraPosition.normalizedBearing(heading)))
+            pipeline.advance(to: now)
+            return [("mode", .string(controller.cameraMode.rawValue))]
+        case "screenshot":
+            let path = try a.requiredString("path")
+            try a.finish()
+            guard path.hasPrefix("/") else { throw ControlError("\"path\" must be absolute (the kiosk's working folder is not the client's)") }
+            do { try frame.buffer.writePNG(to: path) } catch { throw ControlError("\(error)") }
+            return [("path", .string(path)), ("width", .number(Double(frame.buffer.width))),
+                    ("height", .number(Double(frame.buffer.height)))]
+        case "reload":
+            try a.finish()
+            if let problem = reload() { throw ControlError(problem) }
+            return []
+        case "subscribe":
+            try a.finish()
+            return []
+        case "unsubscribe":
+            try a.finish()
+            client.subscribed = false
+            return []
+        case "help":
+            try a.finish()
+            return [("commands", .array(MapView.controlCommands.map { .string($0) }))]
+        default:
+            var msg = "unknown command '\(r.command)'"
+            if let s = suggestion(for: r.command, among: MapView.controlCommands) { msg += " (did you mean '\(s)'?)" }
+            throw ControlError(msg + "; commands: " + MapView.controlCommands.joined(separator: ", "))
+        }
+    }
+
+    func cameraResult() -> [(String, JSONValue)] {
+        [("camera", cameraJSON(controller.camera)), ("mode", .string(controller.cameraMode.rawValue)),
+         ("moving", .bool(controller.isMoving))]
+    }
+
+    func cameraJSON(_ c: CameraPosition) -> JSONValue {
+        .object([("lat", .number(rounded(c.target.latitude, 7))), ("lon", .number(rounded(c.target.longitude, 7))),
+                 ("zoom", .number(rounded(c.zoom, 4))), ("bearing", .number(rounded(c.bearing, 2))),
+                 ("tilt", .number(rounded(c.tilt, 2)))])
+    }
+
+    func markerJSON(_ m: Marker) -> JSONValue {
+        var o: [(String, JSONValue)] = [("marker", .string(m.id)), ("latitude", .number(m.position.latitude)),
+                                        ("longitude", .number(m.position.longitude))]
+        o.append(("title", m.title.map { .string($0) } ?? .null))
+        o.append(("snippet", m.snippet.map { .string($0) } ?? .null))
+        if case .image(let path, _, _) = m.icon { o.append(("icon", .string(path))) } else { o.append(("icon", .null)) }
+        o.append(("color", m.pinColorRGB.map { .string(MarkerLook.colorText($0)) } ?? .null))
+        o.append(("z_index", .number(Double(m.zIndex))))
+        return .object(o)
+    }
+
+    func rounded(_ v: Double, _ decimals: Int) -> Double {
+        let f = pow(10, Double(decimals))
+        return (v * f).rounded() / f
+    }
+}
+
+/// A request's arguments, taken one by one with their types checked; `finish()` refuses any
+/// left over, so a misspelt argument is an error rather than silently ignored.
+struct ControlArguments {
+    let command: String
+    var pairs: [(String, JSONValue)]
+
+    mutating func take(_ key: String) -> JSONValue? {
+        guard let i = pairs.lastIndex(where: { $0.0 == key }) else { return nil }
+        let v = pairs[i].1
+        pairs.removeAll { $0.0 == key }
+        return v
+    }
+
+    mutating func number(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let v = take(key) else { return nil }
+        guard let d = v.number else { throw ControlError("\"\(key)\" must be a number, got \(v.text)") }
+        guard range.contains(d) else { throw ControlError("\"\(key)\" must be within \(range.lowerBound)...\(range.upperBound), got \(v.text)") }
+        return d
+    }
+
+    mutating func numbers(_ key: String, count: Int) throws -> [Double]? {
+        guard let v = take(key) else { return nil }
+        guard let a = v.array, a.count == count, a.allSatisfy({ $0.number != nil }) else {
+            throw ControlError("\"\(key)\" must be an array of \(count) numbers, got \(v.text)")
+        }
+        return a.compactMap(\.number)
+    }
+
+    mutating func strings(_ key: String) throws -> [String]? {
+        guard let v = take(key) else { return nil }
+        guard let a = v.array, a.allSatisfy({ $0.string != nil }) else { throw ControlError("\"\(key)\" must be an array of strings, got \(v.text)") }
+        return a.compactMap(\.string)
+    }
+
+    mutating func requiredString(_ key: String) throws -> String {
+        guard let v = take(key) else { throw ControlError("\(command) needs \"\(key)\"") }
+        guard let s = v.string, !s.isEmpty else { throw ControlError("\"\(key)\" must be a non-empty string, got \(v.text)") }
+        return s
+    }
+
+    /// A string or null (null clears the value); nil when absent.
+    mutating func optionalString(_ key: String) throws -> String?? {
+        guard let v = take(key) else { return nil }
+        if v.isNull { return .some(nil) }
+        guard let s = v.string else { throw ControlError("\"\(key)\" must be a string or null, got \(v.text)") }
+        return .some(s)
+    }
+
+    func finish() throws {
+        guard let extra = pairs.first else { return }
+        throw ControlError("\(command) takes no argument \"\(extra.0)\"")
+    }
+}

@@ -1,0 +1,494 @@
+"""The control socket against a real kiosk process on the host: `touchbridge run` with the PNG
+display backend (no VM needed), clients speaking the wire protocol of docs/control.md. Every
+command, bad input, two clients, a subscriber that never reads while frames go on, a client
+killed in the middle of a line, the socket's mode and its stale-socket rules, and the `ctl` and
+`events` command-line clients."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+
+from pngread import read_png
+
+SIZE = (320, 240)
+
+
+class Kiosk:
+    runs = 0
+
+    def __init__(self, binary: Path, work: Path, extra: str = ""):
+        self.binary, self.work = binary, work
+        self.sock = str(work / "control.sock")
+        self.frames = work / "frames"
+        self.config = work / "kiosk.toml"
+        self.config.write_text(f"""
+[display]
+backend = "png"
+png_dir = "{self.frames}"
+size = "{SIZE[0]}x{SIZE[1]}"
+max_fps = 30
+[map]
+latitude = 47.14
+longitude = 9.52
+zoom = 9
+[control]
+socket = "{self.sock}"
+[log]
+level = "debug"
+{extra}
+""")
+        Kiosk.runs += 1
+        self.err_path = work / f"run{Kiosk.runs}.err"   # one per process, so each start waits for its own
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, wait: bool = True) -> "Kiosk":
+        self.err = open(self.err_path, "ab")
+        self.proc = subprocess.Popen([str(self.binary), "run", "--config", str(self.config), "--duration", "300"],
+                                     stdout=subprocess.DEVNULL, stderr=self.err)
+        if wait:
+            deadline = time.time() + 30
+            while "first frame on the display" not in self.stderr():
+                assert self.proc.poll() is None, f"kiosk exited: {self.stderr()}"
+                assert time.time() < deadline, f"kiosk did not start: {self.stderr()}"
+                time.sleep(0.05)
+        return self
+
+    def stderr(self) -> str:
+        return self.err_path.read_text(errors="replace") if self.err_path.exists() else ""
+
+    def frame_count(self) -> int:
+        return len(list(self.frames.glob("frame-*.png"))) if self.frames.exists() else 0
+
+    def stop(self, sig=signal.SIGTERM) -> int:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.err.close()
+        return self.proc.returncode if self.proc else 0
+
+    def client(self) -> "Client":
+        return Client(self.sock)
+
+
+class Client:
+    def __init__(self, path: str, rcvbuf: int | None = None):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.s.connect(path)
+        self.s.settimeout(10)
+        self.buf = b""
+        self.events: list[dict] = []
+        self.n = 0
+
+    def send_raw(self, data: bytes):
+        self.s.sendall(data)
+
+    def line(self) -> dict:
+        while b"\n" not in self.buf:
+            chunk = self.s.recv(65536)
+            if not chunk:
+                raise EOFError("the kiosk closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def reply(self) -> dict:
+        """The next reply; event-stream lines before it are kept in self.events."""
+        while True:
+            obj = self.line()
+            if "ok" in obj:
+                return obj
+            self.events.append(obj)
+
+    def call(self, cmd: str, **args) -> dict:
+        self.n += 1
+        self.s.sendall((json.dumps({"id": self.n, "cmd": cmd, **args}) + "\n").encode())
+        r = self.reply()
+        assert r["id"] == self.n, r
+        return r
+
+    def ok(self, cmd: str, **args) -> dict:
+        r = self.call(cmd, **args)
+        assert r["ok"] is True, r
+        return r
+
+    def wait_event(self, pred, timeout=10) -> dict:
+        deadline = time.time() + timeout
+        for e in self.events:
+            if pred(e):
+                return e
+        while time.time() < deadline:
+            e = self.line()
+            self.events.append(e)
+            if pred(e):
+                return e
+        raise AssertionError(f"no such event in {self.events[-10:]}")
+
+    def close(self):
+        self.s.close()
+
+
+def write_png(path: Path, w: int, h: int, rgb: tuple[int, int, int]):
+    raw = b"".join(b"\x00" + bytes(rgb) * w for _ in range(h))
+    chunk = lambda k, d: struct.pack(">I", len(d)) + k + d + struct.pack(">I", zlib.crc32(k + d) & 0xFFFFFFFF)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+@pytest.fixture
+def kiosk(kiosk_binary, tmp_path):
+    k = Kiosk(kiosk_binary, tmp_path).start()
+    yield k
+    k.stop()
+
+
+def settle(c: Client, timeout=10):
+    """Waits until the camera is idle (get_camera says moving false)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if not c.ok("get_camera")["moving"]:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the camera never went idle")
+
+
+# MARK: the socket file
+
+
+def test_socket_mode_group_and_removal_at_exit(kiosk_binary, tmp_path):
+    k = Kiosk(kiosk_binary, tmp_path).start()
+    st = os.stat(k.sock)
+    assert stat.S_ISSOCK(st.st_mode)
+    assert stat.S_IMODE(st.st_mode) == 0o660
+    assert st.st_gid == os.getegid()
+    assert k.stop() == 0
+    assert not os.path.exists(k.sock), "the socket was left behind at exit"
+
+
+def test_stale_socket_is_replaced_and_a_live_one_refused(kiosk_binary, tmp_path):
+    first = Kiosk(kiosk_binary, tmp_path).start()
+    # A second kiosk on the same path while the first lives: refused, the first keeps working.
+    (tmp_path / "second").mkdir()
+    second = Kiosk(kiosk_binary, tmp_path / "second")
+    second.sock = first.sock
+    second.config.write_text(first.config.read_text().replace(str(first.frames), str(second.frames)))
+    r = subprocess.run([str(kiosk_binary), "run", "--config", str(second.config), "--duration", "5"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "another program (a running kiosk?) is listening on " + first.sock in r.stderr
+    assert first.client().ok("get_camera")
+    # The first dies without cleaning up: its socket file stays, stale; the next kiosk replaces it.
+    first.stop(signal.SIGKILL)
+    assert stat.S_ISSOCK(os.stat(first.sock).st_mode)
+    third = Kiosk(kiosk_binary, tmp_path).start()
+    assert "replaced the stale socket" in third.stderr()
+    assert third.client().ok("get_camera")
+    third.stop()
+    # A path that is not a socket is never removed.
+    Path(first.sock).write_text("precious")
+    r = subprocess.run([str(kiosk_binary), "run", "--config", str(first.config), "--duration", "5"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "exists and is not a socket" in r.stderr
+    assert Path(first.sock).read_text() == "precious"
+
+
+# MARK: commands
+
+
+def test_camera_commands(kiosk):
+    c = kiosk.client()
+    r = c.ok("get_camera")
+    assert r["camera"] == {"lat": 47.14, "lon": 9.52, "zoom": 9, "bearing": 0, "tilt": 0} and r["mode"] == "free"
+    sub = kiosk.client()
+    sub.ok("subscribe")
+    assert sub.line()["type"] == "start"
+    r = c.ok("move_camera", latitude=47.2, zoom=11, bearing=30, tilt=20, animate=0.4)
+    assert r["camera"]["zoom"] == 11
+    # The app sees a programmatic move: willMove with gesture false, changes, then idle.
+    assert sub.wait_event(lambda e: e["type"] == "willMove")["gesture"] is False
+    idle = sub.wait_event(lambda e: e["type"] == "idleAt")
+    assert idle["camera"] == {"lat": 47.2, "lon": 9.52, "zoom": 11.0, "bearing": 30.0, "tilt": 20.0}
+    assert any(e["type"] == "didChange" for e in sub.events)
+    settle(c)
+    cam = c.ok("get_camera")["camera"]
+    assert (cam["lat"], cam["lon"], cam["zoom"], cam["bearing"], cam["tilt"]) == (47.2, 9.52, 11, 30, 20)
+    # Only what is given changes; no animate: at once.
+    c.ok("move_camera", longitude=9.6)
+    cam = c.ok("get_camera")["camera"]
+    assert cam["lon"] == 9.6 and cam["zoom"] == 11 and cam["lat"] == 47.2
+    # fit: north up, flat, the box in view.
+    c.ok("fit", bounds=[9.47, 47.05, 9.64, 47.27], padding=10)
+    cam = c.ok("get_camera")["camera"]
+    assert cam["bearing"] == 0 and cam["tilt"] == 0
+    assert abs(cam["lat"] - 47.16) < 0.01 and abs(cam["lon"] - 9.555) < 0.01
+    assert 8 < cam["zoom"] < 11
+
+
+def test_marker_commands(kiosk, tmp_path):
+    c = kiosk.client()
+    icon = tmp_path / "blue.png"
+    write_png(icon, 24, 30, (20, 40, 230))
+    r = c.ok("add_marker", marker="shop", latitude=47.14, longitude=9.52, title="Shop", snippet="Open",
+             color="#00A000")
+    assert r["marker"]["color"] == "#00A000"
+    c.ok("add_marker", marker="bus", latitude=47.05, longitude=9.35, icon=str(icon))
+    r = c.call("add_marker", marker="shop", latitude=1, longitude=2)
+    assert r["ok"] is False and "exists already" in r["error"]
+    listed = c.ok("list_markers")
+    assert [m["marker"] for m in listed["markers"]] == ["shop", "bus"]
+    assert listed["markers"][1]["icon"] == str(icon) and listed["selected"] is None
+    c.ok("update_marker", marker="shop", title="Big shop", color=None)
+    m = c.ok("list_markers")["markers"][0]
+    assert m["title"] == "Big shop" and m["snippet"] == "Open" and m["color"] is None and m["latitude"] == 47.14
+    assert "no marker" in c.call("update_marker", marker="nope", title="x")["error"]
+    bad = c.call("add_marker", marker="x", latitude=1, longitude=2, icon=str(tmp_path / "missing.png"))
+    assert bad["ok"] is False and "missing.png" in bad["error"]
+    notpng = tmp_path / "text.png"
+    notpng.write_text("hello")
+    assert "not a PNG" in c.call("add_marker", marker="x", latitude=1, longitude=2, icon=str(notpng))["error"]
+    # The info window: select, switch, close with null (the app hears didCloseInfoWindow).
+    sub = kiosk.client()
+    sub.ok("subscribe")
+    assert c.ok("select_marker", marker="shop")["selected"] == "shop"
+    assert "no info window" in c.call("select_marker", marker="bus")["error"]
+    assert c.ok("select_marker", marker=None)["selected"] is None
+    assert sub.wait_event(lambda e: e["type"] == "didCloseInfoWindow")["marker"] == "shop"
+    # The icon and the info window on the frame: screenshot of what is on the display.
+    c.ok("select_marker", marker="shop")
+    time.sleep(0.5)
+    shot = tmp_path / "shot.png"
+    r = c.ok("screenshot", path=str(shot))
+    assert (r["width"], r["height"]) == SIZE
+    w, h, rgb = read_png(shot)
+    assert (w, h) == SIZE
+    px = lambda x, y: tuple(rgb[(y * w + x) * 3:(y * w + x) * 3 + 3])
+    # The bus icon: 24x30, bottom centre on its coordinate, drawn at its own size and colour.
+    cam = c.ok("get_camera")["camera"]
+    import math
+    def screen(lat, lon):
+        scale = 256 * 2 ** cam["zoom"]
+        wx = lambda lo: (lo + 180) / 360 * scale
+        wy = lambda la: (1 - math.log(math.tan(math.pi / 4 + math.radians(la) / 2)) / math.pi) / 2 * scale
+        return SIZE[0] / 2 + wx(lon) - wx(cam["lon"]), SIZE[1] / 2 + wy(lat) - wy(cam["lat"])
+    bx, by = screen(47.05, 9.35)
+    assert px(round(bx), round(by - 15)) == (20, 40, 230)
+    # The info window above the shop's pin is white.
+    sx, sy = screen(47.14, 9.52)
+    assert px(round(sx), round(sy - 60)) == (255, 255, 255)
+    c.ok("remove_marker", marker="shop")
+    assert [m["marker"] for m in c.ok("list_markers")["markers"]] == ["bus"]
+    assert c.ok("list_markers")["selected"] is None
+    assert "no marker" in c.call("remove_marker", marker="shop")["error"]
+    assert "absolute" in c.call("screenshot", path="rel.png")["error"]
+    assert "cannot write" in c.call("screenshot", path="/nonexistent/dir/x.png")["error"]
+
+
+def test_modes_position_and_gestures(kiosk):
+    c = kiosk.client()
+    r = c.call("set_camera_mode", mode="following")
+    assert r["ok"] is False and "set_position" in r["error"]
+    assert "not a camera mode" in c.call("set_camera_mode", mode="sideways")["error"]
+    sub = kiosk.client()
+    sub.ok("subscribe")
+    c.ok("set_position", latitude=47.15, longitude=9.53, heading=90)
+    assert c.ok("set_camera_mode", mode="following")["mode"] == "following"
+    assert sub.wait_event(lambda e: e["type"] == "cameraMode")["mode"] == "following"
+    settle(c)
+    cam = c.ok("get_camera")["camera"]
+    assert (cam["lat"], cam["lon"], cam["bearing"]) == (47.15, 9.53, 90)
+    # A new position moves the following camera with it.
+    c.ok("set_position", latitude=47.10, longitude=9.55, heading=180)
+    settle(c)
+    cam = c.ok("get_camera")["camera"]
+    assert (cam["lat"], cam["lon"], cam["bearing"]) == (47.1, 9.55, 180)
+    c.ok("add_marker", marker="a", latitude=47.0, longitude=9.4)
+    c.ok("add_marker", marker="b", latitude=47.3, longitude=9.7)
+    assert c.ok("set_camera_mode", mode="overview")["mode"] == "overview"
+    settle(c)
+    cam = c.ok("get_camera")["camera"]
+    assert abs(cam["lat"] - 47.15) < 0.02 and abs(cam["lon"] - 9.55) < 0.02
+    assert c.ok("set_camera_mode", mode="free")["mode"] == "free"
+    # Gestures: configuration names; the reply says what is on.
+    assert c.ok("set_gestures", enabled=["pan", "pinch"])["enabled"] == ["pan", "pinch"]
+    r = c.call("set_gestures", enabled=["pan", "pinh"])
+    assert r["ok"] is False and "did you mean 'pinch'" in r["error"]
+    assert len(c.ok("set_gestures", enabled=["all"])["enabled"]) == 11
+
+
+def test_reload_applies_the_file_or_keeps_the_old_one(kiosk):
+    c = kiosk.client()
+    text = kiosk.config.read_text()
+    kiosk.config.write_text(text + '\n[[markers]]\nid = "fromfile"\nlatitude = 47.1\nlongitude = 9.5\n')
+    c.ok("reload")
+    assert [m["marker"] for m in c.ok("list_markers")["markers"]] == ["fromfile"]
+    kiosk.config.write_text(text + "\n[map]\nzoom = 99\n")
+    r = c.call("reload")
+    assert r["ok"] is False and "keeping the running configuration" in r["error"]
+    assert [m["marker"] for m in c.ok("list_markers")["markers"]] == ["fromfile"]
+
+
+# MARK: bad input
+
+
+def test_bad_requests_get_errors_and_the_connection_stays(kiosk):
+    c = kiosk.client()
+    cases = [
+        (b"this is not json\n", None, "not valid JSON"),
+        (b"[1, 2]\n", None, "a request is a JSON object"),
+        (b'{"id": 7}\n', 7, 'no "cmd"'),
+        (b'{"id": "s", "cmd": 3}\n', "s", '"cmd" must be a string'),
+        (b'{"id": [1, {"a": 2}], "cmd": "warp"}\n', [1, {"a": 2}], "unknown command 'warp'"),
+        (b'{"id": 1, "cmd": "get_camra"}\n', 1, "did you mean 'get_camera'"),
+        (b'{"id": 2, "cmd": "move_camera", "zoom": "big"}\n', 2, '"zoom" must be a number'),
+        (b'{"id": 3, "cmd": "move_camera", "latitude": 123}\n', 3, '"latitude" must be within'),
+        (b'{"id": 4, "cmd": "move_camera", "zoon": 3}\n', 4, 'takes no argument "zoon"'),
+        (b'{"id": 5, "cmd": "fit", "bounds": [1, 2]}\n', 5, "array of 4 numbers"),
+        (b'{"id": 9, "cmd": "fit", "bounds": [10, 47, 9, 48]}\n', 9, "west must not be east of east"),
+        (b'{"id": 6, "cmd": "add_marker", "marker": "m"}\n', 6, "needs \"latitude\""),
+        (b'{"id": 8, "cmd": "add_marker", "marker": "m", "latitude": 1, "longitude": 2, "color": "red"}\n', 8, "not a colour"),
+        (b'{"id": null, "cmd": "select_marker", "marker": 5}\n', None, "a marker id"),
+        (b'{"cmd": "get_camera", "id": "last"} trailing\n', None, "not valid JSON"),
+    ]
+    for raw, want_id, want in cases:
+        c.send_raw(raw)
+        r = c.reply()
+        assert r["ok"] is False and want in r["error"], (raw, r)
+        assert r.get("id") == want_id, (raw, r)
+        assert list(r)[:3] == ["id", "ok", "error"]
+    # Still the same connection, still answering; an empty line is ignored.
+    c.send_raw(b"\n\r\n")
+    assert c.ok("get_camera")["mode"] == "free"
+
+
+def test_two_clients_each_get_their_own_replies(kiosk):
+    a, b = kiosk.client(), kiosk.client()
+    b.ok("subscribe")
+    assert b.line()["type"] == "start"
+    # Interleaved: a's two requests in one write, b's in between; replies go to their sender.
+    a.send_raw(b'{"id":"a1","cmd":"add_marker","marker":"m1","latitude":47.1,"longitude":9.5}\n{"id":"a2","cmd":"list_ma')
+    b.send_raw(b'{"id":"b1","cmd":"get_camera"}\n')
+    assert b.reply()["id"] == "b1"
+    a.send_raw(b'rkers"}\n')
+    assert a.reply()["id"] == "a1"
+    r = a.reply()
+    assert r["id"] == "a2" and [m["marker"] for m in r["markers"]] == ["m1"]
+    # b sees a's programmatic move in the stream; a (not subscribed) gets only its reply.
+    a.ok("move_camera", zoom=10)
+    assert b.wait_event(lambda e: e["type"] == "idleAt")["camera"]["zoom"] == 10.0
+    a.s.settimeout(0.3)
+    with pytest.raises(socket.timeout):
+        a.line()
+
+
+def test_a_subscriber_that_never_reads_does_not_hold_up_frames(kiosk):
+    stuck = Client(kiosk.sock, rcvbuf=4096)
+    stuck.send_raw(b'{"id":1,"cmd":"subscribe"}\n')   # and never reads again
+    c = kiosk.client()
+    for i in range(60):
+        c.ok("add_marker", marker=f"m{i:02d}", latitude=47 + i / 200, longitude=9.5, title="A marker title " * 4,
+             snippet="A longer snippet of text " * 8)
+    frames0 = kiosk.frame_count()
+    worst = 0.0
+    t_end = time.time() + 3
+    zoom = 9
+    while time.time() < t_end:
+        zoom = 10 if zoom == 9 else 9
+        t0 = time.time()
+        c.ok("move_camera", zoom=zoom, bearing=zoom * 10, animate=0.3)
+        worst = max(worst, time.time() - t0)
+        time.sleep(0.1)
+    settle(c)
+    frames = kiosk.frame_count() - frames0
+    sys.__stderr__.write(f"\n[control host] {frames} frames in 3 s with a stuck subscriber; slowest reply {worst * 1000:.0f} ms\n")
+    assert frames > 20, f"only {frames} frames while the camera animated"
+    # Its queue fills from the event stream and its own unread replies: it is cut off, with a warning.
+    for _ in range(200):
+        try:
+            stuck.send_raw(b'{"id":2,"cmd":"list_markers"}\n')
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        if "is not reading" in kiosk.stderr():
+            break
+        time.sleep(0.005)
+    deadline = time.time() + 10
+    while "is not reading" not in kiosk.stderr() and time.time() < deadline:
+        time.sleep(0.05)
+    assert "warning: control: client 1 is not reading" in kiosk.stderr()
+    stuck.s.settimeout(5)
+    got = b""
+    try:
+        while chunk := stuck.s.recv(1 << 20):
+            got += chunk
+    except ConnectionResetError:
+        pass
+    assert len(got) < 2 << 20   # at most the queue bound (1 MiB) plus what the socket held
+    assert c.ok("get_camera")["camera"]["zoom"] in (9, 10)
+    assert kiosk.proc.poll() is None
+
+
+def test_a_client_killed_mid_line_is_forgotten(kiosk):
+    code = ("import socket, os, signal\n"
+            f"s = socket.socket(socket.AF_UNIX); s.connect({kiosk.sock!r})\n"
+            "s.sendall(b'{\"id\": 1, \"cmd\": \"add_mar')\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n")
+    p = subprocess.run([sys.executable, "-c", code])
+    assert p.returncode == -signal.SIGKILL
+    deadline = time.time() + 10
+    while "disconnected in the middle of a line" not in kiosk.stderr() and time.time() < deadline:
+        time.sleep(0.05)
+    assert "disconnected in the middle of a line; the partial request was dropped" in kiosk.stderr()
+    # Its half line went nowhere: a new client's first line is read on its own.
+    c = kiosk.client()
+    c.send_raw(b'ker", "marker": "x", "latitude": 1, "longitude": 2}\n')
+    assert c.reply()["ok"] is False
+    assert c.ok("list_markers")["markers"] == []
+    assert kiosk.proc.poll() is None
+
+
+# MARK: the command-line clients
+
+
+def test_ctl_and_events(kiosk, kiosk_binary):
+    tb = [str(kiosk_binary)]
+    r = subprocess.run(tb + ["ctl", "--socket", kiosk.sock, "get_camera"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["camera"]["zoom"] == 9
+    r = subprocess.run(tb + ["ctl", "--config", str(kiosk.config), "add_marker", "marker=cafe", "latitude=47.14",
+                             "longitude=9.52", "title=Cafe 1", 'snippet="12"', "z_index=3"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)["marker"]
+    # Values are JSON when they parse (3, "12"), else plain strings (Cafe 1).
+    assert (m["title"], m["snippet"], m["z_index"]) == ("Cafe 1", "12", 3)
+    r = subprocess.run(tb + ["ctl", "--socket", kiosk.sock, "move_camera", "zoom=high"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and '"zoom" must be a number' in r.stderr
+    assert json.loads(r.stdout)["ok"] is False
+    r = subprocess.run(tb + ["ctl", "--socket", kiosk.sock, "frobnicate"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "unknown command 'frobnicate'" in r.stderr
+    r = subprocess.run(tb + ["ctl", "--socket", str(kiosk.work / "nope.sock"), "get_camera"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1 and "cannot connect" in r.stderr
+    ev = subprocess.Popen(tb + ["events", "--socket", kiosk.sock, "--count", "4"], stdout=subprocess.PIPE, text=True)
+    time.sleep(1)
+    subprocess.run(tb + ["ctl", "--socket", kiosk.sock, "select_marker", "marker=cafe"], check=True, capture_output=True)
+    subprocess.run(tb + ["ctl", "--socket", kiosk.sock, "move_camera", "zoom=10"], check=True, capture_output=True)
+    out, _ = ev.communicate(timeout=30)
+    assert ev.returncode == 0
+    lines = [json.loads(l) for l in out.splitlines()]
+    assert [l["type"] for l in lines] == ["start", "willMove", "didChange", "idleAt"]
+    assert lines[1]["gesture"] is False
