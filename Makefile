@@ -4,7 +4,7 @@ SWIFT ?= swift
 OUT ?= out/demo
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind clean
+.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind clean fuzz fuzz-ci soak soak-ci
 
 all: build
 
@@ -37,6 +37,7 @@ test: test-deps
 	$(MAKE) package
 	$(E2E)
 	.build/release/touchbridge bench --quick --json
+	$(MAKE) fuzz-ci soak-ci
 
 unit-test: deps
 	$(UNIT)
@@ -142,4 +143,23 @@ package: deps
 	@! grep -q '^E: ' out/deb/lintian.txt || { echo "lintian reported errors (out/deb/lintian.txt)" >&2; exit 1; }
 
 clean:
-	rm -rf .build out
+	rm -rf .build .build-fuzz out
+
+# Fuzzing (Fuzz/README.md): libFuzzer targets in a separate scratch path (.build-fuzz).
+# fuzz-ci replays the seed corpus and fuzzes each target FUZZ_SECONDS (20); `make fuzz` runs
+# each for FUZZ_SECONDS (600) into a corpus kept in .build-fuzz/corpus. FUZZ_TARGETS picks some.
+FUZZ_TARGETS ?=
+fuzz: deps
+	Fuzz/run.sh long $(FUZZ_TARGETS)
+
+fuzz-ci: deps
+	Fuzz/run.sh ci $(FUZZ_TARGETS)
+
+# Soak: random gestures at 120 Hz through the pipeline and renderer; RSS flat, no stuck
+# contact, camera within its limits. soak-ci runs 2 minutes, `make soak` SOAK_MINUTES (60).
+SOAK_MINUTES ?= 60
+soak: release
+	.build/release/touchbridge soak --minutes $(SOAK_MINUTES)
+
+soak-ci: release
+	.build/release/touchbridge soak --minutes 2

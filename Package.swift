@@ -83,3 +83,19 @@ let package = Package(
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "SystemPackage", package: "swift-system")]),
     ]
 )
+
+// Fuzz harnesses (Fuzz/README.md): libFuzzer targets built only by `make fuzz` and `make fuzz-ci`
+// (TOUCHBRIDGE_FUZZ=1, --sanitize=fuzzer, scratch path .build-fuzz). A new target is its folder
+// Fuzz/fuzz-NAME plus one line here.
+if Context.environment["TOUCHBRIDGE_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-evemu", ["TouchCore"]),
+        ("fuzz-pipeline", ["TouchCore", "Gestures", "MapEngine"]),
+        ("fuzz-config", ["TouchBridge"]),
+        ("fuzz-mbtiles", ["Rendering", "MapEngine"]),
+    ]
+    for t in fuzzTargets {
+        package.targets.append(.executableTarget(name: t.name, dependencies: t.dependencies, path: "Fuzz/\(t.name)",
+                                                 swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    }
+}

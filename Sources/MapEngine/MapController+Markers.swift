@@ -9,7 +9,10 @@ extension MapController {
     /// Adds a marker, or replaces the one with the same id in place (keeping its stacking order).
     /// A shown info window follows the new value, and closes when it has nothing left to show.
     public func add(_ marker: Marker, at time: Double? = nil) {
-        if let i = markers.firstIndex(where: { $0.id == marker.id }) { markers[i] = marker } else { markers.append(marker) }
+        if let i = markerPositions[marker.id] { markers[i] = marker } else {
+            markerPositions[marker.id] = markers.count
+            markers.append(marker)
+        }
         markerIndex.invalidate()
         guard shownInfoWindowID == marker.id else { return }
         // A replaced marker's default window shows its new title and snippet; custom content
@@ -44,11 +47,13 @@ extension MapController {
     public func removeMarker(id: String, at time: Double? = nil) {
         let t = max(time ?? now, now)
         if shownInfoWindowID == id { closeInfoWindow(at: t) }
-        markers.removeAll { $0.id == id }
+        guard let i = markerPositions.removeValue(forKey: id) else { return }
+        markers.remove(at: i)
+        for j in i..<markers.count { markerPositions[markers[j].id] = j }   // the last one: nothing to shift
         markerIndex.invalidate()
     }
 
-    public func marker(id: String) -> Marker? { markers.first { $0.id == id } }
+    public func marker(id: String) -> Marker? { markerPositions[id].map { markers[$0] } }
 
     /// Markers bottom first, the order to draw them in: zIndex, then insertion order.
     public var markersInDrawingOrder: [Marker] {

@@ -31,6 +31,8 @@ public final class MapController {
     public internal(set) var markers: [Marker] = []
     /// The markers' spatial grid for hit tests (MarkerGrid.swift), made again after they change.
     let markerIndex = MarkerIndex()
+    /// Index of each marker id in `markers`, so adding and finding one is not a linear search.
+    var markerPositions: [String: Int] = [:]
     /// The latest time the controller has seen (seconds).
     public internal(set) var now: Double
     /// The position source's value at `now`, for the renderer's "you are here" puck.

@@ -61,7 +61,7 @@ public final class MapView {
     /// systemd's notify socket and watchdog (no-ops outside a Type=notify unit); SystemdNotify.swift.
     let systemd = SystemdNotifier()
     var pacer: FramePacer
-    var eventOut: FileHandle?
+    var eventOut: EventStreamWriter?
     /// The control socket for apps (`[control] socket`), while running.
     var control: ControlServer?
     var newestInput: Double?
@@ -134,20 +134,19 @@ public final class MapView {
         }
         handle(opened)
         try input.attach(to: eventLoop) { [weak self] events in self?.handle(events) }
+        // Write errors (full disk, closed pipe) are logged once per outage; the kiosk goes on.
+        let report: (String) -> Void = { [log = self.log] in log(.warning, $0) }
         switch configuration.log.events {
         case "": eventOut = nil
-        case "-": eventOut = FileHandle.standardOutput
+        case "-": eventOut = EventStreamWriter(fd: STDOUT_FILENO, name: "standard output", report: report)
         case let path:
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
-            guard let h = FileHandle(forWritingAtPath: path) else {
+            do { eventOut = try EventStreamWriter.open(path: path, report: report) } catch {
                 throw ConfigError(file: configPath ?? "configuration", line: nil, key: "log.events",
-                                  message: "cannot write the event stream to \(path)")
+                                  message: "cannot write the event stream to \(path): \(error)")
             }
-            h.seekToEndOfFile()
-            eventOut = h
         }
         pipeline.sink = { [weak self] line in
-            self?.eventOut?.write(Data((line + "\n").utf8))
+            self?.eventOut?.write(line + "\n")
             self?.control?.broadcast(line)
         }
         pipeline.measureInfoWindows(with: renderer)
@@ -400,6 +399,6 @@ public final class MapView {
         display.close()
         input.detach()
         input.closeAll()
-        try? eventOut?.synchronize()
+        eventOut?.sync()
     }
 }

@@ -13,37 +13,107 @@ public enum Replay {
     /// Loads a recording: a combined evemu file, or events plus a separate description.
     /// When `descPath` is nil and FILE has no description, "<device>.desc" beside a
     /// "<device>.<name>.events" file is used (the layout of the evemu-devices collection).
+    /// Holds every event in memory: for long recordings use `stream`.
     public static func load(path: String, descPath: String?) throws -> Evemu.Recording {
-        func read(_ p: String) throws -> String {
-            guard let d = FileManager.default.contents(atPath: p), let s = String(data: d, encoding: .utf8) else {
-                throw ReplayError(description: "cannot read \(p): check the path and its permissions")
+        var events: [InputEvent] = []
+        let caps = try read(path: path, descPath: descPath) { _ in { events.append($0) } }
+        return Evemu.Recording(capabilities: caps, events: events)
+    }
+
+    /// Streams a recording through the pipeline a line at a time: memory stays that of one
+    /// line and the pipeline, whatever the file's size. Throws `ReplayError` (naming the file
+    /// and line) for a file that cannot be read or is not an evemu touchscreen recording.
+    public static func stream(path: String, descPath: String?, screen: Size, configuration: KioskConfiguration,
+                              calibration: Calibration = .identity, contacts: Bool,
+                              sink: @escaping (String) -> Void) throws {
+        var session: Session?
+        func begin(_ caps: DeviceCapabilities) throws -> Session {
+            guard caps.positionAxes != nil else {
+                throw ReplayError(description: "\(caps.name) (\(descPath ?? path)) has no absolute position axes; is this a touchscreen recording?")
             }
+            let s = Session(capabilities: caps, screen: screen, configuration: configuration,
+                            calibration: calibration, contacts: contacts, sink: sink)
+            session = s
             return s
         }
-        let text = try read(path)
-        var desc = descPath
-        if desc == nil && !text.contains("\nN:") && !text.hasPrefix("N:") {
-            // "Dev Name.gesture.events" -> "Dev Name.desc"
-            let url = URL(fileURLWithPath: path)
-            var base = url.deletingPathExtension().lastPathComponent
-            while !base.isEmpty {
-                let candidate = url.deletingLastPathComponent().appendingPathComponent(base + ".desc").path
-                if FileManager.default.fileExists(atPath: candidate) { desc = candidate; break }
-                guard let dot = base.lastIndex(of: ".") else { break }
-                base = String(base[..<dot])
-            }
-            if desc == nil {
-                throw ReplayError(description: "\(path) holds events but no device description: pass --desc FILE.desc (from evemu-describe)")
-            }
+        let caps = try read(path: path, descPath: descPath) { caps in
+            let s = try begin(caps)
+            return { s.handle($0) }
         }
+        try (session ?? begin(caps)).finish()
+    }
+
+    /// Reads the description (from `descPath`, from FILE's own header, or from the .desc beside
+    /// it), then hands each event of FILE to the handler `start` makes once the device is known.
+    static func read(path: String, descPath: String?,
+                     start: (DeviceCapabilities) throws -> (InputEvent) -> Void) throws -> DeviceCapabilities {
         do {
-            if let desc {
-                return try Evemu.parse(description: try read(desc), events: text, descriptionSource: desc, eventsSource: path)
+            var caps = try descPath.map { try description(path: $0) }
+            var handler: ((InputEvent) -> Void)?
+            let lines = try TextLineReader(path: path)
+            var reader = Evemu.Reader(source: path)
+            while let line = try lines.next() {
+                guard let event = try reader.line(line) else { continue }
+                if handler == nil {
+                    if caps == nil {
+                        caps = reader.hasDescription ? try reader.capabilities() : try description(path: try sideDescription(of: path))
+                    }
+                    handler = try start(caps!)
+                }
+                handler?(event)
             }
-            return try Evemu.parse(text, source: path)
+            if let caps { return caps }
+            if reader.hasDescription { return try reader.capabilities() }
+            return try description(path: try sideDescription(of: path))
         } catch let e as Evemu.ParseError {
             throw ReplayError(description: e.description)
+        } catch let e as TextLineReader.ReadError {
+            throw ReplayError(description: e.description)
         }
+    }
+
+    /// A description file read a line at a time (its event lines, if any, are checked and dropped).
+    static func description(path: String) throws -> DeviceCapabilities {
+        let lines = try TextLineReader(path: path)
+        var reader = Evemu.Reader(source: path)
+        while let line = try lines.next() { _ = try reader.line(line) }
+        return try reader.capabilities()
+    }
+
+    /// "Dev Name.gesture.events" -> "Dev Name.desc" in the same folder.
+    static func sideDescription(of path: String) throws -> String {
+        let url = URL(fileURLWithPath: path)
+        var base = url.deletingPathExtension().lastPathComponent
+        while !base.isEmpty {
+            let candidate = url.deletingLastPathComponent().appendingPathComponent(base + ".desc").path
+            if candidate != path && FileManager.default.fileExists(atPath: candidate) { return candidate }
+            guard let dot = base.lastIndex(of: ".") else { break }
+            base = String(base[..<dot])
+        }
+        throw ReplayError(description: "\(path) holds events but no device description: pass --desc FILE.desc (from evemu-describe)")
+    }
+
+    /// One recording going through the pipeline, an event at a time.
+    public final class Session {
+        public let pipeline: MapPipeline
+        var assembler: FrameAssembler
+        var begun = false
+
+        public init(capabilities caps: DeviceCapabilities, screen: Size, configuration: KioskConfiguration,
+                    calibration: Calibration = .identity, contacts: Bool, sink: @escaping (String) -> Void) {
+            let density = Replay.density(configuration: configuration, touch: caps, screen: screen)
+            pipeline = MapPipeline(configuration: configuration, screen: screen, density: density, sink: sink)
+            pipeline.writesContacts = contacts
+            assembler = FrameAssembler(capabilities: caps, calibration: calibration, screen: screen)
+            pipeline.start()
+        }
+
+        public func handle(_ e: InputEvent) {
+            if !begun { begun = true; pipeline.begin(at: e.time) }
+            if let frame = assembler.process(e) { pipeline.handle(frame) }
+        }
+
+        public func finish() { pipeline.finish() }
     }
 
     /// Pixel density of a device mapped over a screen: from its axis resolution when it has one.
@@ -73,15 +143,9 @@ public enum Replay {
     /// Runs the recording through the pipeline; each line of the stream goes to `sink`.
     public static func run(_ recording: Evemu.Recording, screen: Size, configuration: KioskConfiguration,
                            calibration: Calibration = .identity, contacts: Bool, sink: @escaping (String) -> Void) {
-        let density = density(configuration: configuration, touch: recording.capabilities, screen: screen)
-        let pipeline = MapPipeline(configuration: configuration, screen: screen, density: density, sink: sink)
-        pipeline.writesContacts = contacts
-        var assembler = FrameAssembler(capabilities: recording.capabilities, calibration: calibration, screen: screen)
-        pipeline.start()
-        if let first = recording.events.first { pipeline.begin(at: first.time) }
-        for e in recording.events {
-            if let frame = assembler.process(e) { pipeline.handle(frame) }
-        }
-        pipeline.finish()
+        let session = Session(capabilities: recording.capabilities, screen: screen, configuration: configuration,
+                              calibration: calibration, contacts: contacts, sink: sink)
+        for e in recording.events { session.handle(e) }
+        session.finish()
     }
 }

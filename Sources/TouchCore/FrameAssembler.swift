@@ -129,7 +129,9 @@ public struct FrameAssembler: Sendable {
             switch e.code {
             case SYN.REPORT: return report(time: e.time)
             case SYN.MT_REPORT:
-                if !currentA.isEmpty { reportA.append(currentA) }
+                // At most 64 contacts a report (as many as slots): a device that never sends
+                // SYN_REPORT cannot grow this without bound.
+                if !currentA.isEmpty && reportA.count < 64 { reportA.append(currentA) }
                 currentA = AnonymousContact()
             case SYN.DROPPED:
                 dropping = true
@@ -230,7 +232,7 @@ public struct FrameAssembler: Sendable {
     }
 
     mutating func reportProtocolA() {
-        if !currentA.isEmpty { reportA.append(currentA) }
+        if !currentA.isEmpty && reportA.count < 64 { reportA.append(currentA) }
         currentA = AnonymousContact()
         var reported = reportA
         reportA = []

@@ -37,6 +37,8 @@ struct CalibrateCommand: ParsableCommand {
     var verifySeconds: Double = 5
 
     func run() throws {
+        checkSeconds(timeout, option: "--timeout")
+        checkSeconds(verifySeconds, option: "--verify-seconds", range: 0...3600)
         var cfg = KioskConfiguration()
         if let config, FileManager.default.fileExists(atPath: config) {
             do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }

@@ -76,8 +76,16 @@ struct EventsCommand: ParsableCommand {
 
     func run() throws {
         // Unbuffered: a pipe reader sees each event as it happens.
-        let out = FileHandle.standardOutput
-        func emit(_ line: String) { out.write(Data((line + "\n").utf8)) }
+        // write(2), not FileHandle.write (which traps): `events | head` ends cleanly (exit 0).
+        signal(SIGPIPE, SIG_IGN)
+        let out = EventStreamWriter(fd: STDOUT_FILENO, name: "standard output")
+        func emit(_ line: String) {
+            switch out.write(line + "\n") {
+            case nil: break
+            case .closed?: Foundation.exit(0)
+            case let failure?: fail("cannot write the event stream: \(failure)", code: 1)
+            }
+        }
         do {
             let client = try ControlClient(path: socket.path(), timeout: 10)
             var printed = 0

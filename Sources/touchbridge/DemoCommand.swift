@@ -22,6 +22,7 @@ struct DemoCommand: ParsableCommand {
     var stepSeconds: Double = 2
 
     func run() throws {
+        checkSeconds(stepSeconds, option: "--step-seconds", range: 0...3600)
         requireWorldMap()
         let started = Date()
         let result: DemoRunner.Result

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchCore
+import TouchBridge
 import TouchDevices
 
 /// `touchbridge record`: a live device written in evemu format (description, then events) until
@@ -20,26 +21,35 @@ struct RecordCommand: ParsableCommand {
     var duration: Double?
 
     func run() throws {
+        checkSeconds(duration, option: "--duration")
         let dev = try TouchDevice(path: device, screen: Size(width: 1, height: 1), requireTouch: false)
-        let handle: FileHandle
+        // Written with write(2): a full disk says so (exit 1) and a closed pipe ends the
+        // recording (exit 0) instead of a trap in FileHandle.write.
+        signal(SIGPIPE, SIG_IGN)
+        let out: EventStreamWriter
         if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil),
-                  let h = FileHandle(forWritingAtPath: output) else {
-                throw InputFileError(description: "cannot write \(output): check the directory exists and is writable")
+            do {
+                guard FileManager.default.createFile(atPath: output, contents: nil) else { throw EventStreamWriter.Failure.error(errno: EACCES) }
+                out = try EventStreamWriter.open(path: output, blocking: true)
+            } catch {
+                throw InputFileError(description: "cannot write \(output): \(error); check the directory exists and is writable")
             }
-            handle = h
         } else {
-            handle = FileHandle.standardOutput
+            out = EventStreamWriter(fd: STDOUT_FILENO, name: "standard output")
         }
         var pending = ""
         var recorder = EvemuRecorder(capabilities: dev.capabilities) { pending += $0 }
         func flush() {
-            if !pending.isEmpty { handle.write(Data(pending.utf8)); pending = "" }
+            guard !pending.isEmpty else { return }
+            switch out.write(pending) {
+            case nil: pending = ""
+            case .closed?: Foundation.exit(0)
+            case let failure?: fail("cannot write the recording to \(out.name): \(failure)", code: 1)
+            }
         }
         flush()
         let ending = try LiveReadLoop.run(dev, duration: duration, onEvent: { recorder.record($0) }) { _ in flush() }
         flush()
-        if output != nil { try handle.close() }
         if ending == .deviceGone {
             FileHandle.standardError.write(Data("touchbridge record: \(device) disappeared; recording ends here\n".utf8))
         }

@@ -71,7 +71,10 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         requireWorldMap()
         let cam = try parseCamera(camera)
-        let sz = try parseSize(size, option: "--size")
+        let sz = try parseSize(size, option: "--size", frame: true)
+        checkSeconds(hold, option: "--hold", range: -1e9...1e9)
+        checkCount(panFrames, option: "--pan-frames", range: 0...1_000_000)
+        checkCount(bench, option: "--bench", range: 1...1_000_000)
         let parts = [Int(sz.width), Int(sz.height)]
         var raster: RasterTileSource?
         var vector: VectorTileSet?
@@ -93,13 +96,16 @@ struct RenderCommand: ParsableCommand {
         if let markers {
             for (i, m) in markers.split(separator: ";").enumerated() {
                 let v = m.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-                guard v.count == 2 else { throw ValidationError("--markers wants LAT,LON;LAT,LON (got \(m))") }
+                guard v.count == 2, (-90...90).contains(v[0]), (-180...180).contains(v[1]) else {
+                    fail("--markers wants LAT,LON;LAT,LON with latitude -90...90 and longitude -180...180 (got \(m))", code: 2)
+                }
                 scene.markers.append(MarkerSprite(id: "m\(i)", coordinate: Coordinate(latitude: v[0], longitude: v[1])))
             }
         }
-        if let info, let first = scene.markers.first {
-            let t = info.split(separator: "|", maxSplits: 1).map(String.init)
-            scene.infoWindow = InfoWindowContent(title: t[0], snippet: t.count > 1 ? t[1] : nil, coordinate: first.coordinate)
+        let infoParts = info.map { $0.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) }
+        if let info, infoParts?.first?.isEmpty != false { fail("--info needs TITLE[|SNIPPET] with a title; got '\(info)'", code: 2) }
+        if let t = infoParts, let title = t.first, let first = scene.markers.first {
+            scene.infoWindow = InfoWindowContent(title: title, snippet: t.count > 1 ? t[1] : nil, coordinate: first.coordinate)
         }
         if display != "png" {
             try showOnDisplay(renderer: renderer, scene: scene)

@@ -45,6 +45,7 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         let size = try parseSize(screen, option: "--screen")
+        checkSeconds(duration, option: "--duration")
         var cfg = KioskConfiguration()
         if let config {
             do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }
@@ -65,18 +66,30 @@ struct ReplayCommand: ParsableCommand {
             try runLive(size: size, configuration: cfg, calibration: cal)
             return
         }
-        let recording: Evemu.Recording
-        do { recording = try Replay.load(path: file, descPath: desc) } catch { fail("\(error)", code: 1) }
-        guard recording.capabilities.positionAxes != nil else {
-            fail("\(recording.capabilities.name) (\(desc ?? file)) has no absolute position axes; is this a touchscreen recording?", code: 1)
-        }
-        let out = FileHandle.standardOutput
+        // A closed pipe (`replay x | head`) is an EPIPE to handle, not a signal: the replay stops
+        // cleanly (exit 0); any other write error (a full disk) says what failed (exit 1).
+        signal(SIGPIPE, SIG_IGN)
+        let out = EventStreamWriter(fd: STDOUT_FILENO, name: "standard output")
         var buffer = ""
-        Replay.run(recording, screen: size, configuration: cfg, calibration: cal, contacts: contacts) { line in
-            buffer += line + "\n"
-            if buffer.utf8.count > 1 << 16 { out.write(Data(buffer.utf8)); buffer = "" }
+        func flush() {
+            switch out.write(buffer) {
+            case nil: buffer = ""
+            case .closed?: Foundation.exit(0)
+            case let failure?: fail("cannot write the event stream: \(failure)", code: 1)
+            }
         }
-        out.write(Data(buffer.utf8))
+        do {
+            // Streamed a line at a time: a recording of any size needs the memory of one line.
+            try Replay.stream(path: file, descPath: desc, screen: size, configuration: cfg, calibration: cal,
+                              contacts: contacts) { line in
+                buffer += line + "\n"
+                if buffer.utf8.count > 1 << 16 { flush() }
+            }
+        } catch let e as Replay.ReplayError {
+            flush()
+            fail(e.description, code: 1)
+        }
+        flush()
     }
 
     /// A live device through the same pipeline; the start line is printed once the device is

@@ -26,6 +26,7 @@ struct RunCommand: ParsableCommand {
     var duration: Double?
 
     func run() throws {
+        checkSeconds(duration, option: "--duration")
         requireWorldMap()
         var cfg: KioskConfiguration
         if FileManager.default.fileExists(atPath: config) || config != "/etc/touchbridge/touchbridge.toml" {

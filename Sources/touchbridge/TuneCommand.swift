@@ -30,6 +30,7 @@ struct TuneCommand: ParsableCommand {
     var duration: Double?
 
     func run() throws {
+        checkSeconds(duration, option: "--duration")
         requireWorldMap()
         var cfg = KioskConfiguration()
         let hasFile = FileManager.default.fileExists(atPath: config)

@@ -6,6 +6,6 @@ struct TouchBridgeCommand: ParsableCommand {
         commandName: "touchbridge",
         abstract: "Map gestures from evdev touchscreens, drawn straight to DRM/KMS.",
         version: TouchBridgeVersion.string,
-        subcommands: [RunCommand.self, DemoCommand.self, BenchCommand.self, CalibrateCommand.self, TuneCommand.self, DevicesCommand.self, ReplayCommand.self, RecordCommand.self, RenderCommand.self, CheckCommand.self, CtlCommand.self, EventsCommand.self])
+        subcommands: [RunCommand.self, DemoCommand.self, BenchCommand.self, CalibrateCommand.self, TuneCommand.self, DevicesCommand.self, ReplayCommand.self, RecordCommand.self, RenderCommand.self, CheckCommand.self, CtlCommand.self, EventsCommand.self, SoakCommand.self])
 }
 TouchBridgeCommand.main()

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# libFuzzer targets of TouchBridge (Fuzz/README.md).
+#   Fuzz/run.sh build            build every target (release, --sanitize=fuzzer, .build-fuzz)
+#   Fuzz/run.sh ci               replay the seed corpus, then fuzz each target FUZZ_SECONDS (20)
+#   Fuzz/run.sh long [TARGET..]  fuzz each target FUZZ_SECONDS (600) into a corpus kept in
+#                                .build-fuzz/corpus/TARGET (grows from run to run)
+# A target is a folder Fuzz/fuzz-NAME (plus its line in Package.swift). Crash inputs go to
+# .build-fuzz/artifacts/; the figures of each run (executions, coverage, peak RSS) are printed
+# and appended to .build-fuzz/figures.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+# libFuzzer, not the Swift runtime, must catch a trap: it writes the failing input.
+export SWIFT_BACKTRACE=enable=no
+SCRATCH=.build-fuzz
+mode=${1:-ci}; shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for d in Fuzz/fuzz-*/; do targets+=("$(basename "$d")"); done
+fi
+
+build() {
+  for t in "${targets[@]}"; do
+    TOUCHBRIDGE_FUZZ=1 swift build -c release --sanitize=fuzzer --scratch-path "$SCRATCH" --product "$t" \
+      2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Wrapping|Linking|Applying)' || true
+    test -x "$SCRATCH/release/$t" || { echo "fuzz: building $t failed" >&2; exit 1; }
+  done
+}
+
+# libFuzzer's last status line: "#N DONE cov: C ft: F corp: ... exec/s: E rss: R".
+figures() {
+  local t=$1 log=$2 secs=$3
+  local line
+  line=$(grep -E '^#[0-9]+\s+(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -1 || true)
+  local execs cov ft rss
+  execs=$(sed -nE 's/^#([0-9]+).*/\1/p' <<<"$line")
+  cov=$(sed -nE 's/.* cov: ([0-9]+).*/\1/p' <<<"$line")
+  ft=$(sed -nE 's/.* ft: ([0-9]+).*/\1/p' <<<"$line")
+  rss=$(sed -nE 's/.* rss: ([0-9]+Mb).*/\1/p' <<<"$line")
+  printf '%-16s %10s execs in %4ss  cov %6s  ft %6s  peak rss %s\n' "$t" "${execs:-?}" "$secs" "${cov:-?}" "${ft:-?}" "${rss:-?}" \
+    | tee -a "$SCRATCH/figures.txt"
+}
+
+fuzz() {
+  local secs=$1 keep=$2 status=0
+  mkdir -p "$SCRATCH/artifacts" "$SCRATCH/logs"
+  echo "# $(date -u +%FT%TZ) $mode, $secs s per target, $(nproc) cores" >> "$SCRATCH/figures.txt"
+  for t in "${targets[@]}"; do
+    local bin="$SCRATCH/release/$t" seeds="Fuzz/corpus/$t" work log
+    if [ "$keep" = yes ]; then work="$SCRATCH/corpus/$t"; else work=$(mktemp -d); fi
+    mkdir -p "$work"
+    log="$SCRATCH/logs/$t.log"
+    # Every seed (and every fixed crash kept as a seed) must pass on its own first.
+    if ! "$bin" -runs=0 "$seeds" > "$log" 2>&1; then
+      echo "fuzz: $t fails on its seed corpus ($seeds):" >&2; tail -30 "$log" >&2; status=1; continue
+    fi
+    local dict=()
+    [ -f "Fuzz/dict/$t.dict" ] && dict=(-dict="Fuzz/dict/$t.dict")
+    if ! "$bin" "$work" "$seeds" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+         -print_final_stats=1 -artifact_prefix="$SCRATCH/artifacts/$t-" > "$log" 2>&1; then
+      echo "fuzz: $t found a failing input (log $log):" >&2
+      grep -E 'ERROR|Fatal|Precondition|error:|Test unit written|SUMMARY' "$log" | head -20 >&2
+      status=1
+    fi
+    figures "$t" "$log" "$secs"
+    [ "$keep" = yes ] || rm -rf "$work"
+  done
+  return $status
+}
+
+case "$mode" in
+  build) build ;;
+  ci) build; fuzz "${FUZZ_SECONDS:-20}" no ;;
+  long) build; fuzz "${FUZZ_SECONDS:-600}" yes ;;
+  *) echo "usage: Fuzz/run.sh build|ci|long [TARGET...]" >&2; exit 64 ;;
+esac
