@@ -31,9 +31,10 @@ public struct GestureEvent: Sendable, Hashable, Codable {
     public var rotation: Double
     /// Degrees of viewing-angle change (positive tilts further away from straight down).
     public var tilt: Double
-    /// Release velocity in px/s (pan `ended` only; zero otherwise).
+    /// Release velocity in px/s: on a pan `ended`, and on the pan's lift event (see `isLift`);
+    /// zero otherwise.
     public var velocity: Point
-    /// Number of fingers involved.
+    /// Number of fingers involved (0 on a pan's lift event: no finger is down).
     public var fingers: Int
     /// Why the recogniser decided this (threshold crossed and its value), for `tune` and logs.
     public var reason: String?
@@ -53,6 +54,11 @@ public struct GestureEvent: Sendable, Hashable, Codable {
         self.fingers = fingers
         self.reason = reason
     }
+
+    /// A fast pan release: a `pan changed` with no finger down, no translation and the release
+    /// velocity, emitted at the lift so the glide starts there. The pan stays open for the lift
+    /// grace (a returning finger continues it); its later `ended` repeats the same velocity.
+    public var isLift: Bool { kind == .pan && phase == .changed && fingers == 0 }
 
     /// Translation carried by this event.
     public var translation: Point { position - anchor }

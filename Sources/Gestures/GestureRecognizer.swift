@@ -454,6 +454,11 @@ public struct GestureRecognizer: Sendable {
             // The release is judged now; the pan ends once the lift grace passes with no return.
             let (v, r) = releaseVelocity()
             grace = LiftGrace(liftTime: now, liftPoint: touch.lastPoint, release: v, releaseReason: r)
+            if v != .zero {
+                // A fast release: the glide starts now, in the frame of the lift, not when the
+                // grace expires (that stopped the map for liftGraceTime). No finger is down.
+                emit(.pan, .changed, at: touch.lastPoint, velocity: v, fingers: 0, reason: "lift: " + r)
+            }
             why = "finger lifted: the pan goes on if a finger returns within liftGraceTime "
                 + "\(fmt(thresholds.liftGraceTime * 1000)) ms"
             state = .panLifted

@@ -100,6 +100,7 @@ extension MapController {
                     gestureFocus = e.anchor
                 }
                 activeGestures.insert(e.kind)
+                if e.kind == .pan { panFlingStartedAtLift = false; panReturnAnchor = nil }
                 if canMove(e.kind) {
                     let interrupting = stopMotion()
                     beginMotion(gesture: true, interrupting: interrupting, at: t)
@@ -107,7 +108,17 @@ extension MapController {
             }
             guard canMove(e.kind) else { return }
             userTookOver(at: t)
+            var e = e
+            if e.kind == .pan, !e.isLift, let a = panReturnAnchor {
+                e.anchor = a
+                panReturnAnchor = nil
+            }
             apply(e)
+            if e.isLift {
+                // The glide starts at the lift; the pan's `ended` after the grace must not restart it.
+                panFlingStartedAtLift = true
+                startFling(e)
+            }
         case .ended, .cancelled:
             guard activeGestures.contains(e.kind) else { return }
             endGesture(e, applyDefault: canMove(e.kind))
@@ -124,15 +135,23 @@ extension MapController {
         if applyDefault {
             userTookOver(at: t)
             if e.phase == .ended { apply(e) }
-            if e.phase == .ended, e.kind == .pan || e.kind == .twoFingerPan,
-               configuration.gestureMask.contains(.momentum), translationAllowed(e.kind),
-               let v = configuration.momentum.startVelocity(e.velocity) {
-                momentum = momentumSoftenedAtBounds(Momentum(velocity: v, start: t, origin: e.position, applied: .zero,
-                                                             law: configuration.momentum))
-            }
+            // A pan whose lift already started the glide keeps it running: no second start, no
+            // jump. (If a finger came back, the touch-down stopped it, as any touch does.)
+            if e.phase == .ended, !(e.kind == .pan && panFlingStartedAtLift) { startFling(e) }
         }
+        if e.kind == .pan { panFlingStartedAtLift = false; panReturnAnchor = nil }
         if activeGestures.isEmpty { gestureFocus = nil }
         checkIdle(at: t)
+    }
+
+    /// Starts a fling from a pan's release velocity, when momentum and translation are enabled
+    /// and the velocity is fast enough.
+    func startFling(_ e: GestureEvent) {
+        guard e.kind == .pan || e.kind == .twoFingerPan,
+              configuration.gestureMask.contains(.momentum), translationAllowed(e.kind),
+              let v = configuration.momentum.startVelocity(e.velocity) else { return }
+        momentum = momentumSoftenedAtBounds(Momentum(velocity: v, start: now, origin: e.position, applied: .zero,
+                                                     law: configuration.momentum))
     }
 
     /// Applies one increment, masked per component: translation anchor -> position, scale and

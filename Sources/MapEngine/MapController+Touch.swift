@@ -34,6 +34,9 @@ extension MapController {
         }
         let wasModeTransition = animation.map { !$0.isZoomStep && (cameraMode != .free) } ?? false
         animation = nil
+        if let m = momentum, panFlingStartedAtLift, activeGestures.contains(.pan) {
+            panReturnAnchor = m.origin + m.applied
+        }
         momentum = nil
         if wasModeTransition {
             // The finger took the camera from a flight into following or overview: it is the

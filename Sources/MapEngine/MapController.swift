@@ -45,6 +45,11 @@ public final class MapController {
     var activeGestures: Set<GestureKind> = []
     var animation: CameraAnimation?
     var momentum: Momentum?
+    /// The open pan's lift started the glide: its `ended` after the lift grace keeps it running.
+    var panFlingStartedAtLift = false
+    /// A finger came back within the lift grace and stopped the lift's glide: where the map
+    /// point that was under the lifted finger is now, so the continued pan drags it, not a new one.
+    var panReturnAnchor: Point?
     /// Following mode is moving the camera with a moving position source.
     var followingMotion = false
     /// Everything stopped at this time; idleAt goes out at the next advance.
