@@ -34,7 +34,7 @@ struct CheckCommand: ParsableCommand {
         switch c.display.backend {
         case .drm:
             display += " " + (c.display.card ?? "auto") + (c.display.connector.map { " connector \($0)" } ?? "")
-            if let m = c.display.mode { display += " \(m.width)x\(m.height)" + (m.refresh.map { "@\($0)" } ?? "") }
+            if let m = c.display.mode { display += " \(m)" }
         case .fbdev: display += " " + c.display.fbdev
         case .png: display += " \(c.display.pngSize.0)x\(c.display.pngSize.1) to \(c.display.pngDirectory)"
         }
@@ -43,14 +43,7 @@ struct CheckCommand: ParsableCommand {
         if c.touch.isEmpty {
             touch = "every touchscreen (auto)"
         } else {
-            touch = c.touch.map { t -> String in
-                switch t.match {
-                case .auto: return "auto"
-                case .path(let p): return p
-                case .name(let n): return "name \"\(n)\""
-                case .usb(let v, let p): return String(format: "usb %04x:%04x", v, p)
-                }
-            }.joined(separator: ", ")
+            touch = c.touch.map { t -> String in t.match.map { "\($0)" } ?? "auto" }.joined(separator: ", ")
         }
         let map: String
         switch c.map.source {
