@@ -74,10 +74,6 @@ public func fuzzPipeline(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     require(rig.assembler.contactsDown == 0, "a contact is still down after every finger lifted: \(rig.assembler.kind), \(caps.absinfo), by unplug \(endByUnplug)")
     rig.advance(to: time + 30)
-    // Known and not fixed yet (Fuzz/crashes/fuzz-pipeline/README.txt): after issue 14's recogniser
-    // change a stream can leave it in a two-finger state (transforming, tilting) with no finger
-    // down. Not checked unless TB_FUZZ_STRICT=1, so fuzzing finds what else there is.
-    if !strict { return 0 }
     require(rig.recognizer.state == .idle, "recogniser not idle after all lifted: \(rig.recognizer.state)")
     require(rig.recognizer.nextDeadline == nil, "recogniser deadline pending after all lifted")
     return 0
@@ -202,5 +198,3 @@ struct ByteStream {
 func require(_ condition: Bool, _ message: @autoclosure () -> String = "invariant") {
     if !condition { fatalError(message()) }
 }
-
-let strict = getenv("TB_FUZZ_STRICT") != nil

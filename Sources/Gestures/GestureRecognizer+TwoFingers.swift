@@ -16,6 +16,13 @@ extension GestureRecognizer {
             why = decideTwoFingers(g)
             finishFrame(g)
         case .fingerUp:
+            if contacts.isEmpty && !pair.contains(id) {
+                // The last finger down lifted, though not one of the pair (the pair went in the
+                // same frame): nothing was decided, no tap.
+                why = "the last finger lifted"
+                state = .idle
+                return
+            }
             guard pair.contains(id) else { why = "an extra finger lifted"; return }
             if contacts.count >= 2 {
                 why = "a finger of the pair lifted: re-paired with the fingers still down"
@@ -77,6 +84,12 @@ extension GestureRecognizer {
             why = emitTransform(g)
             finishFrame(g)
         case .fingerUp:
+            if contacts.isEmpty {
+                // The last finger down lifted (maybe with the whole pair in this frame).
+                endTransform(.ended, reason: "the fingers lifted")
+                state = .idle
+                return
+            }
             guard pair.contains(id) else { why = "an extra finger lifted: the pair goes on"; return }
             if contacts.count >= 2 {
                 rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
@@ -88,9 +101,11 @@ extension GestureRecognizer {
                 state = .idle
                 return
             }
-            // The remaining finger drags on from where the map last followed it.
+            // The remaining finger drags on from where the map last followed it (an extra finger
+            // left over when the whole pair lifted in one frame: from where it is).
+            let remainingPoint = rid == pair.ids.0 ? pair.previous.a : rid == pair.ids.1 ? pair.previous.b : (contacts[rid] ?? .zero)
             grace = LiftGrace(liftTime: now, liftPoint: id == pair.ids.0 ? pair.previous.a : pair.previous.b,
-                              remaining: rid, remainingPoint: rid == pair.ids.0 ? pair.previous.a : pair.previous.b)
+                              remaining: rid, remainingPoint: remainingPoint)
             why = "a finger lifted: the other drags on; the transform goes on if a finger comes down within "
                 + "liftGraceTime \(fmt(thresholds.liftGraceTime * 1000)) ms"
             state = .transformLifted
@@ -159,6 +174,12 @@ extension GestureRecognizer {
             }
             finishFrame(g)
         case .fingerUp:
+            if contacts.isEmpty {
+                // The last finger down lifted (maybe with the whole pair in this frame).
+                emit(.tilt, .ended, at: pair.previous.focal, fingers: 2, reason: "the fingers lifted")
+                state = .idle
+                return
+            }
             guard pair.contains(id) else { why = "an extra finger lifted: the tilt goes on"; return }
             if contacts.count >= 2 {
                 rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
@@ -191,6 +212,12 @@ extension GestureRecognizer {
             }
             finishFrame(g)
         case .fingerUp:
+            if contacts.isEmpty {
+                // The last finger down lifted (maybe with the whole pair in this frame).
+                emit(.rotate, .ended, at: screen.center, fingers: 2, reason: "the fingers lifted")
+                state = .idle
+                return
+            }
             guard pair.contains(id) else { why = "an extra finger lifted: the rotation goes on"; return }
             if contacts.count >= 2 {
                 rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
@@ -229,7 +256,11 @@ extension GestureRecognizer {
     /// The pair re-made from `kept` and the lowest other finger down, keeping what is active:
     /// every baseline restarts from here, so the map neither jumps nor waits for a threshold.
     /// What was still owed to the old pair is dropped: its fingers are not all down any more.
-    mutating func rePair(keeping kept: Int) {
+    /// When `kept` has lifted too (both fingers of the pair lifted in one frame while extra
+    /// fingers stay down: anonymous protocol-A contacts often do) the pair is re-made from the
+    /// two lowest fingers down, so it never names fingers that are gone.
+    mutating func rePair(keeping wanted: Int) {
+        guard let kept = contacts[wanted] != nil ? wanted : contacts.keys.min() else { return }
         guard let other = contacts.keys.filter({ $0 != kept }).min(), let a = contacts[kept], let b = contacts[other] else {
             return
         }
