@@ -92,7 +92,7 @@ if Context.environment["TOUCHBRIDGE_FUZZ"] != nil {
         ("fuzz-evemu", ["TouchCore"]),
         ("fuzz-pipeline", ["TouchCore", "Gestures", "MapEngine"]),
         ("fuzz-config", ["TouchBridge"]),
-        ("fuzz-mbtiles", ["Rendering", "MapEngine"]),
+        ("fuzz-mbtiles", ["Rendering", "TileSources", "MapEngine"]),
     ]
     for t in fuzzTargets {
         package.targets.append(.executableTarget(name: t.name, dependencies: t.dependencies, path: "Fuzz/\(t.name)",

@@ -1,6 +1,7 @@
 import Foundation
 import MapEngine
 import Rendering
+import TileSources
 
 /// libFuzzer target: any bytes as an MBTiles file, through the public API: open it (metadata),
 /// read and decode the tiles around its zoom range, and draw a small frame with it at its

@@ -22,6 +22,10 @@ enum TOMLGuard {
         var lineStart = 0
         /// Open "[" and "{" of the value being read (an array can span lines).
         var depth = 0
+        /// The open "[" and "{" themselves, innermost last.
+        var open: [Unicode.Scalar] = []
+        /// A value must come next: after "=", an array's "[" or an array's ",".
+        var expectingValueAfter: Unicode.Scalar? = nil
 
         init(scalars: [Unicode.Scalar]) { self.scalars = scalars }
 
@@ -41,10 +45,23 @@ enum TOMLGuard {
                     continue
                 }
                 atLineStart = false
+                if let e = expectingValueAfter {
+                    // toml++ asserts (SIGABRT) when a value starts with a terminator: "a=[}".
+                    let missing = (e == "=" && (c == "]" || c == "}" || c == ","))
+                        || (e == "[" && (c == "}" || c == ","))
+                        || (e == "," && (c == "}" || c == ","))
+                    if missing {
+                        return (line, column, "a value is missing before '\(c)'; write a value (a number, \"text\", true or false, [ ... ] or { ... })")
+                    }
+                    expectingValueAfter = nil
+                }
                 switch c {
                 case "\"", "'": skipString(quote: c)
-                case "[", "{": depth += 1; i += 1
-                case "]", "}": depth = max(0, depth - 1); i += 1
+                case "=": expectingValueAfter = "="; i += 1
+                case "[": open.append(c); depth += 1; expectingValueAfter = "["; i += 1
+                case "{": open.append(c); depth += 1; i += 1
+                case "]", "}": if !open.isEmpty { open.removeLast() }; depth = max(0, depth - 1); i += 1
+                case ",": if open.last == "[" { expectingValueAfter = "," }; i += 1
                 default: i += 1
                 }
             }

@@ -47,6 +47,21 @@ import Testing
         #expect(e?.message.contains("a table header needs a name") == true)
     }
 
+    @Test func aValueThatStartsWithATerminatorIsRefused() {
+        // fuzz-config (after the header guard): "a=[}}" made toml++ assert in parse_value.
+        let e = error("a=[}}")
+        #expect(e?.line == 1 && e?.column == 4)
+        #expect(e?.message.contains("a value is missing") == true)
+        for text in ["a = ]\n", "a = }\n", "a = ,\n", "a = [1, }\n", "a = [,]\n", "a = [1,\n ,]\n"] {
+            #expect(error(text)?.message.contains("a value is missing") == true, "\(text.debugDescription)")
+        }
+        // Valid TOML with the same characters is untouched.
+        for text in ["a = []\n", "a = [ ]\n", "a = [1, 2, ]\n", "a = {}\n", "a = { b = 1, c = [2, 3] }\n",
+                     "a = [\n  1,\n  2,\n]\n", "s = \"=]}, \"\n", "[display]\nbackend = \"png\" # = ]\n"] {
+            #expect(error(text)?.message.contains("a value is missing") != true, "\(text.debugDescription)")
+        }
+    }
+
     @Test func everyHeaderShapeTheREADMENames() {
         for (text, line) in [("[\n", 1), ("[[\n", 1), ("[", 1), ("[[", 1), ("[#\n", 1), ("[ # x\n", 1),
                              ("[display]\nbackend = \"png\"\n\n  [[[c]]]\n", 4), ("[[[c", 1), ("[\r\n", 1)] {
