@@ -34,6 +34,8 @@ enum TOMLGuard {
 
         mutating func firstProblem() -> (Int, Int, String)? {
             if let p = controlCharacter() { return p }
+            // A UTF-8 byte order mark is skipped by toml++: the first line starts after it.
+            if peek() == "\u{FEFF}" { i += 1; lineStart = 1 }
             var atLineStart = true
             while let c = peek() {
                 if c == "\n" { advanceLine(); atLineStart = true; continue }

@@ -55,6 +55,8 @@ import Testing
         for text in ["a = ]\n", "a = }\n", "a = ,\n", "a = [1, }\n", "a = [,]\n", "a = [1,\n ,]\n"] {
             #expect(error(text)?.message.contains("a value is missing") == true, "\(text.debugDescription)")
         }
+        // A byte order mark before a header (fuzz-config: EF BB BF "[@") is no hiding place.
+        #expect(error([0xef, 0xbb, 0xbf, 0x5b, 0x40])?.message.contains("a table header") == true)
         // Valid TOML with the same characters is untouched.
         for text in ["a = []\n", "a = [ ]\n", "a = [1, 2, ]\n", "a = {}\n", "a = { b = 1, c = [2, 3] }\n",
                      "a = [\n  1,\n  2,\n]\n", "s = \"=]}, \"\n", "[display]\nbackend = \"png\" # = ]\n"] {
