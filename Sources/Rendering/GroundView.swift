@@ -1,4 +1,5 @@
 import Foundation
+import CCairo
 import MapEngine
 import TouchCore
 
@@ -153,5 +154,21 @@ enum RectClip {
             }
         }
         return (x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy, t0 > 0, t1 < 1)
+    }
+}
+
+extension GroundView {
+    /// Adds one ring of ground points to cairo's path as a closed polygon, clipped to the view
+    /// first when some point fell outside it; a ring left with fewer than three points is skipped.
+    /// The built-in world and the street map fill their polygons through this one place.
+    func addRing(_ pts: inout [Double], _ scratch: inout [Double], inside: Bool, to cr: OpaquePointer) {
+        if !inside { RectClip.polygon(&pts, &scratch, minX: minGX, maxX: maxGX, minY: minGY, maxY: maxGY) }
+        let n = pts.count / 2
+        guard n >= 3 else { return }
+        for i in 0..<n {
+            let (sx, sy) = screen(pts[2 * i], pts[2 * i + 1])
+            if i == 0 { cairo_move_to(cr, sx, sy) } else { cairo_line_to(cr, sx, sy) }
+        }
+        cairo_close_path(cr)
     }
 }

@@ -197,16 +197,7 @@ struct StreetMapPainter {
                     pts.append(gx); pts.append(gy)
                 }
             }
-            if !inside {
-                RectClip.polygon(&pts, &scratch, minX: view.minGX, maxX: view.maxGX, minY: view.minGY, maxY: view.maxGY)
-            }
-            let n = pts.count / 2
-            guard n >= 3 else { continue }
-            for i in 0..<n {
-                let (sx, sy) = view.screen(pts[2 * i], pts[2 * i + 1])
-                if i == 0 { cairo_move_to(cr, sx, sy) } else { cairo_line_to(cr, sx, sy) }
-            }
-            cairo_close_path(cr)
+            view.addRing(&pts, &scratch, inside: inside, to: cr)
         }
     }
 
