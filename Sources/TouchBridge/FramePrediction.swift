@@ -76,7 +76,14 @@ public final class FramePrediction {
             if d > 180 { d -= 360 } else if d < -180 { d += 360 }
             rotation = d
         }
-        lastLead = predicted.distance(to: real)
+        // The lead on screen: of the focal point, and at the fingers of a pinch or a twist
+        // (a still pinch must be redrawn without its predicted scale, as a still drag is).
+        var lead = predicted.distance(to: real)
+        if let (r0, _) = first, let (r1, _) = second {
+            let span = r0.distance(to: r1)
+            lead = max(lead, abs(scale - 1) * span / 2, abs(rotation) * .pi / 180 * span / 2)
+        }
+        lastLead = lead
         guard lastLead > 0.01 || scale != 1 || rotation != 0 else { return controller.camera }
         return controller.cameraFollowing(anchor: real, position: predicted, scale: scale, rotation: rotation)
     }

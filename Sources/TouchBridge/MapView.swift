@@ -77,6 +77,10 @@ public final class MapView {
     /// Stop the loop at this CLOCK_MONOTONIC time (for tests and measurements).
     public var stopTime: Double?
     public private(set) var framesPresented = 0
+    /// When to try again a frame the display refused with no flip pending.
+    var presentRetryAt: Double?
+    /// Frames the display refused with no flip pending (reported at exit).
+    public private(set) var refusedPresents = 0
     public private(set) var firstFrameTime: Double?
     let createdAt = MonotonicClock.now()
 
@@ -324,6 +328,13 @@ public final class MapView {
                 drawAndPresent(now: now)
             }
         }
+        if let retry = presentRetryAt {
+            // The display refused the frame with no flip pending (a busy driver): no flip event
+            // will wake the loop, so try again shortly, or the last frame of a gesture stays off
+            // the glass until the next touch.
+            presentRetryAt = nil
+            wakeAt = min(wakeAt ?? retry, retry)
+        }
         if let stopTime {
             if now >= stopTime { eventLoop.stop(); return }
             wakeAt = min(wakeAt ?? stopTime, stopTime)
@@ -360,6 +371,7 @@ public final class MapView {
                 onFramePresented?(MonotonicClock.now(), newestInput)
             } else {
                 pipeline.setNeedsRedraw()
+                if !display.isFlipPending { presentRetryAt = now + pacer.interval / 4; refusedPresents += 1 }
             }
         } catch {
             log(.error, "display: \(error)")
@@ -396,6 +408,7 @@ public final class MapView {
         if !touchToFlip.isEmpty {
             log(.info, "touch-to-flip latency over \(touchToFlip.count) frames: \(touchToFlip.summary)")
         }
+        if refusedPresents > 0 { log(.info, "the display refused \(refusedPresents) frames while busy; each was drawn again") }
         display.close()
         input.detach()
         input.closeAll()

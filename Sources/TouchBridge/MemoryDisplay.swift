@@ -11,6 +11,9 @@ public final class MemoryDisplay: DisplayBackend {
     public var isFlipPending: Bool { false }
     public var eventFileDescriptor: Int32? { nil }
     public private(set) var presented = 0
+    /// The next this many presents are refused (return false with no flip pending), as a DRM
+    /// driver does when its previous commit is still being cleaned up (EBUSY).
+    public var busyPresents = 0
     let memory: UnsafeMutableRawPointer
 
     public init(width: Int, height: Int, refreshHz: Double = 60) {
@@ -25,7 +28,11 @@ public final class MemoryDisplay: DisplayBackend {
     public func backBuffer() -> DisplayFrame {
         DisplayFrame(width: width, height: height, stride: width * 4, pixels: memory)
     }
-    public func present() throws -> Bool { presented += 1; return true }
+    public func present() throws -> Bool {
+        if busyPresents > 0 { busyPresents -= 1; return false }
+        presented += 1
+        return true
+    }
     public func handleEvents() throws {}
     public func close() {}
 }

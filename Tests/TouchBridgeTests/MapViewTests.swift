@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Platform
 import TouchCore
 import Gestures
 import MapEngine
@@ -112,6 +113,24 @@ import MapEngine
         view.pipeline.advance(to: 20)
         #expect(!view.pipeline.takeNeedsRedraw())
         #expect(view.pipeline.nextDeadline == nil)
+    }
+
+    /// A DRM driver may refuse a page flip (EBUSY) while no flip of ours is pending, so no flip
+    /// event will come: the kiosk must try again by itself, or the frame drawn after the fingers
+    /// lift (the exact camera, not a predicted one) stays off the glass until the next touch.
+    @Test func aRefusedFrameIsPresentedWithoutWaitingForInput() throws {
+        let (view, _) = try makeView()
+        let display = view.display as! MemoryDisplay
+        display.busyPresents = 1
+        let before = MonotonicClock.now()
+        view.beforeWait()
+        #expect(display.presented == 0)
+        let retry = try #require(view.eventLoop.deadline)
+        #expect(retry >= before && retry <= MonotonicClock.now() + 0.1)
+        // At the wake-up the frame is drawn again and shown; then nothing more is pending.
+        view.beforeWait()
+        #expect(display.presented == 1)
+        #expect(view.eventLoop.deadline == nil)
     }
 
     @Test func aTapOnADrawnPlaceNameIsAPOITap() throws {

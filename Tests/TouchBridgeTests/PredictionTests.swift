@@ -89,4 +89,42 @@ import MapEngine
         #expect(BenchSupport.median(on.lags) < 0.5 * BenchSupport.median(off.lags))
         #expect((on.overshoots.max() ?? 0) < BenchSupport.median(off.lags))
     }
+
+    /// A pinch that stops with the fingers still down: the predicted frames lead in scale (the
+    /// focal point stays put), and a still finger sends no input, so the kiosk must ask for a
+    /// frame of its own that shows the real camera once the fingers have gone quiet.
+    @Test func aStillPinchIsRedrawnWithoutItsPredictedScale() throws {
+        var cfg = KioskConfiguration()
+        var t = KioskConfiguration.TouchSettings(match: .path("/nonexistent/event99"))
+        t.predictionLatencyMS = 30
+        cfg.touch = [t]
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 1280, height: 800), log: KioskLog(level: .error))
+        var script = TouchScript(screen: view.screen)
+        var a = FrameAssembler(capabilities: script.device, screen: view.screen)
+        // Spread at a constant speed about the screen's centre, then hold.
+        for i in 0...40 {
+            let d = 100 + Double(i) * 5
+            script.frame([0: Point(x: 640 - d, y: 400), 1: Point(x: 640 + d, y: 400)])
+            if i < 40 { script.wait(1.0 / 120) }
+        }
+        var lastDrawn: CameraPosition?
+        var lastTime = 0.0
+        for e in script.events {
+            guard let f = a.process(e) else { continue }
+            view.feed(f, from: "script")
+            lastDrawn = view.pipeline.drawingScene(attribution: nil, now: f.time).camera
+            view.pipeline.prediction?.didDraw(at: f.time)
+            lastTime = f.time
+        }
+        let real = view.controller.camera
+        let drawn = try #require(lastDrawn)
+        // The last frame led the fingers in zoom only.
+        #expect(drawn.zoom > real.zoom + 0.01)
+        #expect(abs(drawn.target.latitude - real.target.latitude) < 1e-3)
+        // ... and a redraw is due, which shows the real camera.
+        let settle = try #require(view.pipeline.prediction?.settleAt)
+        #expect(settle > lastTime && settle < lastTime + 0.1)
+        let atSettle = view.pipeline.drawingScene(attribution: nil, now: settle).camera
+        #expect(abs(atSettle.zoom - real.zoom) < 1e-9)
+    }
 }
