@@ -65,6 +65,11 @@ public final class FBDevDisplay: DisplayBackend {
         map = m
         vinfo = v
         savedYOffset = v.yoffset
+        if layout.panToTop {
+            // One screen of memory but panned down: show the top, where frames are written.
+            vinfo.yoffset = 0
+            _ = tb_fb_pan_display(fd, &vinfo)
+        }
         visiblePage = layout.visiblePage
         self.fd = fd
         back = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * height, alignment: 64)
@@ -103,7 +108,7 @@ public final class FBDevDisplay: DisplayBackend {
 
     public func close() {
         guard fd >= 0 else { return }
-        if doubleBuffered && vinfo.yoffset != savedYOffset {
+        if vinfo.yoffset != savedYOffset {
             vinfo.yoffset = savedYOffset
             _ = tb_fb_pan_display(fd, &vinfo)
         }
@@ -127,6 +132,8 @@ struct FBLayout: Equatable {
     let doubleBuffered: Bool
     /// The page shown now (1 only when double buffered and panned to the second screen).
     let visiblePage: Int
+    /// Single buffered but panned away from the top (frames are written at the top): pan there.
+    let panToTop: Bool
 
     init(path: String, xres: Int, yres: Int, yresVirtual: Int, yoffset: Int, lineLength: Int, smemLength: Int) throws {
         guard xres > 0, yres > 0, xres <= 16384, yres <= 16384 else {
@@ -145,5 +152,6 @@ struct FBLayout: Equatable {
         mapLength = smemLength
         doubleBuffered = yresVirtual >= 2 * yres && smemLength >= 2 * lineLength * yres
         visiblePage = doubleBuffered && yoffset >= yres ? 1 : 0
+        panToTop = !doubleBuffered && yoffset != 0
     }
 }

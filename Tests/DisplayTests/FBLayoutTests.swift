@@ -12,7 +12,8 @@ import Testing
         // Padded lines (a 4096-byte pitch) are fine; the virtual height says two screens but the
         // memory holds one: single buffered, page 0.
         let one = try FBLayout(path: path, xres: 800, yres: 480, yresVirtual: 960, yoffset: 480, lineLength: 4096, smemLength: 4096 * 480)
-        #expect(!one.doubleBuffered && one.visiblePage == 0)
+        #expect(!one.doubleBuffered && one.visiblePage == 0 && one.panToTop)
+        #expect(!two.panToTop)
         // The last byte written stays inside the mapping in both cases.
         for l in [two, one] {
             let lastPage = l.doubleBuffered ? 1 : 0
