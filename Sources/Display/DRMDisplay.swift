@@ -23,7 +23,13 @@ public final class DRMDisplay: DisplayBackend {
     public private(set) var isFlipPending = false
     /// When the last page flip completed (CLOCK_MONOTONIC seconds, from the flip event).
     public private(set) var lastFlipTime: Double?
-    public var eventFileDescriptor: Int32? { fd >= 0 ? fd : nil }
+    /// nil once the card's fd has failed: it must leave the event loop.
+    public var eventFileDescriptor: Int32? { fd >= 0 && failure == nil ? fd : nil }
+    /// False while another DRM master holds the card (a second compositor or kiosk, a VT
+    /// switch): frames are not shown, and each `present()` tries to take the display back.
+    public private(set) var hasMaster = true
+    /// Why the card stopped working (its flip events could not be read); nothing more is shown.
+    public private(set) var failure: String?
     /// Flips completed since the display was opened.
     public private(set) var completedFlips = 0
 
@@ -121,6 +127,7 @@ public final class DRMDisplay: DisplayBackend {
     @discardableResult
     public func present() throws -> Bool {
         guard fd >= 0 else { return false }
+        if let failure { throw DisplayError.lost(path: path, reason: failure) }
         guard !isFlipPending else { return false }
         let target = 1 - front
         let b = buffers[target]
@@ -131,17 +138,37 @@ public final class DRMDisplay: DisplayBackend {
         } else {
             for y in 0..<height { (map + y * Int(b.pitch)).copyMemory(from: back + y * backStride, byteCount: rowBytes) }
         }
+        if !hasMaster {
+            // Another master had the card. SET_MASTER succeeds once it has let go (root, or the
+            // process that was master before); then the mode is set again with this frame.
+            guard drmSetMaster(fd) == 0 else { throw DisplayError.masterHeld(path: path) }
+            var connID = connectorID
+            if drmModeSetCrtc(fd, crtcID, b.fbID, 0, 0, &connID, 1, &mode) != 0 {
+                throw DisplayError.settingCrtc(path, errno: errno)
+            }
+            hasMaster = true
+            front = target
+            return true // shown at once: no flip event comes for a mode set
+        }
         let me = Unmanaged.passUnretained(self).toOpaque()
         if drmModePageFlip(fd, crtcID, b.fbID, UInt32(DRM_MODE_PAGE_FLIP_EVENT), me) != 0 {
             let e = errno
             if e == EBUSY { return false }   // a flip is still queued in the kernel
-            if e == EACCES || e == EPERM { throw DisplayError.masterHeld(path: path) }
+            if e == EACCES || e == EPERM {
+                // Master was taken from this fd (DROP_MASTER through a shared fd, logind): wait.
+                hasMaster = false
+                throw DisplayError.masterHeld(path: path)
+            }
             throw DisplayError.systemCall(path: path, call: "drmModePageFlip", errno: e)
         }
         isFlipPending = true
         front = target
         return true
     }
+
+    /// Whether this fd is still DRM master (one ioctl): false when another master took the card
+    /// while nothing was drawn. The kiosk asks about once a second and redraws when it is not.
+    public var isMaster: Bool { fd >= 0 && failure == nil && drmIsMaster(fd) != 0 }
 
     public func handleEvents() throws {
         guard fd >= 0 else { return }
@@ -156,7 +183,13 @@ public final class DRMDisplay: DisplayBackend {
             display.lastFlipTime = Double(sec) + Double(usec) / 1_000_000
         }
         if drmHandleEvent(fd, &ctx) != 0 {
-            throw DisplayError.systemCall(path: path, call: "drmHandleEvent", errno: errno)
+            // The fd cannot be read (the device went away, a driver fault): stop waiting for
+            // flips on it. `eventFileDescriptor` becomes nil so the loop drops it, and every
+            // later present says the display is lost instead of waiting for ever.
+            let e = errno
+            failure = "drmHandleEvent: \(String(cString: strerror(e))) (errno \(e))"
+            isFlipPending = false
+            throw DisplayError.lost(path: path, reason: failure ?? "")
         }
     }
 

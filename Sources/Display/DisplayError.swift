@@ -11,7 +11,11 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
     case modeNotFound(path: String, connector: String, requested: String, available: [String])
     case noCRTC(path: String, connector: String)
     case masterHeld(path: String)
+    /// The device stopped working while in use (its fd failed); nothing more is shown.
+    case lost(path: String, reason: String)
     case notFramebuffer(path: String)
+    /// The framebuffer's line length or memory size cannot hold the visible mode.
+    case framebufferLayout(path: String, detail: String)
     case unsupportedPixelFormat(path: String, bitsPerPixel: Int)
     case systemCall(path: String, call: String, errno: Int32)
 
@@ -35,6 +39,10 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
             return "no CRTC on \(path) can drive the connector \(connector)."
         case let .masterHeld(path):
             return "cannot set a mode on \(path): another process holds DRM master; a display server may be running (stop it, or run on a free VT)."
+        case let .lost(path, reason):
+            return "the display \(path) stopped working (\(reason)); the kiosk goes on without it: restart it once the display is back."
+        case let .framebufferLayout(path, detail):
+            return "the framebuffer \(path) reports a layout its memory cannot hold (\(detail)); check the driver's mode (fbset -i) or use the DRM backend."
         case let .notFramebuffer(path):
             return "\(path) is not a Linux framebuffer device (FBIOGET_VSCREENINFO failed)."
         case let .unsupportedPixelFormat(path, bpp):

@@ -38,11 +38,19 @@ public final class FBDevDisplay: DisplayBackend {
             Glibc.close(fd)
             throw DisplayError.unsupportedPixelFormat(path: path, bitsPerPixel: Int(v.bits_per_pixel))
         }
-        width = Int(v.xres)
-        height = Int(v.yres)
-        lineLength = Int(f.line_length)
-        mapLength = Int(f.smem_len)
-        doubleBuffered = v.yres_virtual >= 2 * v.yres && mapLength >= 2 * lineLength * height
+        let layout: FBLayout
+        do {
+            layout = try FBLayout(path: path, xres: Int(v.xres), yres: Int(v.yres), yresVirtual: Int(v.yres_virtual),
+                                  yoffset: Int(v.yoffset), lineLength: Int(f.line_length), smemLength: Int(f.smem_len))
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        width = layout.width
+        height = layout.height
+        lineLength = layout.lineLength
+        mapLength = layout.mapLength
+        doubleBuffered = layout.doubleBuffered
         physicalSizeMM = v.width > 0 && v.height > 0 && v.width != UInt32.max ? (Int(v.width), Int(v.height)) : nil
         // pixclock is picoseconds per pixel; the frame is all pixels plus margins and syncs.
         let htotal = Double(v.xres + v.left_margin + v.right_margin + v.hsync_len)
@@ -57,7 +65,12 @@ public final class FBDevDisplay: DisplayBackend {
         map = m
         vinfo = v
         savedYOffset = v.yoffset
-        visiblePage = v.yoffset >= v.yres ? 1 : 0
+        if layout.panToTop {
+            // One screen of memory but panned down: show the top, where frames are written.
+            vinfo.yoffset = 0
+            _ = tb_fb_pan_display(fd, &vinfo)
+        }
+        visiblePage = layout.visiblePage
         self.fd = fd
         back = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * height, alignment: 64)
         back.initializeMemory(as: UInt8.self, repeating: 0, count: width * 4 * height)
@@ -76,6 +89,7 @@ public final class FBDevDisplay: DisplayBackend {
     public func present() throws -> Bool {
         guard fd >= 0, let map else { return false }
         let page = doubleBuffered ? 1 - visiblePage : visiblePage
+        // FBLayout checked that every page's rows lie inside the mapping.
         let base = map + page * lineLength * height
         for y in 0..<height {
             (base + y * lineLength).copyMemory(from: back + y * width * 4, byteCount: width * 4)
@@ -94,7 +108,7 @@ public final class FBDevDisplay: DisplayBackend {
 
     public func close() {
         guard fd >= 0 else { return }
-        if doubleBuffered && vinfo.yoffset != savedYOffset {
+        if vinfo.yoffset != savedYOffset {
             vinfo.yoffset = savedYOffset
             _ = tb_fb_pan_display(fd, &vinfo)
         }
@@ -103,5 +117,41 @@ public final class FBDevDisplay: DisplayBackend {
         Glibc.close(fd) // the drawing memory stays until deinit: a frame handed out earlier stays valid
 
         fd = -1
+    }
+}
+
+/// Where the rows of each page lie in a framebuffer's memory, checked against what the driver
+/// reports before anything is written: a row is `lineLength` bytes (at least the visible width
+/// at 32 bpp), and every page written must end inside `smem_len`. Pure: tested without a device.
+struct FBLayout: Equatable {
+    let width: Int
+    let height: Int
+    let lineLength: Int
+    let mapLength: Int
+    /// Two screens fit (virtual height and memory): draw into the hidden one and pan.
+    let doubleBuffered: Bool
+    /// The page shown now (1 only when double buffered and panned to the second screen).
+    let visiblePage: Int
+    /// Single buffered but panned away from the top (frames are written at the top): pan there.
+    let panToTop: Bool
+
+    init(path: String, xres: Int, yres: Int, yresVirtual: Int, yoffset: Int, lineLength: Int, smemLength: Int) throws {
+        guard xres > 0, yres > 0, xres <= 16384, yres <= 16384 else {
+            throw DisplayError.framebufferLayout(path: path, detail: "visible size \(xres)x\(yres)")
+        }
+        guard lineLength >= xres * 4 else {
+            throw DisplayError.framebufferLayout(path: path, detail: "line_length \(lineLength) bytes is shorter than \(xres) pixels at 32 bpp")
+        }
+        guard smemLength >= lineLength * yres else {
+            throw DisplayError.framebufferLayout(path: path,
+                detail: "smem_len \(smemLength) bytes is smaller than \(yres) lines of \(lineLength) bytes")
+        }
+        width = xres
+        height = yres
+        self.lineLength = lineLength
+        mapLength = smemLength
+        doubleBuffered = yresVirtual >= 2 * yres && smemLength >= 2 * lineLength * yres
+        visiblePage = doubleBuffered && yoffset >= yres ? 1 : 0
+        panToTop = !doubleBuffered && yoffset != 0
     }
 }

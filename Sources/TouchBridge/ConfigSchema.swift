@@ -44,6 +44,7 @@ public enum ConfigSchema {
         .init(section: "touch", name: "mirror", type: .string, doc: "none, horizontal or vertical"),
         .init(section: "touch", name: "smoothing", type: .boolean, doc: "light smoothing of contact positions (off by default)"),
         .init(section: "touch", name: "grab", type: .boolean, doc: "take the device exclusively (EVIOCGRAB) so no other program sees its touches"),
+        .init(section: "touch", name: "pens", type: .boolean, doc: "also open pen/stylus nodes (a pen panel's \"… Stylus\" node, BTN_TOOL_PEN without multitouch) as touch devices (off by default)"),
         .init(section: "touch", name: "prediction", type: .boolean, doc: "draw the map where the fingers will be when the frame reaches the glass (touch prediction; on by default); off in any [[touch]] table turns it off"),
         .init(section: "touch", name: "prediction_latency_ms", type: .number, doc: "time from drawing a frame to its page flip to predict for (ms); 0 (default) learns it from the display's flip timestamps"),
         // [gestures]

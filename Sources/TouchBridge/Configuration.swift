@@ -111,6 +111,8 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var mirror: Mirror = .none
         public var smoothing: Bool = false
         public var grab: Bool = false
+        /// Also open pen/stylus nodes that this table's match selects (off: only finger touch).
+        public var pens: Bool = false
         /// Draw the map where the fingers will be when the frame reaches the glass (touch prediction).
         public var prediction: Bool = true
         /// Draw-to-flip time to predict for, in ms; nil: learned from the display's flip timestamps.
@@ -383,6 +385,7 @@ struct ConfigReader {
         }
         if let b = v["smoothing"]?.boolean { t.smoothing = b }
         if let b = v["grab"]?.boolean { t.grab = b }
+        if let b = v["pens"]?.boolean { t.pens = b }
         if let b = v["prediction"]?.boolean { t.prediction = b }
         if let d = v["prediction_latency_ms"]?.number {
             guard d.isFinite, d >= 0, d <= 100 else {

@@ -73,6 +73,10 @@ public final class MapView {
     /// When the frame whose flip is pending was drawn (for the prediction's draw-to-flip time).
     var flipDrawTime: Double?
     var lastMeasuredInput: Double?
+    /// While another DRM master holds the display: when to try to take it back (MapView+DisplayFaults.swift).
+    var displayRetryAt: Double?
+    /// The display error last logged (each is logged once, not per frame).
+    var displayProblem: String?
 
     /// Stop the loop at this CLOCK_MONOTONIC time (for tests and measurements).
     public var stopTime: Double?
@@ -220,8 +224,10 @@ public final class MapView {
     static func touchEntries(_ cfg: KioskConfiguration) -> [TouchInputHub.Entry] {
         let tables = cfg.touch.isEmpty ? [KioskConfiguration.TouchSettings()] : cfg.touch
         return tables.map { s in
-            TouchInputHub.Entry(match: s.match, filters: FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil),
-                                grab: s.grab) { udev in MapView.calibration(s, udev: udev, displayRotation: cfg.display.rotation) }
+            var entry = TouchInputHub.Entry(match: s.match, filters: FilterOptions(hysteresis: true, smoothing: s.smoothing ? 0.5 : nil),
+                                            grab: s.grab) { udev in MapView.calibration(s, udev: udev, displayRotation: cfg.display.rotation) }
+            entry.pens = s.pens
+            return entry
         }
     }
 
@@ -278,9 +284,13 @@ public final class MapView {
         defer { systemd.detachWatchdog(from: loop) }
         do { try systemd.attachWatchdog(to: loop) } catch { log(.warning, "systemd watchdog: \(error)") }
         if let fd = display.eventFileDescriptor {
-            try loop.add(fd: fd) { [weak self] _ in
+            try loop.add(fd: fd) { [weak self] fd in
                 guard let self else { return }
-                do { try self.display.handleEvents() } catch { self.log(.error, "display: \(error)") }
+                do { try self.display.handleEvents() } catch {
+                    // A failing fd would wake the loop for ever: it leaves the loop.
+                    self.displayFailed(error, now: MonotonicClock.now())
+                    if self.display.eventFileDescriptor != fd { loop.remove(fd: fd) }
+                }
                 if let drawn = self.flipDrawTime, !self.display.isFlipPending, let flip = self.display.lastFlipTime {
                     self.pipeline.prediction?.frameFlipped(drawnAt: drawn, flippedAt: flip)
                     self.flipDrawTime = nil
@@ -302,6 +312,7 @@ public final class MapView {
         }
         if !configuration.control.socket.isEmpty { try startControl(on: loop) }
         loop.onTimer { [weak self] in self?.pipeline.advance(to: MonotonicClock.now()) }
+        watchDisplayOwnership(loop)
         pipeline.begin(at: MonotonicClock.now())
         try loop.run { [weak self] in self?.beforeWait() }
         close()
@@ -345,6 +356,7 @@ public final class MapView {
 
     /// Renders the current scene and shows it.
     public func drawAndPresent(now: Double) {
+        if let retry = displayRetryAt, now < retry { pipeline.setNeedsRedraw(); return } // someone else has the display
         // While something moves, the renderer may resample its cached base map (fast); the
         // frame after the camera goes idle is drawn at full quality.
         let moving = controller.isMoving || pipeline.contactsDown > 0
@@ -369,12 +381,13 @@ public final class MapView {
                     systemd.ready(status: systemdStatus())
                 }
                 onFramePresented?(MonotonicClock.now(), newestInput)
+                displayRecovered()
             } else {
                 pipeline.setNeedsRedraw()
                 if !display.isFlipPending { presentRetryAt = now + pacer.interval / 4; refusedPresents += 1 }
             }
         } catch {
-            log(.error, "display: \(error)")
+            displayFailed(error, now: now)
         }
     }
 

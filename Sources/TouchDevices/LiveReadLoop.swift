@@ -30,6 +30,9 @@ public enum LiveReadLoop {
                     return true
                 } catch TouchDeviceError.gone(_, let frames) {
                     onFrames(frames)
+                } catch TouchDeviceError.readFailed(let path, let e, let frames) {
+                    onFrames(frames) // ends with the frame cancelling what was down
+                    failure = TouchDeviceError.readFailed(path: path, errno: e, frames: [])
                 } catch {
                     onFrames([device.cancelAll()])
                     failure = error

@@ -10,7 +10,9 @@ import Musl
 
 /// One evdev touchscreen read through libevdev: non-blocking reads of everything available,
 /// turned into contact frames by a `FrameAssembler`; SYN_DROPPED resynced from libevdev's state;
-/// an unplugged device (ENODEV) cancels all its contacts.
+/// a device that fails (ENODEV when unplugged, or any other read error) cancels all its
+/// contacts, so no finger stays down. Reads go through a `TouchEventSource` (libevdev, or a
+/// script in tests).
 ///
 /// A class (not a ~Copyable struct) so that the event loop can keep devices in a dictionary
 /// keyed by fd; it owns its fd and libevdev handle and releases both exactly once, in deinit.
@@ -18,20 +20,24 @@ public final class TouchDevice {
     public let path: String
     /// Poll this fd for POLLIN, then call `readAvailable()`.
     public var fd: Int32 { descriptor.rawValue }
-    /// Owned: closed exactly once, after libevdev has let go of it.
+    /// Owned: closed exactly once (libevdev never closes or uses it when freed).
     let descriptor: OwnedDescriptor
     public let capabilities: DeviceCapabilities
     public internal(set) var assembler: FrameAssembler
-    /// True after ENODEV: close this device and wait for the monitor to report it again.
+    /// True after a failed read (ENODEV or another error): close this device (the monitor
+    /// reports it again when it comes back).
     public private(set) var isGone = false
-    let dev: OpaquePointer
+    let source: TouchEventSource
+    /// The clock that stamps cancelling frames (CLOCK_MONOTONIC, like the kernel's events; a
+    /// scripted device in a test passes its own).
+    public var clock: () -> Double = MonotonicClock.now
     var lastEventTime = 0.0
     /// Frames to hand out with the next read (the contacts already down at open).
     var pendingFrames: [ContactFrame] = []
 
     /// Opens `path` (O_RDONLY|O_NONBLOCK|O_CLOEXEC) with timestamps on CLOCK_MONOTONIC.
     /// - Parameter requireTouch: throw `notATouchscreen` when the node has no absolute touch axes.
-    public init(path: String, screen: Size, calibration: Calibration = .identity,
+    public convenience init(path: String, screen: Size, calibration: Calibration = .identity,
                 filters: FilterOptions = .default, requireTouch: Bool = true) throws {
         let descriptor = try TouchDevice.openNode(path)
         var handle: OpaquePointer?
@@ -43,20 +49,23 @@ public final class TouchDevice {
             libevdev_free(handle)
             throw TouchDeviceError.notATouchscreen(path: path, name: caps.name)
         }
+        self.init(path: path, descriptor: descriptor, capabilities: caps, source: EvdevEventSource(handle: handle),
+                  screen: screen, calibration: calibration, filters: filters, now: MonotonicClock.now())
+    }
+
+    /// A device over any event source; `descriptor` is what an event loop polls (for a
+    /// scripted source, any open fd). Contacts the source's state has down are reported first.
+    public init(path: String, descriptor: OwnedDescriptor, capabilities caps: DeviceCapabilities, source: TouchEventSource,
+                screen: Size, calibration: Calibration = .identity, filters: FilterOptions = .default, now: Double) {
         self.path = path
         self.descriptor = descriptor
-        self.dev = handle
+        self.source = source
         self.capabilities = caps
         self.assembler = FrameAssembler(capabilities: caps, calibration: calibration, screen: screen, filters: filters)
         // Fingers already down when the device is opened, and the kernel's current slot (not
         // necessarily 0 mid-stream): start from the device's state, as libinput does.
-        let initial = assembler.resync(to: LiveCapabilities.state(handle, kind: assembler.kind),
-                                       time: MonotonicClock.now())
+        let initial = assembler.resync(to: source.state(kind: assembler.kind), time: now)
         if !initial.contacts.isEmpty { pendingFrames = [initial] }
-    }
-
-    deinit {
-        libevdev_free(dev) // does not close the fd; `descriptor` does, after this
     }
 
     /// Opens an event node read-only and non-blocking, with the error the operator needs.
@@ -77,25 +86,22 @@ public final class TouchDevice {
     /// Reads every event available now and returns the frames they complete.
     /// - Parameter events: sees every event read, including the delta libevdev synthesises after
     ///   SYN_DROPPED (used by the recorder); SYN_DROPPED itself is not passed on.
-    /// - Throws: `TouchDeviceError.gone` (carrying the frames read and the cancelling frame) when
-    ///   the device vanished, `readFailed` for other errors.
+    /// - Throws: `TouchDeviceError.gone` when the device vanished (ENODEV) and `readFailed` for
+    ///   any other error; both carry the frames read before the failure and, last, the frame that
+    ///   cancels every contact still down. The device reads nothing more afterwards.
     public func readAvailable(events sink: ((InputEvent) -> Void)? = nil) throws -> [ContactFrame] {
         guard !isGone else { return [] }
         var frames = pendingFrames
         pendingFrames = []
-        var ev = input_event()
         var syncing = false
         var dropTime = lastEventTime
-        let normal = LIBEVDEV_READ_FLAG_NORMAL.rawValue, sync = LIBEVDEV_READ_FLAG_SYNC.rawValue
         while true {
-            let rc = libevdev_next_event(dev, syncing ? sync : normal, &ev)
-            if rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
-                let e = Self.event(ev)
+            switch source.next(syncing: syncing) {
+            case .event(let e):
                 lastEventTime = e.time
                 sink?(e)
                 if let f = assembler.process(e) { frames.append(f) }
-            } else if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue {
-                let e = Self.event(ev)
+            case .sync(let e):
                 lastEventTime = e.time
                 if syncing {
                     sink?(e) // the state delta: only for the recorder; the assembler resyncs from state
@@ -103,27 +109,24 @@ public final class TouchDevice {
                     syncing = true // SYN_DROPPED: drain the delta, then resync
                     dropTime = e.time
                 }
-            } else if rc == -EAGAIN {
-                guard syncing else { break }
+            case .empty:
+                guard syncing else { return frames }
                 syncing = false
-                frames.append(assembler.resync(to: LiveCapabilities.state(dev, kind: assembler.kind), time: dropTime))
-            } else if rc == -EINTR {
-                continue
-            } else if rc == -ENODEV {
+                frames.append(assembler.resync(to: source.state(kind: assembler.kind), time: dropTime))
+            case .failed(let errno):
+                // Whatever the error, the device is done: lift (cancel) what it had down.
                 isGone = true
-                frames.append(assembler.cancelAll(time: MonotonicClock.now()))
-                throw TouchDeviceError.gone(path: path, frames: frames)
-            } else {
-                throw TouchDeviceError.readFailed(path: path, errno: Errno(rawValue: -rc))
+                frames.append(assembler.cancelAll(time: max(clock(), lastEventTime)))
+                if errno == ENODEV { throw TouchDeviceError.gone(path: path, frames: frames) }
+                throw TouchDeviceError.readFailed(path: path, errno: Errno(rawValue: errno), frames: frames)
             }
         }
-        return frames
     }
 
     /// Cancels every contact now, for a device dropped without an ENODEV read (udev said
     /// "remove", or the app is letting it go). Stamped with CLOCK_MONOTONIC now.
     public func cancelAll() -> ContactFrame {
-        assembler.cancelAll(time: MonotonicClock.now())
+        assembler.cancelAll(time: max(clock(), lastEventTime))
     }
 
     static func event(_ ev: input_event) -> InputEvent {

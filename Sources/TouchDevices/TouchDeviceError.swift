@@ -7,8 +7,8 @@ public enum TouchDeviceError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, errno: Errno)
     /// The node is not an evdev device libevdev can read.
     case notEvdev(path: String, errno: Errno)
-    /// read failed for another reason than "no more events".
-    case readFailed(path: String, errno: Errno)
+    /// read failed for another reason than "no more events" or ENODEV. `frames` as for `gone`.
+    case readFailed(path: String, errno: Errno, frames: [ContactFrame])
     /// The device vanished (unplugged, ENODEV). `frames` holds the frames read before that and,
     /// last, the frame that cancels every contact that was down.
     case gone(path: String, frames: [ContactFrame])
@@ -24,8 +24,8 @@ public enum TouchDeviceError: Error, Sendable, CustomStringConvertible {
             return "cannot open touch device \(path): \(e.readableDescription); \(hint)"
         case .notEvdev(let path, let e):
             return "\(path) is not an evdev input device (\(e.readableDescription)); give a /dev/input/eventN node"
-        case .readFailed(let path, let e):
-            return "reading touch device \(path) failed: \(e.readableDescription); reconnect the device"
+        case .readFailed(let path, let e, _):
+            return "reading touch device \(path) failed: \(e.readableDescription); its contacts were lifted and it was closed; reconnect the device"
         case .gone(let path, _):
             return "touch device \(path) disappeared (unplugged?); its contacts were cancelled; it is picked up again when it comes back"
         case .notATouchscreen(let path, let name):

@@ -24,26 +24,30 @@ public struct TouchscreenInfo: Sendable, Hashable {
 public enum TouchDiscovery {
     /// Every touchscreen, or, with `match`, every touch device the match selects (whatever udev
     /// thinks of it), sorted by path.
-    public static func touchscreens(matching match: TouchDeviceMatch? = nil) -> [TouchscreenInfo] {
+    /// - Parameter pens: also pen/stylus nodes (`isPenNode`, or udev's ID_INPUT_TABLET). A pen
+    ///   panel's "… Stylus" node has the touch node's name and vendor:product, so a name or id
+    ///   match would otherwise open it as a second touchscreen. A path match opens what it names.
+    public static func touchscreens(matching match: TouchDeviceMatch? = nil, pens: Bool = false) -> [TouchscreenInfo] {
         if case .path(let p)? = match {
             guard let caps = try? capabilities(path: p) else { return [] }
             return [TouchscreenInfo(path: p, capabilities: caps, calibration: udevCalibration(devnode: p), foundBy: "config")]
         }
-        return eventNodes().compactMap { classify($0, match: match) }
+        return eventNodes().compactMap { classify($0, match: match, pens: pens) }
             .sorted { $0.path.localizedStandardLess($1.path) }
     }
 
     /// The node at `path` when it is a touchscreen (or, with `match`, a touch device it selects).
-    public static func touchscreen(path: String, matching match: TouchDeviceMatch? = nil) -> TouchscreenInfo? {
+    public static func touchscreen(path: String, matching match: TouchDeviceMatch? = nil, pens: Bool = false) -> TouchscreenInfo? {
         let node = eventNodes().first { $0.devnode == path }
             ?? EventNode(devnode: path, initialized: false, touchscreen: false)
-        return classify(node, match: match)
+        return classify(node, match: match, pens: pens)
     }
 
-    static func classify(_ node: EventNode, match: TouchDeviceMatch?) -> TouchscreenInfo? {
+    static func classify(_ node: EventNode, match: TouchDeviceMatch?, pens: Bool = false) -> TouchscreenInfo? {
         let udevSaysTouch = node.initialized ? node.touchscreen : nil
-        if match == nil && udevSaysTouch == false { return nil }
+        if match == nil && udevSaysTouch == false && !(pens && node.tablet) { return nil }
         guard let caps = try? capabilities(path: node.devnode) else { return nil }
+        guard accepts(caps, udevTablet: node.tablet, match: match, pens: pens) else { return nil }
         if let match {
             guard caps.touchKind != nil, match.matches(path: node.devnode, capabilities: caps) else { return nil }
             return TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "config")
@@ -53,6 +57,14 @@ public enum TouchDiscovery {
         }
         guard caps.isTouchscreen else { return nil }
         return TouchscreenInfo(path: node.devnode, capabilities: caps, calibration: node.calibration, foundBy: "capabilities")
+    }
+
+    /// Whether a node with these capabilities may be opened as a touchscreen for this match:
+    /// not a pen node unless `pens` asks for them or the match names the node's path.
+    static func accepts(_ caps: DeviceCapabilities, udevTablet: Bool, match: TouchDeviceMatch?, pens: Bool) -> Bool {
+        if pens { return true }
+        if case .path? = match { return true }
+        return !(caps.isPenNode || (udevTablet && !caps.hasAbs(ABS.MT_POSITION_X)))
     }
 
     /// Reads a node's capabilities (opens and closes it).
@@ -77,6 +89,8 @@ public enum TouchDiscovery {
         var initialized: Bool
         var touchscreen: Bool
         var calibration: Calibration?
+        /// udev's ID_INPUT_TABLET (pens, graphics tablets).
+        var tablet = false
     }
 
     /// input/event* nodes from udev; when udev cannot enumerate, /dev/input/event* directly.
@@ -120,7 +134,8 @@ public enum TouchDiscovery {
         let initialized = udev_device_get_is_initialized(d) != 0 && property("ID_INPUT") != nil
         return EventNode(devnode: devnode, initialized: initialized,
                          touchscreen: property("ID_INPUT_TOUCHSCREEN") == "1",
-                         calibration: property("LIBINPUT_CALIBRATION_MATRIX").flatMap { Calibration(libinputString: $0) })
+                         calibration: property("LIBINPUT_CALIBRATION_MATRIX").flatMap { Calibration(libinputString: $0) },
+                         tablet: property("ID_INPUT_TABLET") == "1")
     }
 }
 

@@ -30,6 +30,8 @@ public final class TouchInputHub {
         public var filters: FilterOptions
         /// Take the device exclusively (EVIOCGRAB).
         public var grab: Bool
+        /// Also open pen/stylus nodes (`DeviceCapabilities.isPenNode`) as touch devices.
+        public var pens: Bool = false
 
         public init(match: TouchDeviceMatch? = nil, calibration: Calibration? = nil,
                     filters: FilterOptions = .default, grab: Bool = false) {
@@ -109,7 +111,7 @@ public final class TouchInputHub {
         var events: [Event] = monitorWarning.map { [.warning($0)] } ?? []
         discovered = []
         for entry in entries {
-            for info in TouchDiscovery.touchscreens(matching: entry.match) where !discovered.contains(where: { $0.path == info.path }) {
+            for info in TouchDiscovery.touchscreens(matching: entry.match, pens: entry.pens) where !discovered.contains(where: { $0.path == info.path }) {
                 discovered.append(info)
                 if device(path: info.path) == nil { events += open(info, entry) }
             }
@@ -131,7 +133,7 @@ public final class TouchInputHub {
                 case .added(let path):
                     guard device(path: path) == nil else { continue }
                     for entry in entries {
-                        if let info = TouchDiscovery.touchscreen(path: path, matching: entry.match) {
+                        if let info = TouchDiscovery.touchscreen(path: path, matching: entry.match, pens: entry.pens) {
                             events += open(TouchscreenInfo(devnode: path, capabilities: info.capabilities,
                                                            calibration: info.calibration, foundBy: "hotplug"), entry)
                             break
@@ -159,6 +161,14 @@ public final class TouchInputHub {
         } catch TouchDeviceError.gone(let path, let frames) {
             close(device)
             return [.frames(path: path, frames), .closed(path: path, reason: "gone")]
+        } catch let e as TouchDeviceError {
+            // Any other read error (EIO, a driver fault): the frames read before it, then every
+            // contact the device had down cancelled, so no finger stays stuck on the surface.
+            close(device)
+            guard case .readFailed(_, _, let frames) = e else {
+                return [.frames(path: device.path, [device.cancelAll()]), .closed(path: device.path, reason: "\(e)")]
+            }
+            return [.frames(path: device.path, frames), .closed(path: device.path, reason: "\(e)")]
         } catch {
             close(device)
             return [.frames(path: device.path, [device.cancelAll()]), .closed(path: device.path, reason: "\(error)")]
@@ -188,11 +198,22 @@ public final class TouchInputHub {
             let device = try TouchDevice(path: info.path, screen: screen,
                                          calibration: entry.calibration(info.calibration), filters: entry.filters)
             if entry.grab { device.grab() }
-            devices[device.fd] = device
-            try loop?.add(fd: device.fd) { [weak self] fd in self?.deliver(fd) }
-            return [.opened(path: info.path, name: device.capabilities.name, kind: device.assembler.kind, foundBy: info.foundBy)]
+            return adopt(device, foundBy: info.foundBy)
         } catch {
             return [.warning("\(error)")]
         }
+    }
+
+    /// Keeps an opened device (a real one from `open`, or a scripted one in a test) and adds it
+    /// to the loop.
+    func adopt(_ device: TouchDevice, foundBy: String) -> [Event] {
+        devices[device.fd] = device
+        do {
+            try loop?.add(fd: device.fd) { [weak self] fd in self?.deliver(fd) }
+        } catch {
+            devices[device.fd] = nil
+            return [.warning("cannot watch touch device \(device.path): \(error)")]
+        }
+        return [.opened(path: device.path, name: device.capabilities.name, kind: device.assembler.kind, foundBy: foundBy)]
     }
 }

@@ -91,6 +91,7 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         mirror = "horizontal"
         smoothing = true
         grab = true
+        pens = true
         [[touch]]
         match = "name:ELAN"
         [gestures]
@@ -144,6 +145,7 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(cfg.touch[0].match == .vendorProduct(vendor: 0x0eef, product: 0x0001))
         #expect(cfg.touch[0].calibration == [0, 1, 0, -1, 0, 1] && cfg.touch[0].rotation == 90)
         #expect(cfg.touch[0].mirror == .horizontal && cfg.touch[0].smoothing && cfg.touch[0].grab)
+        #expect(cfg.touch[0].pens && !cfg.touch[1].pens)
         #expect(cfg.touch[1].match == .name("ELAN"))
         #expect(cfg.gestures.enabled == [.tap, .pan] && cfg.gestures.twoFingerHorizontal == .pan)
         #expect(cfg.gestures.thresholds == ["tap_slop_mm": 2.5, "tap_max_duration_s": 0.25, "double_tap_timeout_s": 0.35,

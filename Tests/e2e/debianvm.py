@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Sequence
 
 import kioskvm
-from kioskvm import CACHE, VMError, VMResult, Screenshot
+from kioskvm import CACHE, VMError, VMResult
 
 SUITE = "bookworm"
 # What the image has besides minbase: the init system and udev (the point of the test), the
@@ -267,81 +267,16 @@ def run(vm: DebianVM, script: str, *, work_dir: Path, files: dict[str, bytes | s
     (tb_screenshot, tb_evemu_device, tb_play); $TB_DEV_<KEY> for `devices`. The guest's
     journal comes back as journal.txt. Raises VMError on a hang or a failed boot; the
     script's exit code is in the result (not checked here)."""
-    work_dir.mkdir(parents=True, exist_ok=True)
-    for sub in ("devices", ".req", "screenshots"):
-        (work_dir / sub).mkdir(exist_ok=True)
-    for d in devices:
-        (work_dir / "devices" / f"{d.key}.desc").write_text(d.desc())
-    for name, content in (files or {}).items():
-        p = work_dir / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(content.encode() if isinstance(content, str) else content)
-    env = {"TB_WORK": "/tmp/tbvm", "TB_SCREEN": f"{screen[0]}x{screen[1]}",
-           "TB_SCREENSHOT_WAIT_TENTHS": str(int(kioskvm.SCREENSHOT_TIMEOUT_S * 10))}
-    (work_dir / "tbvm.env").write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))
-    (work_dir / "run.sh").write_text(kioskvm.GUEST_PRELUDE + kioskvm._device_lines(devices)
-                                     + "# --- scenario ---\n" + script)
-    (CACHE / "runs").mkdir(parents=True, exist_ok=True)
-    run_dir = Path(tempfile.mkdtemp(prefix="d", dir=CACHE / "runs"))
-    serial, qlog, mon = run_dir / "serial.log", run_dir / "qemu.log", run_dir / "mon.sock"
+    kioskvm.prepare_work_dir(work_dir, script, devices=devices, files=files, screen=screen)
+    run_dir = kioskvm.new_run_dir("d")
     overlay = run_dir / "overlay.qcow2"
     subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(vm.image), str(overlay)],
                    check=True, capture_output=True)
-    cmd = [
-        "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", str(memory_mib), "-smp", "2",
-        "-no-reboot", "-display", "none", "-vga", "none",
-        "-device", f"bochs-display,xres={screen[0]},yres={screen[1]},vgamem={kioskvm.VGAMEM_BYTES}",
-        "-kernel", str(vm.kernel.vmlinuz), "-initrd", str(vm.initrd),
-        "-append", "console=ttyS0 loglevel=3 panic=-1 systemd.show_status=0 rw",
-        "-drive", f"file={overlay},if=virtio,format=qcow2",
-        "-serial", f"file:{serial}", "-monitor", f"unix:{mon},server,nowait", "-net", "none",
-        "-virtfs", f"local,path={work_dir},mount_tag=work,security_model=none,multidevs=remap",
-    ]
-    timeout *= kioskvm.TIMEOUT_FACTOR
-    start = time.monotonic()
-    deadline = start + timeout
-    screenshots: dict[str, Screenshot] = {}
-    monitor = None
-    with open(qlog, "w") as qerr:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qerr, stderr=subprocess.STDOUT)
-    try:
-        while proc.poll() is None:
-            if time.monotonic() > deadline:
-                raise VMError(kioskvm._failure(f"the Debian VM did not power off within {timeout:.0f} s",
-                                               work_dir, serial, qlog))
-            for req in sorted((work_dir / ".req").glob("*.req")):
-                if monitor is None:
-                    monitor = kioskvm.Monitor(mon, deadline, proc)
-                name = req.name[:-4]
-                shot = kioskvm._screendump(monitor, work_dir, name)
-                screenshots[name] = shot
-                done = work_dir / ".req" / f".{name}.done.tmp"
-                done.write_text(f"{shot.png.relative_to(work_dir)} {shot.width}x{shot.height}\n")
-                os.replace(done, work_dir / ".req" / f"{name}.done")
-                req.unlink()
-            time.sleep(0.1)
-    except BaseException:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        raise
-    finally:
-        if monitor is not None:
-            monitor.close()
-    seconds = time.monotonic() - start
-    code_file = work_dir / "exit_code"
-    if not code_file.exists():
-        raise VMError(kioskvm._failure(f"QEMU exited with {proc.returncode} before the guest script finished",
-                                       work_dir, serial, qlog))
-    result = VMResult(
-        stdout=kioskvm._read(work_dir / "stdout.txt"), stderr=kioskvm._read(work_dir / "stderr.txt"),
-        exit_code=int(code_file.read_text().strip() or "255"),
-        files={str(p.relative_to(work_dir)): p for p in sorted(work_dir.rglob("*"))
-               if p.is_file() and not p.relative_to(work_dir).parts[0].startswith(".")
-               and str(p.relative_to(work_dir)) not in kioskvm.HARNESS_FILES},
-        screenshots=screenshots, serial_log=kioskvm._read(serial), work_dir=work_dir, seconds=seconds)
-    shutil.rmtree(run_dir, ignore_errors=True)
-    return result
+    cmd = kioskvm.qemu_command(vm.kernel, vm.initrd, screen=screen, memory_mib=memory_mib, run_dir=run_dir,
+                               append="console=ttyS0 loglevel=3 panic=-1 systemd.show_status=0 rw",
+                               drives=[f"file={overlay},if=virtio,format=qcow2"], work_dir=work_dir)
+    return kioskvm.boot(cmd, work_dir=work_dir, run_dir=run_dir, timeout=timeout,
+                        hang_message="the Debian VM did not power off within {timeout:.0f} s")
 
 
 if __name__ == "__main__":  # warm the cache: python3 Tests/e2e/debianvm.py

@@ -505,6 +505,33 @@ def run_vm(script: str, *, devices: Sequence[Touchscreen] = (), screen: tuple[in
 
     if work_dir is None:
         work_dir = Path(tempfile.mkdtemp(prefix="tbvm-work-"))
+    env = {"TB_BIN": str(binary), "TB_REPO": str(REPO)}
+    prepare_work_dir(work_dir, script, devices=devices, files=files, screen=screen, env=env)
+    keep = sorted({str(REPO), str(binary.parent)})
+    (work_dir / "keep-paths").write_text("".join(p + "\n" for p in keep))
+
+    run_dir = new_run_dir("r")
+    cmd = qemu_command(kernel, initrd, screen=screen, memory_mib=memory_mib, run_dir=run_dir,
+                       append="console=ttyS0 loglevel=3 panic=-1",
+                       shares=["local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"],
+                       work_dir=work_dir)
+    result = boot(cmd, work_dir=work_dir, run_dir=run_dir, timeout=timeout,
+                  hang_message="the VM did not power off within {timeout:.0f} s (hung guest?)")
+    if check and result.exit_code != 0:
+        raise VMError(f"the guest script exited with {result.exit_code}\n--- stdout ---\n{result.stdout}"
+                      f"\n--- stderr ---\n{result.stderr}\n--- serial log ---\n{result.serial_log[-4000:]}"
+                      f"\n(work folder: {work_dir})")
+    return result
+
+
+# Shared by run_vm and debianvm.run: the work folder, the QEMU command line, and one boot that
+# answers the guest's screenshot requests until it powers off.
+
+def prepare_work_dir(work_dir: Path, script: str, *, devices: Sequence[Touchscreen] = (),
+                     files: dict[str, bytes | str] | None = None, screen: tuple[int, int] = (1280, 800),
+                     env: dict[str, str] | None = None) -> None:
+    """The folder the guest sees as $TB_WORK: devices/KEY.desc, `files`, tbvm.env (`env` plus
+    TB_WORK, TB_SCREEN and the screenshot wait) and run.sh (the prelude, the devices, `script`)."""
     work_dir.mkdir(parents=True, exist_ok=True)
     for sub in ("devices", ".req", "screenshots"):
         (work_dir / sub).mkdir(exist_ok=True)
@@ -514,39 +541,56 @@ def run_vm(script: str, *, devices: Sequence[Touchscreen] = (), screen: tuple[in
         p = work_dir / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(content.encode() if isinstance(content, str) else content)
-    env = {"TB_BIN": str(binary), "TB_REPO": str(REPO), "TB_WORK": "/tmp/tbvm",
-           "TB_SCREEN": f"{screen[0]}x{screen[1]}",
-           "TB_SCREENSHOT_WAIT_TENTHS": str(int(SCREENSHOT_TIMEOUT_S * 10))}
-    keep = sorted({str(REPO), str(binary.parent)})
-    (work_dir / "keep-paths").write_text("".join(p + "\n" for p in keep))
+    env = dict(env or {}, TB_WORK="/tmp/tbvm", TB_SCREEN=f"{screen[0]}x{screen[1]}",
+               TB_SCREENSHOT_WAIT_TENTHS=str(int(SCREENSHOT_TIMEOUT_S * 10)))
     (work_dir / "tbvm.env").write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))
     (work_dir / "run.sh").write_text(GUEST_PRELUDE + _device_lines(devices) + "# --- scenario ---\n" + script)
 
+
+def new_run_dir(prefix: str) -> Path:
+    """A fresh folder under the cache for one boot's serial log, QEMU log and monitor socket
+    (a short path: unix socket paths are < 108 bytes)."""
     (CACHE / "runs").mkdir(parents=True, exist_ok=True)
-    run_dir = Path(tempfile.mkdtemp(prefix="r", dir=CACHE / "runs"))  # short: unix socket paths are <108 bytes
-    serial, qlog, mon = run_dir / "serial.log", run_dir / "qemu.log", run_dir / "mon.sock"
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=CACHE / "runs"))
+
+
+def qemu_command(kernel: Kernel, initrd: Path, *, screen: tuple[int, int], memory_mib: int, run_dir: Path,
+                 append: str, work_dir: Path, drives: Sequence[str] = (), shares: Sequence[str] = ()) -> list[str]:
+    """TCG, 2 vCPUs, the bochs display at `screen`, the serial log and monitor in `run_dir`, no
+    network; `drives` (-drive values), then `shares` (-virtfs values), then the work folder."""
     cmd = [
         "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-m", str(memory_mib), "-smp", "2",
         "-no-reboot", "-display", "none", "-vga", "none",
         "-device", f"bochs-display,xres={screen[0]},yres={screen[1]},vgamem={VGAMEM_BYTES}",
         "-kernel", str(kernel.vmlinuz), "-initrd", str(initrd),
-        "-append", "console=ttyS0 loglevel=3 panic=-1",
-        "-serial", f"file:{serial}", "-monitor", f"unix:{mon},server,nowait", "-net", "none",
-        "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
-        "-virtfs", f"local,path={work_dir},mount_tag=work,security_model=none,multidevs=remap",
+        "-append", append,
     ]
+    for d in drives:
+        cmd += ["-drive", d]
+    cmd += ["-serial", f"file:{run_dir / 'serial.log'}", "-monitor", f"unix:{run_dir / 'mon.sock'},server,nowait",
+            "-net", "none"]
+    for s in shares:
+        cmd += ["-virtfs", s]
+    cmd += ["-virtfs", f"local,path={work_dir},mount_tag=work,security_model=none,multidevs=remap"]
+    return cmd
+
+
+def boot(cmd: Sequence[str], *, work_dir: Path, run_dir: Path, timeout: float, hang_message: str) -> VMResult:
+    """Runs QEMU until the guest powers off, answering `tb_screenshot` requests; the run folder
+    is removed afterwards. Raises VMError (`hang_message`, formatted with `timeout`) when it
+    does not power off in time, or when it ends before the guest script has finished."""
+    serial, qlog, mon = run_dir / "serial.log", run_dir / "qemu.log", run_dir / "mon.sock"
     timeout *= TIMEOUT_FACTOR
     start = time.monotonic()
     deadline = start + timeout
     screenshots: dict[str, Screenshot] = {}
     monitor = None
     with open(qlog, "w") as qerr:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qerr, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=qerr, stderr=subprocess.STDOUT)
     try:
         while proc.poll() is None:
             if time.monotonic() > deadline:
-                raise VMError(_failure(f"the VM did not power off within {timeout:.0f} s (hung guest?)",
-                                       work_dir, serial, qlog))
+                raise VMError(_failure(hang_message.format(timeout=timeout), work_dir, serial, qlog))
             for req in sorted((work_dir / ".req").glob("*.req")):
                 if monitor is None:
                     monitor = Monitor(mon, deadline, proc)
@@ -567,23 +611,18 @@ def run_vm(script: str, *, devices: Sequence[Touchscreen] = (), screen: tuple[in
         if monitor is not None:
             monitor.close()
     seconds = time.monotonic() - start
-    serial_log = serial.read_text(errors="replace") if serial.exists() else ""
     code_file = work_dir / "exit_code"
     if not code_file.exists():
         raise VMError(_failure(f"QEMU exited with {proc.returncode} before the guest script finished",
                                work_dir, serial, qlog))
-    exit_code = int(code_file.read_text().strip() or "255")
     result = VMResult(
-        stdout=_read(work_dir / "stdout.txt"), stderr=_read(work_dir / "stderr.txt"), exit_code=exit_code,
+        stdout=_read(work_dir / "stdout.txt"), stderr=_read(work_dir / "stderr.txt"),
+        exit_code=int(code_file.read_text().strip() or "255"),
         files={str(p.relative_to(work_dir)): p for p in sorted(work_dir.rglob("*"))
                if p.is_file() and not p.relative_to(work_dir).parts[0].startswith(".")
                and str(p.relative_to(work_dir)) not in HARNESS_FILES},
-        screenshots=screenshots, serial_log=serial_log, work_dir=work_dir, seconds=seconds)
+        screenshots=screenshots, serial_log=_read(serial), work_dir=work_dir, seconds=seconds)
     shutil.rmtree(run_dir, ignore_errors=True)
-    if check and exit_code != 0:
-        raise VMError(f"the guest script exited with {exit_code}\n--- stdout ---\n{result.stdout}"
-                      f"\n--- stderr ---\n{result.stderr}\n--- serial log ---\n{serial_log[-4000:]}"
-                      f"\n(work folder: {work_dir})")
     return result
 
 
