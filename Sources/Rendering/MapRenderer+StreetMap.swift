@@ -59,11 +59,25 @@ extension MapRenderer {
         if quality == .interactive && !streetLabels.isEmpty {
             labels = StreetLabelPainter.follow(streetLabels, view: view)
         } else {
-            labels = StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale)
-                .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
+            labels = placeStreetLabels(vector, scene: scene, view: view)
         }
         StreetLabelPainter.draw(labels, cr: cr, text: textRenderer)
         return labels
+    }
+
+    func placeStreetLabels(_ vector: VectorTileSet, scene: MapScene, view: GroundView) -> [PlacedStreetLabel] {
+        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale)
+            .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
+    }
+
+    /// The street-map labels a settled frame of `scene` on a screen of `screen` would show,
+    /// placed without drawing anything (empty when the view is off the street map). `replay`
+    /// uses it to know which place names and POIs a tap can hit, as the kiosk knows from its frames.
+    public func placeStreetLabels(for scene: MapScene, screen: Size) -> [PlacedStreetLabel] {
+        guard let vector else { return [] }
+        let view = GroundView(projection: Projection(camera: scene.camera, screen: screen))
+        guard showsStreetMap(view: view) else { return [] }
+        return placeStreetLabels(vector, scene: scene, view: view)
     }
 
     /// Screen boxes labels must leave free: markers, the info window, compass, recenter button,

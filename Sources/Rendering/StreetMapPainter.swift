@@ -48,11 +48,29 @@ struct StreetMapPainter {
         return out
     }
 
+    /// The tiles bordering a covered block (one tile wide all round), wrapped in x.
+    static func ring(around covered: [CoveredTile], zoom z: Int) -> [VectorTileSet.Key] {
+        guard let first = covered.first else { return [] }
+        let n = 1 << z
+        let span = first.scale
+        let xs = covered.map { Int(($0.originX / span).rounded()) }, ys = covered.map { $0.key.y }
+        guard let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() else { return [] }
+        var out: [VectorTileSet.Key] = []
+        for ty in max(0, y0 - 1)...min(n - 1, y1 + 1) { for tx in (x0 - 1)...(x1 + 1) where tx < x0 || tx > x1 || ty < y0 || ty > y1 {
+            out.append(.init(z: z, x: ((tx % n) + n) % n, y: ty))
+        } }
+        return out
+    }
+
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double) {
         let sz = StreetMapPainter.styleZoom(zoom)
         let meta = set.metadata
         let covered = StreetMapPainter.cover(view: view, zoom: zoom, minZoom: meta.minZoom, maxZoom: meta.maxZoom)
-        let tiles: [(CoveredTile, VectorTile)] = covered.compactMap { c in set.tile(c.key).map { (c, $0) } }
+        let tiles: [(CoveredTile, VectorTile)] = covered.compactMap { c in set.frameTile(c.key).map { (c, $0) } }
+        if set.decodesOnWorker, let z = covered.first?.key.z {
+            // The ring of tiles around the view, decoded by the worker before a pan reaches them.
+            set.prefetch(StreetMapPainter.ring(around: covered, zoom: z))
+        }
         cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
         var pts: [Double] = [], scratch: [Double] = []
         pts.reserveCapacity(4096); scratch.reserveCapacity(4096)

@@ -181,3 +181,40 @@ func sqlite(_ path: String, _ sql: String) throws {
     defer { sqlite3_close(db) }
     #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
 }
+
+/// Tiles decoded on the worker (the kiosk) give the same pictures as tiles decoded on the
+/// frame's path (render, tests), and a frame never waits for a decode.
+@Suite struct WorkerDecodeTests {
+    func pixelsDiffering(_ a: OwnedFrameBuffer, _ b: OwnedFrameBuffer) -> Int {
+        var n = 0
+        for y in 0..<a.buffer.height { for x in 0..<a.buffer.width where a.buffer.pixel(x: x, y: y) & 0xffffff != b.buffer.pixel(x: x, y: y) & 0xffffff { n += 1 } }
+        return n
+    }
+
+    @Test func prefetchedTilesGiveTheSamePictureAsSynchronousDecode() throws {
+        let first = CameraPosition(target: StreetMapRenderTests.vaduz, zoom: 15.5)
+        // A pan of 400 px east, into the next tiles (a z14 tile is 724 px wide at 15.5).
+        var second = first
+        second.target = try #require(Projection(camera: first, screen: Size(width: 800, height: 600)).coordinate(at: Point(x: 800, y: 300)))
+        let syncRenderer = MapRenderer(vector: MapRenderer.openTiles(path: mbtilesPath).vector)
+        let sync1 = OwnedFrameBuffer(width: 800, height: 600), sync2 = OwnedFrameBuffer(width: 800, height: 600)
+        syncRenderer.render(MapScene(camera: first), into: sync1.buffer)
+        syncRenderer.render(MapScene(camera: second), into: sync2.buffer)
+
+        let vector = try #require(MapRenderer.openTiles(path: mbtilesPath).vector)
+        vector.decodesOnWorker = true
+        let renderer = MapRenderer(vector: vector)
+        let frame = OwnedFrameBuffer(width: 800, height: 600)
+        renderer.render(MapScene(camera: first), into: frame.buffer)
+        // The first frame did not wait: its tiles were not there yet.
+        #expect(pixelsDiffering(frame, sync1) > 10_000)
+        vector.waitForPrefetch()
+        #expect(vector.decodeDurations.count > 9, "the view's tiles and the ring around them")
+        renderer.invalidateCache()
+        renderer.render(MapScene(camera: first), into: frame.buffer)
+        #expect(pixelsDiffering(frame, sync1) == 0)
+        // The pan finds the ring decoded: the same picture at once, with no tile missing.
+        renderer.render(MapScene(camera: second), into: frame.buffer)
+        #expect(pixelsDiffering(frame, sync2) == 0)
+    }
+}

@@ -91,7 +91,7 @@ public struct DemoRunner {
 
         func snapshot(_ index: Int, _ caption: String) throws {
             renderer.render(pipeline.scene(attribution: nil), into: frame.buffer)
-            pipeline.usePlaces(renderer.drawnPlaces)
+            pipeline.usePlaces(renderer.drawnPlaces, streetLabels: renderer.streetLabels)
             onFrame?(frame.buffer)
             let slug = caption.lowercased().prefix(while: { $0 != ":" }).map { $0.isLetter || $0.isNumber ? $0 : "-" }
             let path = (framesDir as NSString).appendingPathComponent(String(format: "%02d-", index) + String(slug) + ".png")
