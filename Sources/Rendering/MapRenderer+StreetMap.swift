@@ -51,6 +51,16 @@ extension MapRenderer {
     /// Final frames place labels afresh around the obstacles; frames during a gesture move the
     /// labels placed last (no new placement, so none appears or vanishes while the finger moves).
     func paintStreetLabels(_ vector: VectorTileSet, scene: MapScene, cr: OpaquePointer, view: GroundView, quality: Quality) -> [PlacedStreetLabel] {
+        if vector.decodesOnWorker {
+            // Once per frame, from the frame's own view (the base map may have drawn only
+            // strips): the view's tiles and two rings round them go to the worker, so a pan
+            // finds them decoded before the cached base map needs them.
+            let meta = vector.metadata
+            let covered = StreetMapPainter.cover(view: view, zoom: scene.camera.zoom, minZoom: meta.minZoom, maxZoom: meta.maxZoom)
+            if let z = covered.map(\.key.z).max() {
+                vector.prefetch(covered.map(\.key) + StreetMapPainter.ring(around: covered, zoom: z, radius: 2))
+            }
+        }
         let labels: [PlacedStreetLabel]
         if quality == .interactive && !streetLabels.isEmpty {
             labels = StreetLabelPainter.follow(streetLabels, view: view)

@@ -97,8 +97,8 @@ struct StreetMapPainter {
         return out
     }
 
-    /// The tiles bordering a covered block (one tile wide all round), wrapped in x.
-    static func ring(around all: [CoveredTile], zoom z: Int) -> [VectorTileSet.Key] {
+    /// The tiles bordering a covered block (`r` tiles wide all round), wrapped in x.
+    static func ring(around all: [CoveredTile], zoom z: Int, radius r: Int = 1) -> [VectorTileSet.Key] {
         let covered = all.filter { $0.key.z == z }
         guard let first = covered.first else { return [] }
         let n = 1 << z
@@ -106,7 +106,7 @@ struct StreetMapPainter {
         let xs = covered.map { Int(($0.originX / span).rounded()) }, ys = covered.map { $0.key.y }
         guard let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() else { return [] }
         var out: [VectorTileSet.Key] = []
-        for ty in max(0, y0 - 1)...min(n - 1, y1 + 1) { for tx in (x0 - 1)...(x1 + 1) where tx < x0 || tx > x1 || ty < y0 || ty > y1 {
+        for ty in max(0, y0 - r)...min(n - 1, y1 + r) { for tx in (x0 - r)...(x1 + r) where tx < x0 || tx > x1 || ty < y0 || ty > y1 {
             out.append(.init(z: z, x: ((tx % n) + n) % n, y: ty))
         } }
         return out
