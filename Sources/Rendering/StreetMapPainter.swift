@@ -175,9 +175,15 @@ struct StreetMapPainter {
         let resolved = props.map(resolve)
         var groups: [Paint: [(Int, Int)]] = [:]
         var order: [Paint] = []
-        for (ti, (_, tile)) in tiles.enumerated() {
+        // The view's world box, widened by the widest line or circle a style draws (px).
+        let pad = 64.0
+        let vx0 = view.worldMinX - pad, vx1 = view.worldMaxX + pad, vy0 = view.worldMinY - pad, vy1 = view.worldMaxY + pad
+        for (ti, (c, tile)) in tiles.enumerated() {
             guard let tl = tile.layers[sourceLayer] else { continue }
+            let unit = c.scale / Double(tl.extent)
             for (fi, f) in tl.features.enumerated() {
+                if c.originX + Double(f.maxX) * unit < vx0 || c.originX + Double(f.minX) * unit > vx1
+                    || c.originY + Double(f.maxY) * unit < vy0 || c.originY + Double(f.minY) * unit > vy1 { continue }
                 if layer.type == .fill && f.type != .polygon { continue }
                 if layer.type == .line && f.type == .point { continue }
                 if layer.type == .circle && f.type != .point { continue }
