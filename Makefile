@@ -25,6 +25,7 @@ release: deps
 # The main job. With no touchscreen or display attached this is the built-in demo.
 demo: release
 	.build/release/touchbridge demo --out $(OUT)
+	.build/release/touchbridge demo --street --out $(OUT)/street
 
 # Every test: unit tests (swift test), then the kiosk VM end-to-end tests. Red if either fails.
 # The e2e tests boot a Debian kernel under QEMU (see Tests/e2e/README.md); the kernel is cached

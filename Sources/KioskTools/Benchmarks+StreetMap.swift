@@ -50,8 +50,54 @@ extension Benchmarks {
             add("street_tile_decode_ms", BenchSupport.median(d), "ms", "new vector tile: read + gunzip + protobuf + geometry (median)")
             add("street_tile_decode_max_ms", d.max() ?? 0, "ms", "new vector tile decode, slowest")
         }
-        add("street_cache_mib", Double(vector.cachedBytes) / 1_048_576, "MiB", "decoded vector tiles kept (bounded at 48 MiB)")
+        // A pan into new tiles as the kiosk draws it: tiles decoded on the worker (the second
+        // core), the ring around the view prefetched; a frame that went without a tile is followed
+        // by a rebuilt base map once it arrives (as MapView does). Against: decoding on the frame's path.
+        for worker in [true, false] {
+            guard let set = MapRenderer.openTiles(path: path).vector else { break }
+            set.decodesOnWorker = worker
+            let missed = MissedFlag()
+            set.onMissingTilesDecoded = { missed.set() }
+            let r = MapRenderer(vector: set)
+            var cam = CameraPosition(target: vaduz, zoom: 15.5)
+            r.render(MapScene(camera: cam), into: frame.buffer)
+            set.waitForPrefetch()
+            r.invalidateCache()
+            r.render(MapScene(camera: cam), into: frame.buffer)
+            _ = missed.take()   // the start's own tiles, drawn now
+            var times: [Double] = []
+            var rebuilds = 0
+            let start = WebMercator.worldPoint(vaduz, zoom: 15.5)
+            for i in 1...(options.quick ? 60 : 240) {
+                // 12 px a frame eastwards (720 px/s at 60 Hz): a z14 tile (724 px here) a second.
+                cam.target = WebMercator.coordinate(world: start + Point(x: Double(i) * 12, y: 0), zoom: 15.5)
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                if missed.take() { r.invalidateCache(); rebuilds += 1 }
+                r.render(MapScene(camera: cam), into: frame.buffer, quality: .interactive)
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                if !worker { continue }
+                usleep(4000)   // the rest of a 60 Hz frame, when the worker runs
+            }
+            set.waitForPrefetch()
+            let sorted = times.sorted()
+            let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+            add(worker ? "street_pan_new_tiles_max_ms" : "street_pan_new_tiles_sync_max_ms", sorted.last ?? 0, "ms",
+                worker ? "pan into new tiles, slowest frame (tiles decoded on the worker)" : "pan into new tiles, slowest frame (decoded on the frame's path)")
+            if worker {
+                add("street_pan_new_tiles_p99_ms", p99, "ms", "pan into new tiles, 99th percentile frame (worker)")
+                add("street_pan_new_tiles_rebuilds", Double(rebuilds), "frames", "pan frames that redrew the base map for a late tile (of \(times.count))")
+            }
+        }
+        add("street_cache_mib", Double(vector.cachedBytes) / 1_048_576, "MiB", "decoded vector tiles kept (bench bound 48 MiB; the kiosk sizes it from the screen)")
         add("street_rss_growth_mib", (BenchSupport.currentRSSMiB() ?? 0) - rssBefore, "MiB", "resident memory added by the street map")
         add("street_peak_rss_mib", BenchSupport.peakRSSMiB() ?? 0, "MiB", "peak RSS of this bench process so far")
     }
+}
+
+/// Set by the tile worker, read by the frame loop.
+final class MissedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    func set() { lock.lock(); flag = true; lock.unlock() }
+    func take() -> Bool { lock.lock(); defer { flag = false; lock.unlock() }; return flag }
 }

@@ -148,15 +148,22 @@ extension MapController {
 
     // MARK: points of interest
 
-    /// The visible point of interest (zoom >= its minZoom) nearest a screen point, within
-    /// `poiHitRadius` px of its dot.
+    /// The visible point of interest (zoom >= its minZoom) nearest a screen point: within
+    /// `poiHitRadius` px of its dot, or inside its label box (the box's centre counts as the
+    /// distance, so of two touching labels the one tapped nearer its middle wins).
     public func pointOfInterest(at p: Point) -> PointOfInterest? {
         let proj = projection
         var best: (PointOfInterest, Double)?
         for poi in pointsOfInterest where camera.zoom >= poi.minZoom {
             guard let s = proj.point(for: poi.coordinate) else { continue }
-            let d = s.distance(to: p)
-            if d <= configuration.poiHitRadius && d < (best?.1 ?? .infinity) { best = (poi, d) }
+            var d = s.distance(to: p)
+            if let box = poi.labelBox {
+                let onScreen = ScreenRect(origin: s + box.origin, size: box.size)
+                if onScreen.contains(p) { d = min(d, onScreen.center.distance(to: p)) } else if d > configuration.poiHitRadius { continue }
+            } else if d > configuration.poiHitRadius {
+                continue
+            }
+            if d < (best?.1 ?? .infinity) { best = (poi, d) }
         }
         return best?.0
     }
@@ -180,7 +187,7 @@ extension MapController {
         }
         if let poi = pointOfInterest(at: p) {
             closeInfoWindow(at: t)
-            emit(.didTapPOI(name: poi.name, coordinate: poi.coordinate), at: t)
+            emit(.didTapPOI(name: poi.name, coordinate: poi.coordinate, featureClass: poi.featureClass, id: poi.id), at: t)
             return
         }
         closeInfoWindow(at: t)

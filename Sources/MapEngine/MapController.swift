@@ -350,7 +350,7 @@ public final class MapController {
         case .didTapInfoWindow: if let m = marker { d.didTapInfoWindowOf(m) }
         case .didLongPressInfoWindow: if let m = marker { d.didLongPressInfoWindowOf(m) }
         case .didCloseInfoWindow: if let m = marker { d.didCloseInfoWindowOf(m) }
-        case .didTapPOI(let name, let c): d.didTapPOI(name: name, coordinate: c)
+        case .didTapPOI(let name, let c, let cls, let id): d.didTapPOI(PointOfInterest(name: name, coordinate: c, featureClass: cls, id: id))
         case .cameraMode(let m): d.cameraModeDidChange(m)
         }
     }

@@ -12,7 +12,8 @@ public enum MapEvent: Sendable, Hashable {
     case didTapInfoWindow(String)
     case didLongPressInfoWindow(String)
     case didCloseInfoWindow(String)
-    case didTapPOI(name: String, coordinate: Coordinate)
+    /// `featureClass` and `id` as the data names them (nil when the base map does not say).
+    case didTapPOI(name: String, coordinate: Coordinate, featureClass: String? = nil, id: UInt64? = nil)
     case cameraMode(CameraMode)
 
     /// The `type` of the JSON line.
@@ -44,7 +45,10 @@ public enum MapEvent: Sendable, Hashable {
         case .didTapMarker(let id), .didTapInfoWindow(let id), .didLongPressInfoWindow(let id),
              .didCloseInfoWindow(let id):
             s += ",\"marker\":\(MapEvent.string(id))"
-        case .didTapPOI(let name, let c): s += ",\"name\":\(MapEvent.string(name))" + MapEvent.latLon(c)
+        case .didTapPOI(let name, let c, let cls, let id):
+            // class and id always present (null when unknown), after the original fields.
+            s += ",\"name\":\(MapEvent.string(name))" + MapEvent.latLon(c)
+                + ",\"class\":\(cls.map(MapEvent.string) ?? "null"),\"id\":\(id.map { String($0) } ?? "null")"
         case .cameraMode(let m): s += ",\"mode\":\"\(m.rawValue)\""
         }
         return s + "}"

@@ -25,6 +25,9 @@ public protocol MapViewDelegate: AnyObject {
     func didLongPressInfoWindowOf(_ marker: Marker)
     func didCloseInfoWindowOf(_ marker: Marker)
     func didTapPOI(name: String, coordinate: Coordinate)
+    /// A tap on a labelled place with everything known about it (name, coordinate, class, id).
+    /// The default calls `didTapPOI(name:coordinate:)`, so an app may implement either.
+    func didTapPOI(_ poi: PointOfInterest)
     /// Custom info-window content for a marker (drawn by the renderer), or nil for the default
     /// (title and snippet). A marker with neither title nor snippet opens a window only when this
     /// returns content.
@@ -43,6 +46,7 @@ public extension MapViewDelegate {
     func didLongPressInfoWindowOf(_ marker: Marker) {}
     func didCloseInfoWindowOf(_ marker: Marker) {}
     func didTapPOI(name: String, coordinate: Coordinate) {}
+    func didTapPOI(_ poi: PointOfInterest) { didTapPOI(name: poi.name, coordinate: poi.coordinate) }
     func markerInfoWindow(_ marker: Marker) -> InfoWindowContent? { nil }
     func cameraModeDidChange(_ mode: CameraMode) {}
 }

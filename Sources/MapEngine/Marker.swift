@@ -113,14 +113,26 @@ public struct InfoWindowContent: Sendable, Hashable, Codable {
     }
 }
 
-/// A labelled place of the base map (a city of the built-in world), tappable at zoom >= `minZoom`.
+/// A labelled place of the base map (a city of the built-in world, a place name or point of
+/// interest of a street map), tappable at zoom >= `minZoom`.
 public struct PointOfInterest: Sendable, Hashable, Codable {
     public var name: String
     public var coordinate: Coordinate
     public var minZoom: Double
-    public init(name: String, coordinate: Coordinate, minZoom: Double = 0) {
+    /// The feature's class as the data names it ("cafe", "village", "city"), when known.
+    public var featureClass: String?
+    /// The feature's id in its tile set (an OpenStreetMap-derived id for OpenMapTiles), when known.
+    public var id: UInt64?
+    /// The label's box on screen relative to the coordinate's screen point: a tap anywhere on
+    /// the drawn name hits it (without a box, `poiHitRadius` around the point does).
+    public var labelBox: ScreenRect?
+    public init(name: String, coordinate: Coordinate, minZoom: Double = 0, featureClass: String? = nil,
+                id: UInt64? = nil, labelBox: ScreenRect? = nil) {
         self.name = name
         self.coordinate = coordinate
         self.minZoom = minZoom
+        self.featureClass = featureClass
+        self.id = id
+        self.labelBox = labelBox
     }
 }

@@ -27,43 +27,63 @@ extension MapRenderer {
     }
 
     func paintStreetMap(_ vector: VectorTileSet, cr: OpaquePointer, view: GroundView, zoom: Double, antialias: Bool) {
-        cairo_save(cr)
+        var painter = StreetMapPainter(set: vector, style: streetStyle, antialias: antialias)
         if let b = streetBounds(vector, zoom: zoom) {
-            // An extract: the built-in world shows around it. Clip to its bounds on the ground.
-            var pts: [Double] = [], scratch: [Double] = []
-            cairo_new_path(cr)
-            for copy in view.wrapCopies {
-                let k = Double(copy) * view.worldSize
-                pts.removeAll()
-                for (wx, wy) in [(b.minX, b.minY), (b.maxX, b.minY), (b.maxX, b.maxY), (b.minX, b.maxY)] {
-                    let g = view.ground(worldX: wx + k, worldY: wy); pts.append(g.0); pts.append(g.1)
+            // An extract: the built-in world shows around it, so the style's background covers
+            // only the extract's bounds on the ground (the features lie inside them anyway).
+            // Not a cairo clip: a clip that is not a screen rectangle (rotated, tilted) makes
+            // cairo composite every fill and stroke through a mask, several times slower.
+            painter.backgroundArea = { cr in
+                var pts: [Double] = [], scratch: [Double] = []
+                for copy in view.wrapCopies {
+                    let k = Double(copy) * view.worldSize
+                    pts.removeAll()
+                    for (wx, wy) in [(b.minX, b.minY), (b.maxX, b.minY), (b.maxX, b.maxY), (b.minX, b.maxY)] {
+                        let g = view.ground(worldX: wx + k, worldY: wy); pts.append(g.0); pts.append(g.1)
+                    }
+                    view.addRing(&pts, &scratch, inside: false, to: cr)
                 }
-                RectClip.polygon(&pts, &scratch, minX: view.minGX, maxX: view.maxGX, minY: view.minGY, maxY: view.maxGY)
-                guard pts.count >= 6 else { continue }
-                for i in 0..<(pts.count / 2) {
-                    let s = view.screen(pts[2 * i], pts[2 * i + 1])
-                    if i == 0 { cairo_move_to(cr, s.0, s.1) } else { cairo_line_to(cr, s.0, s.1) }
-                }
-                cairo_close_path(cr)
             }
-            cairo_clip(cr)
         }
-        StreetMapPainter(set: vector, style: streetStyle, antialias: antialias).paint(cr: cr, view: view, zoom: zoom)
-        cairo_restore(cr)
+        painter.paint(cr: cr, view: view, zoom: zoom)
     }
 
     /// Final frames place labels afresh around the obstacles; frames during a gesture move the
     /// labels placed last (no new placement, so none appears or vanishes while the finger moves).
     func paintStreetLabels(_ vector: VectorTileSet, scene: MapScene, cr: OpaquePointer, view: GroundView, quality: Quality) -> [PlacedStreetLabel] {
+        if vector.decodesOnWorker {
+            // Once per frame, from the frame's own view (the base map may have drawn only
+            // strips): the view's tiles and two rings round them go to the worker, so a pan
+            // finds them decoded before the cached base map needs them.
+            let meta = vector.metadata
+            let covered = StreetMapPainter.cover(view: view, zoom: scene.camera.zoom, minZoom: meta.minZoom, maxZoom: meta.maxZoom)
+            if let z = covered.map(\.key.z).max() {
+                vector.prefetch(covered.map(\.key) + StreetMapPainter.ring(around: covered, zoom: z, radius: 2))
+            }
+        }
         let labels: [PlacedStreetLabel]
         if quality == .interactive && !streetLabels.isEmpty {
             labels = StreetLabelPainter.follow(streetLabels, view: view)
         } else {
-            labels = StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale)
-                .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
+            labels = placeStreetLabels(vector, scene: scene, view: view)
         }
         StreetLabelPainter.draw(labels, cr: cr, text: textRenderer)
         return labels
+    }
+
+    func placeStreetLabels(_ vector: VectorTileSet, scene: MapScene, view: GroundView) -> [PlacedStreetLabel] {
+        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale)
+            .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
+    }
+
+    /// The street-map labels a settled frame of `scene` on a screen of `screen` would show,
+    /// placed without drawing anything (empty when the view is off the street map). `replay`
+    /// uses it to know which place names and POIs a tap can hit, as the kiosk knows from its frames.
+    public func placeStreetLabels(for scene: MapScene, screen: Size) -> [PlacedStreetLabel] {
+        guard let vector else { return [] }
+        let view = GroundView(projection: Projection(camera: scene.camera, screen: screen))
+        guard showsStreetMap(view: view) else { return [] }
+        return placeStreetLabels(vector, scene: scene, view: view)
     }
 
     /// Screen boxes labels must leave free: markers, the info window, compass, recenter button,

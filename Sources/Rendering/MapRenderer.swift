@@ -57,7 +57,7 @@ public final class MapRenderer {
     private var previousZoom: Double?
     /// Extra pixels the cached base map extends beyond each screen edge: enough for the screen
     /// turned to any angle about its centre, plus room to pan.
-    static func cacheMargin(width: Int, height: Int) -> Int {
+    public static func cacheMargin(width: Int, height: Int) -> Int {
         let halfDiagonal = (Double(width * width + height * height)).squareRoot() / 2
         return max(256, Int((halfDiagonal - Double(min(width, height)) / 2).rounded(.up)) + 64)
     }

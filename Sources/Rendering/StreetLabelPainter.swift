@@ -27,6 +27,16 @@ public struct PlacedStreetLabel: Sendable, Equatable {
     let dx: Double, dy: Double
 }
 
+extension PlacedStreetLabel {
+    /// The label as a tappable point of interest (nil for road and water names): its box is
+    /// kept relative to the anchor, so the controller's hit test follows the map as it moves.
+    public var pointOfInterest: PointOfInterest? {
+        guard tappable else { return nil }
+        let box = ScreenRect(x: dx - 2, y: dy - 2, width: frame.width, height: frame.height)
+        return PointOfInterest(name: text, coordinate: coordinate, minZoom: 0, featureClass: featureClass, id: featureID, labelBox: box)
+    }
+}
+
 /// Places and draws the symbol layers' text labels: upright (screen-aligned whatever the
 /// bearing and tilt), without overlapping each other or the given obstacles (markers, the info
 /// window, controls). Placement runs for final frames (the camera has settled); frames during
@@ -42,7 +52,7 @@ struct StreetLabelPainter {
         let sz = StreetMapPainter.styleZoom(zoom)
         let meta = set.metadata
         let covered = StreetMapPainter.cover(view: view, zoom: zoom, minZoom: meta.minZoom, maxZoom: meta.maxZoom)
-        let tiles: [(StreetMapPainter.CoveredTile, VectorTile)] = covered.compactMap { c in set.tile(c.key).map { (c, $0) } }
+        let tiles: [(StreetMapPainter.CoveredTile, VectorTile)] = covered.compactMap { c in set.frameTile(c.key).map { (c, $0) } }
         var placed: [PlacedStreetLabel] = []
         var boxes: [LabelFrame] = obstacles
         // Later layers in a style are drawn on top and win collisions, as in MapLibre.

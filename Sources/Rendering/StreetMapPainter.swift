@@ -11,6 +11,8 @@ struct StreetMapPainter {
     let set: VectorTileSet
     let style: StreetStyle
     var antialias = true
+    /// Adds the area the background layer covers to cairo's path (an extract's bounds); nil: everywhere.
+    var backgroundArea: ((OpaquePointer) -> Void)?
     /// Most tiles per frame; the tile zoom drops a level while more would be needed (tilted views).
     static let maxTiles = 64
 
@@ -25,8 +27,10 @@ struct StreetMapPainter {
         let scale: Double
     }
 
-    /// The tiles (zoom and addresses) covering a view.
+    /// The tiles (zoom and addresses) covering a view. A tilted view takes them from
+    /// `perspectiveCover`: fewer, coarser tiles towards the horizon.
     static func cover(view: GroundView, zoom: Double, minZoom: Int, maxZoom: Int) -> [CoveredTile] {
+        if view.tilted, let tiles = perspectiveCover(view: view, zoom: zoom, minZoom: minZoom, maxZoom: maxZoom) { return tiles }
         var tz = min(max(Int(floor(styleZoom(zoom) + 1e-9)), minZoom), maxZoom)
         func count(_ z: Int) -> Int {
             let span = view.worldSize / Double(1 << z)
@@ -48,11 +52,75 @@ struct StreetMapPainter {
         return out
     }
 
+    /// The tiles of a tilted view, as MapLibre chooses them: a quadtree walked down from a few
+    /// coarse tiles, keeping only tiles that meet the visible trapezoid of ground, and splitting
+    /// a tile only while its nearest edge shows larger on screen than a tile of the camera's own
+    /// zoom does flat. So the near ground gets the camera's tiles and the far ground ever
+    /// coarser ones (whose data is generalised: no buildings, simplified roads): the far half of
+    /// a 60 degree view no longer costs dozens of street-level tiles of sub-pixel features.
+    /// Nil when the view is too wide for it (the flat cover then lowers the zoom instead).
+    static func perspectiveCover(view: GroundView, zoom: Double, minZoom: Int, maxZoom: Int) -> [CoveredTile]? {
+        let target = min(max(Int(floor(styleZoom(zoom) + 1e-9)), minZoom), maxZoom)
+        let p = view.projection
+        let sinT = sin(p.camera.tilt * .pi / 180)
+        let d = p.cameraDistance
+        // Visible ground: minGY <= gy <= maxGY and |gx| <= a - b * gy (the trapezoid's sides).
+        let a = view.maxGX * d / (d - view.minGY * sinT), b = a * sinT / d
+        let start = max(minZoom, target - 5)
+        let n0 = 1 << start
+        let span0 = view.worldSize / Double(n0)
+        let y0 = max(0, Int(floor(view.worldMinY / span0))), y1 = min(n0 - 1, Int(floor(view.worldMaxY / span0)))
+        let x0 = Int(floor(view.worldMinX / span0)), x1 = Int(floor(view.worldMaxX / span0))
+        guard y0 <= y1, x0 <= x1, (x1 - x0 + 1) * (y1 - y0 + 1) <= 64 else { return nil }
+        var out: [CoveredTile] = []
+        func visit(_ tx: Int, _ ty: Int, _ z: Int) {
+            let span = view.worldSize / Double(1 << z)
+            var gxs = [Double](repeating: 0, count: 4), gys = [Double](repeating: 0, count: 4)
+            for (i, (cx, cy)) in [(0.0, 0.0), (1, 0), (0, 1), (1, 1)].enumerated() {
+                let g = view.ground(worldX: (Double(tx) + cx) * span, worldY: (Double(ty) + cy) * span)
+                gxs[i] = g.0; gys[i] = g.1
+            }
+            // Outside when every corner is beyond the same edge of the trapezoid (conservative).
+            if gys.allSatisfy({ $0 < view.minGY }) || gys.allSatisfy({ $0 > view.maxGY }) { return }
+            if (0..<4).allSatisfy({ gxs[$0] > a - b * gys[$0] }) || (0..<4).allSatisfy({ gxs[$0] < -(a - b * gys[$0]) }) { return }
+            // Perspective scale at the tile's nearest visible ground line.
+            let nearest = min(gys.max()!, view.maxGY)
+            let scale = d / (d - nearest * sinT)
+            if z < target && scale > pow(2, Double(z - target)) && out.count < 4 * maxTiles {
+                for (cx, cy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { visit(2 * tx + cx, 2 * ty + cy, z + 1) }
+                return
+            }
+            let n = 1 << z
+            out.append(CoveredTile(key: .init(z: z, x: ((tx % n) + n) % n, y: ty), originX: Double(tx) * span, originY: Double(ty) * span, scale: span))
+        }
+        for ty in y0...y1 { for tx in x0...x1 { visit(tx, ty, start) } }
+        return out
+    }
+
+    /// The tiles bordering a covered block (`r` tiles wide all round), wrapped in x.
+    static func ring(around all: [CoveredTile], zoom z: Int, radius r: Int = 1) -> [VectorTileSet.Key] {
+        let covered = all.filter { $0.key.z == z }
+        guard let first = covered.first else { return [] }
+        let n = 1 << z
+        let span = first.scale
+        let xs = covered.map { Int(($0.originX / span).rounded()) }, ys = covered.map { $0.key.y }
+        guard let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max() else { return [] }
+        var out: [VectorTileSet.Key] = []
+        for ty in max(0, y0 - r)...min(n - 1, y1 + r) { for tx in (x0 - r)...(x1 + r) where tx < x0 || tx > x1 || ty < y0 || ty > y1 {
+            out.append(.init(z: z, x: ((tx % n) + n) % n, y: ty))
+        } }
+        return out
+    }
+
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double) {
         let sz = StreetMapPainter.styleZoom(zoom)
         let meta = set.metadata
         let covered = StreetMapPainter.cover(view: view, zoom: zoom, minZoom: meta.minZoom, maxZoom: meta.maxZoom)
-        let tiles: [(CoveredTile, VectorTile)] = covered.compactMap { c in set.tile(c.key).map { (c, $0) } }
+        let tiles: [(CoveredTile, VectorTile)] = covered.compactMap { c in set.frameTile(c.key).map { (c, $0) } }
+        if set.decodesOnWorker, let z = covered.map(\.key.z).max() {
+            // The ring of tiles around the view, decoded by the worker before a pan reaches them.
+            set.prefetch(StreetMapPainter.ring(around: covered, zoom: z))
+        }
         cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
         var pts: [Double] = [], scratch: [Double] = []
         pts.reserveCapacity(4096); scratch.reserveCapacity(4096)
@@ -63,7 +131,13 @@ struct StreetMapPainter {
                 guard let c = layer.property("background-color")?.evaluate(ctx).color else { continue }
                 let o = layer.property("background-opacity")?.evaluate(ctx).number ?? 1
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * o)
-                cairo_paint(cr)
+                if let area = backgroundArea {
+                    cairo_new_path(cr)
+                    area(cr)
+                    cairo_fill(cr)
+                } else {
+                    cairo_paint(cr)
+                }
             case .fill, .line, .circle:
                 drawLayer(layer, cr: cr, view: view, zoom: sz, tiles: tiles, &pts, &scratch)
             case .symbol:
@@ -101,9 +175,15 @@ struct StreetMapPainter {
         let resolved = props.map(resolve)
         var groups: [Paint: [(Int, Int)]] = [:]
         var order: [Paint] = []
-        for (ti, (_, tile)) in tiles.enumerated() {
+        // The view's world box, widened by the widest line or circle a style draws (px).
+        let pad = 64.0
+        let vx0 = view.worldMinX - pad, vx1 = view.worldMaxX + pad, vy0 = view.worldMinY - pad, vy1 = view.worldMaxY + pad
+        for (ti, (c, tile)) in tiles.enumerated() {
             guard let tl = tile.layers[sourceLayer] else { continue }
+            let unit = c.scale / Double(tl.extent)
             for (fi, f) in tl.features.enumerated() {
+                if c.originX + Double(f.maxX) * unit < vx0 || c.originX + Double(f.minX) * unit > vx1
+                    || c.originY + Double(f.maxY) * unit < vy0 || c.originY + Double(f.minY) * unit > vy1 { continue }
                 if layer.type == .fill && f.type != .polygon { continue }
                 if layer.type == .line && f.type == .point { continue }
                 if layer.type == .circle && f.type != .point { continue }
@@ -217,13 +297,23 @@ struct StreetMapPainter {
                 for i in indices {
                     let (gx, gy) = g(i)
                     if let s = RectClip.segment(px, py, gx, gy, minX: view.minGX, maxX: view.maxGX, minY: view.minGY, maxY: view.maxGY) {
-                        if !penDown || s.4 {
-                            let (ax, ay) = view.screen(s.0, s.1)
-                            cairo_move_to(cr, ax, ay)
+                        var (ax, ay) = view.screen(s.0, s.1), (bx, by) = view.screen(s.2, s.3)
+                        var startCut = s.4, endCut = s.5
+                        if view.tilted {
+                            // The ground rectangle of a tilted view is the trapezoid's bounding box: near
+                            // the eye most of it is far off screen. Clip again on screen (a projected
+                            // segment is straight), or cairo strokes and dashes all of that unseen length.
+                            if let c = RectClip.segment(ax, ay, bx, by, minX: -64, maxX: view.width + 64, minY: -64, maxY: view.height + 64) {
+                                (ax, ay, bx, by) = (c.0, c.1, c.2, c.3)
+                                startCut = startCut || c.4; endCut = endCut || c.5
+                            } else {
+                                penDown = false; px = gx; py = gy
+                                continue
+                            }
                         }
-                        let (bx, by) = view.screen(s.2, s.3)
+                        if !penDown || startCut { cairo_move_to(cr, ax, ay) }
                         cairo_line_to(cr, bx, by)
-                        penDown = !s.5
+                        penDown = !endCut
                     } else {
                         penDown = false
                     }

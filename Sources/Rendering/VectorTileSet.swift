@@ -17,12 +17,21 @@ public final class VectorTileSet: @unchecked Sendable {
     public let maxBytes: Int
     /// Called on the worker queue after prefetched tiles were decoded (e.g. to request a redraw).
     public var onTilesDecoded: (@Sendable () -> Void)?
+    /// Called on the worker queue when tiles a frame had to go without (`frameTile`) are decoded:
+    /// the picture drawn without them must be drawn again.
+    public var onMissingTilesDecoded: (@Sendable () -> Void)?
+    /// Frames never decode: `frameTile` returns what is cached and hands the rest to the worker
+    /// (the kiosk, so a pan into new tiles never stalls a frame). Off: frames decode what they
+    /// need at once (render, tests, benchmarks), so every picture is complete.
+    public var decodesOnWorker = false
 
     private let lock = NSLock()
     private var cache: [Key: (tile: VectorTile?, bytes: Int, lastUse: UInt64)] = [:]
     private var bytes = 0
     private var clock: UInt64 = 0
     private var pending = Set<Key>()
+    /// Tiles a frame asked for before they were decoded.
+    private var missing = Set<Key>()
     private var warningList: [String] = []
     private var decodeTimes: [Double] = []
     private let queue = DispatchQueue(label: "touchbridge.vector-tiles", qos: .userInitiated)
@@ -60,6 +69,18 @@ public final class VectorTileSet: @unchecked Sendable {
         return (false, nil)
     }
 
+    /// The tile for drawing a frame: decoded here unless `decodesOnWorker`, when a tile not yet
+    /// decoded is nil for this frame and queued for the worker (`onMissingTilesDecoded` follows).
+    public func frameTile(_ key: Key) -> VectorTile? {
+        guard decodesOnWorker else { return tile(key) }
+        lock.lock()
+        if let hit = lookup(key) { lock.unlock(); return hit.tile }
+        missing.insert(key)
+        lock.unlock()
+        prefetch([key])
+        return nil
+    }
+
     /// Decodes the tiles not yet cached on the worker queue.
     public func prefetch(_ keys: [Key]) {
         lock.lock()
@@ -68,6 +89,7 @@ public final class VectorTileSet: @unchecked Sendable {
         lock.unlock()
         guard !todo.isEmpty else { return }
         queue.async { [self] in
+            var missed = false
             for key in todo {
                 lock.lock()
                 let done = cache[key] != nil
@@ -76,10 +98,22 @@ public final class VectorTileSet: @unchecked Sendable {
                 lock.lock()
                 if !done { store(key, t) }
                 pending.remove(key)
+                if missing.remove(key) != nil { missed = true }
                 lock.unlock()
             }
             onTilesDecoded?()
+            if missed { onMissingTilesDecoded?() }
         }
+    }
+
+    /// Bytes of decoded tiles worth keeping for a screen: every tile of the cached base map
+    /// (screen plus `margin` px each side) at the two tile zooms a view may use, their ring of
+    /// prefetched neighbours, and parents, at `tileBytes` each (a dense street-level tile of the
+    /// OpenMapTiles schema decodes to about 1 MiB). Between 24 and 256 MiB.
+    public static func cacheBytes(screenWidth w: Int, screenHeight h: Int, margin: Int, tileBytes: Int = 1 << 20) -> Int {
+        // A tile covers 256..512 screen px per side (the zoom floors to the tile zoom).
+        let across = (w + 2 * margin) / 256 + 3, down = (h + 2 * margin) / 256 + 3
+        return min(max(across * down * 2 * tileBytes, 24 << 20), 256 << 20)
     }
 
     /// Waits until the worker has finished what it was given (tests, benchmarks).

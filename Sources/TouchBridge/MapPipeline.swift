@@ -45,7 +45,7 @@ public final class MapPipeline {
                   mapConfiguration: cfg.mapConfiguration(density: density), sink: sink)
         for m in cfg.markers { controller.add(m.marker) }
         configMarkerIDs = Set(cfg.markers.map(\.id))
-        controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom) }
+        controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom, featureClass: "city") }
         switch cfg.camera.positionSource {
         case .fixed:
             if let p = cfg.camera.position { controller.positionSource = .fixed(PositionFix(coordinate: p, heading: cfg.camera.heading)) }
@@ -115,10 +115,12 @@ public final class MapPipeline {
     }
 
     /// The place names the renderer drew in its last frame become the tappable points of
-    /// interest, so a POI tap matches the picture.
-    public func usePlaces(_ places: [DrawnPlace]) {
+    /// interest, so a POI tap matches the picture: the built-in world's cities, and the street
+    /// map's place names and POIs (with their class, id and label box).
+    public func usePlaces(_ places: [DrawnPlace], streetLabels: [PlacedStreetLabel] = []) {
         controller.pointsOfInterest = places.filter { $0.kind == .city }
-            .map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: 0) }
+            .map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: 0, featureClass: "city") }
+            + streetLabels.compactMap(\.pointOfInterest)
     }
 
     /// Writes the `start` line (t = 0 is the first input event's time).

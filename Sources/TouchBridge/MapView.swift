@@ -66,6 +66,8 @@ public final class MapView {
     var control: ControlServer?
     var newestInput: Double?
     var closed = false
+    /// Vector tiles decoded on the second core wake the loop through this (TileWorkerWake.swift).
+    var tileWorker: TileWorkerWake?
     /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
     /// new input (displays that report flip times: DRM).
     public private(set) var touchToFlip = LatencyHistogram()
@@ -111,7 +113,9 @@ public final class MapView {
         if case .mbtiles(let path) = configuration.map.source {
             // 96 decoded 256 px tiles (24 MiB) cover a 1080p screen, its parents and a margin;
             // 48 MiB of decoded vector tiles hold a few hundred street-level tiles.
-            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: 96, vectorCacheBytes: 48 << 20)
+            // Decoded vector tiles: enough for this screen's cached base map and its ring of neighbours.
+            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: 96, vectorCacheBytes: VectorTileSet.cacheBytes(
+                screenWidth: w, screenHeight: h, margin: MapRenderer.cacheMargin(width: w, height: h)))
             raster = opened.raster
             vector = opened.vector
             for warning in opened.warnings { self.log(.warning, warning) }
@@ -158,6 +162,12 @@ public final class MapView {
             self?.control?.broadcast(line)
         }
         pipeline.measureInfoWindows(with: renderer)
+        if let vector {
+            tileWorker = try TileWorkerWake(vector: vector, loop: eventLoop) { [weak self] in
+                self?.renderer.invalidateCache()
+                self?.pipeline.setNeedsRedraw()
+            }
+        }
     }
 
     deinit { close() }
@@ -362,7 +372,7 @@ public final class MapView {
         let moving = controller.isMoving || pipeline.contactsDown > 0
         renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: frame.buffer, quality: moving ? .interactive : .final)
         pipeline.prediction?.didDraw(at: now)
-        pipeline.usePlaces(renderer.drawnPlaces)
+        pipeline.usePlaces(renderer.drawnPlaces, streetLabels: renderer.streetLabels)
         overlay?(frame.buffer)
         FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: configuration.display.rotation)
         do {
@@ -418,6 +428,8 @@ public final class MapView {
         closed = true
         control?.close()
         control = nil
+        tileWorker?.close()
+        tileWorker = nil
         if !touchToFlip.isEmpty {
             log(.info, "touch-to-flip latency over \(touchToFlip.count) frames: \(touchToFlip.summary)")
         }

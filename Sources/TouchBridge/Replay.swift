@@ -98,6 +98,8 @@ public enum Replay {
         public let pipeline: MapPipeline
         var assembler: FrameAssembler
         var begun = false
+        /// With a vector tile set configured: its place names and POIs are what taps hit.
+        let places: StreetPlaces?
 
         public init(capabilities caps: DeviceCapabilities, screen: Size, configuration: KioskConfiguration,
                     calibration: Calibration = .identity, contacts: Bool, sink: @escaping (String) -> Void) {
@@ -105,12 +107,18 @@ public enum Replay {
             pipeline = MapPipeline(configuration: configuration, screen: screen, density: density, sink: sink)
             pipeline.writesContacts = contacts
             assembler = FrameAssembler(capabilities: caps, calibration: calibration, screen: screen)
+            places = StreetPlaces(configuration: configuration, screen: screen) { warning in
+                FileHandle.standardError.write(Data("touchbridge replay: \(warning)\n".utf8))
+            }
             pipeline.start()
         }
 
         public func handle(_ e: InputEvent) {
-            if !begun { begun = true; pipeline.begin(at: e.time) }
-            if let frame = assembler.process(e) { pipeline.handle(frame) }
+            if !begun { begun = true; pipeline.begin(at: e.time); places?.update(pipeline) }
+            if let frame = assembler.process(e) {
+                pipeline.handle(frame)
+                places?.update(pipeline)
+            }
         }
 
         public func finish() { pipeline.finish() }

@@ -218,7 +218,7 @@ public final class Soak {
         guard pipeline.takeNeedsRedraw(), let renderer, let frame else { return }
         let moving = pipeline.controller.isMoving || pipeline.contactsDown > 0
         renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
-        pipeline.usePlaces(renderer.drawnPlaces)
+        pipeline.usePlaces(renderer.drawnPlaces, streetLabels: renderer.streetLabels)
         report.renderedFrames += 1
     }
 

@@ -17,9 +17,28 @@ public struct VectorTile: Sendable {
         public var type: GeometryType
         public var properties: [String: Value]
         /// Flat x, y pairs of every part, in tile coordinates.
-        public var points: [Int32]
+        public private(set) var points: [Int32]
         /// Where each part (point run, line, ring) starts, in points (pairs); the last part ends at the end.
-        public var parts: [Int]
+        public private(set) var parts: [Int]
+        /// The bounding box of every point, tile units: painters skip a feature whose box is out
+        /// of view before evaluating its style (a strip of a scrolled base map meets few features).
+        public private(set) var minX: Int32 = 0, minY: Int32 = 0, maxX: Int32 = 0, maxY: Int32 = 0
+
+        public init(id: UInt64?, type: GeometryType, properties: [String: Value], points: [Int32], parts: [Int]) {
+            self.id = id
+            self.type = type
+            self.properties = properties
+            self.points = points
+            self.parts = parts
+            if points.count >= 2 {
+                var x0 = Int32.max, y0 = Int32.max, x1 = Int32.min, y1 = Int32.min
+                for i in stride(from: 0, to: points.count - 1, by: 2) {
+                    x0 = min(x0, points[i]); x1 = max(x1, points[i])
+                    y0 = min(y0, points[i + 1]); y1 = max(y1, points[i + 1])
+                }
+                (minX, minY, maxX, maxY) = (x0, y0, x1, y1)
+            }
+        }
 
         /// The points of part `i` as an index range into `points` (pairs).
         public func partRange(_ i: Int) -> Range<Int> {

@@ -21,12 +21,26 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "with --show: seconds each step stays on screen")
     var stepSeconds: Double = 2
 
+    @Flag(help: "tour Vaduz on the street map (the Liechtenstein vector tiles in Tests/StreetMapTests/Fixtures, or --tiles)")
+    var street = false
+
+    @Option(help: "with --street: a vector tile set (MBTiles or PMTiles) covering Vaduz")
+    var tiles: String?
+
     func run() throws {
         checkSeconds(stepSeconds, option: "--step-seconds", range: 0...3600)
         requireWorldMap()
         let started = Date()
         let result: DemoRunner.Result
         var runner = DemoRunner(outputDirectory: out)
+        if street || tiles != nil {
+            let fixture = "Tests/StreetMapTests/Fixtures/liechtenstein-openmaptiles.pmtiles"
+            let path = tiles ?? fixture
+            guard FileManager.default.fileExists(atPath: path) else {
+                fail("--street needs the Liechtenstein tiles: \(path) is missing (run from the repository, or pass --tiles FILE)", code: 2)
+            }
+            runner.streetTiles = path
+        }
         var screen: BenchScreen?
         if show {
             var cfg = KioskConfiguration()

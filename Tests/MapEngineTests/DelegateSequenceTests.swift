@@ -219,7 +219,9 @@ import Gestures
         #expect(MapEvent.willMove(gesture: true).jsonLine(t: 0.3) == #"{"t":0.300,"type":"willMove","gesture":true}"#)
         #expect(MapEvent.didTapMarker("a\"b").jsonLine(t: 1) == #"{"t":1.000,"type":"didTapMarker","marker":"a\"b"}"#)
         #expect(MapEvent.didTapPOI(name: "Paris", coordinate: paris).jsonLine(t: 2)
-                == #"{"t":2.000,"type":"didTapPOI","name":"Paris","lat":48.8566000,"lon":2.3522000}"#)
+                == #"{"t":2.000,"type":"didTapPOI","name":"Paris","lat":48.8566000,"lon":2.3522000,"class":null,"id":null}"#)
+        #expect(MapEvent.didTapPOI(name: "Café \"Am Eck\"", coordinate: paris, featureClass: "cafe", id: 4_207_121_563).jsonLine(t: 2)
+                == #"{"t":2.000,"type":"didTapPOI","name":"Café \"Am Eck\"","lat":48.8566000,"lon":2.3522000,"class":"cafe","id":4207121563}"#)
         #expect(MapEvent.cameraMode(.free).jsonLine(t: 0) == #"{"t":0.000,"type":"cameraMode","mode":"free"}"#)
     }
 }

@@ -192,6 +192,25 @@ import Gestures
         #expect(d.calls.last == "didTapAt")
     }
 
+    @Test func poiTapAnywhereOnItsLabelBoxGivesClassAndID() {
+        let c = controller(zoom: 16)
+        final class Full: MapViewDelegate { var got: [PointOfInterest] = []; func didTapPOI(_ poi: PointOfInterest) { got.append(poi) } }
+        let d = Full()
+        c.delegate = d
+        let anchor = Point(x: 600, y: 400)
+        // A street-map label: 120 x 20 px, centred on its anchor.
+        let cafe = PointOfInterest(name: "Café", coordinate: c.projection.coordinate(at: anchor)!, featureClass: "cafe", id: 77,
+                                   labelBox: ScreenRect(x: -60, y: -10, width: 120, height: 20))
+        c.pointsOfInterest = [cafe]
+        c.handle(tap(1, at: anchor + Point(x: 55, y: 0)))      // on the box's right end, 55 px from the anchor: hit
+        c.handle(tap(2, at: anchor + Point(x: 0, y: 16)))      // below the box and 16 px from the anchor: miss
+        #expect(d.got.map(\.name) == ["Café"])
+        #expect(d.got.first?.featureClass == "cafe" && d.got.first?.id == 77)
+        let events = c.drainEvents().map(\.event)
+        #expect(events.contains(.didTapPOI(name: "Café", coordinate: cafe.coordinate, featureClass: "cafe", id: 77)))
+        #expect(events.contains { $0.typeName == "didTapAt" })
+    }
+
     @Test func markerOverAPoiWins() {
         let (c, d) = setup([("a", 0, 0, "Alpha", 0)])
         let tip = screenPoint(c, c.marker(id: "a")!.position)

@@ -43,6 +43,12 @@ func mostly(_ f: OwnedFrameBuffer, _ p: Point, _ hex: UInt32, tolerance: Int = 1
         ("rhine", 47.084267, 9.511242, 0x9fcbe6, 16),
         ("rhine-north", 47.085436, 9.513302, 0x9fcbe6, 16),
         ("building", 47.077487, 9.510555, 0xddd5ca, 17),
+        // The middle of the longest straight of Landstrasse (primary) south of Vaduz, tile 14/8625/5754.
+        ("road-primary", 47.127838, 9.523301, 0xfcd1a0, 17),
+        // Inside the Spirkenwälder Saminatal nature reserve (park layer, 14/8629/5751).
+        ("park", 47.166854, 9.610661, 0xc8e4b4, 15),
+        // Forest on the slope east of Vaduz (landcover wood, 14/8625/5754).
+        ("wood", 47.124326, 9.530645, 0xcfe3bd, 16),
     ]
 
     @Test func openedByContentAsVector() {
@@ -63,7 +69,12 @@ func mostly(_ f: OwnedFrameBuffer, _ p: Point, _ hex: UInt32, tolerance: Int = 1
             let (f, _, p) = renderStreet(scene, name: "known-\(name)")
             let at = try #require(p.point(for: Coordinate(latitude: lat, longitude: lon)))
             #expect(mostly(f, at, hex), "\(name) at \(lat), \(lon) shows \(String(f.buffer.pixel(x: Int(at.x), y: Int(at.y)) & 0xffffff, radix: 16))")
-            // 300 m away the picture is not all this colour (the feature is drawn where it is, not everywhere).
+            // Around it the picture is not all this colour: the feature is drawn where it is, not everywhere.
+            let around = (0..<16).map { k -> Point in
+                let a = Double(k) * .pi / 8
+                return Point(x: 400 + 280 * cos(a), y: 300 + 250 * sin(a))
+            }
+            #expect(around.contains { !mostly(f, $0, hex) }, "\(name): the whole view is that colour")
         }
     }
 
@@ -180,4 +191,74 @@ func sqlite(_ path: String, _ sql: String) throws {
     #expect(sqlite3_open(path, &db) == SQLITE_OK)
     defer { sqlite3_close(db) }
     #expect(sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK, "\(sql)")
+}
+
+/// Tiles decoded on the worker (the kiosk) give the same pictures as tiles decoded on the
+/// frame's path (render, tests), and a frame never waits for a decode.
+@Suite struct WorkerDecodeTests {
+    func pixelsDiffering(_ a: OwnedFrameBuffer, _ b: OwnedFrameBuffer) -> Int {
+        var n = 0
+        for y in 0..<a.buffer.height { for x in 0..<a.buffer.width where a.buffer.pixel(x: x, y: y) & 0xffffff != b.buffer.pixel(x: x, y: y) & 0xffffff { n += 1 } }
+        return n
+    }
+
+    @Test func prefetchedTilesGiveTheSamePictureAsSynchronousDecode() throws {
+        let first = CameraPosition(target: StreetMapRenderTests.vaduz, zoom: 15.5)
+        // A pan of 400 px east, into the next tiles (a z14 tile is 724 px wide at 15.5).
+        var second = first
+        second.target = try #require(Projection(camera: first, screen: Size(width: 800, height: 600)).coordinate(at: Point(x: 800, y: 300)))
+        let syncRenderer = MapRenderer(vector: MapRenderer.openTiles(path: mbtilesPath).vector)
+        let sync1 = OwnedFrameBuffer(width: 800, height: 600), sync2 = OwnedFrameBuffer(width: 800, height: 600)
+        syncRenderer.render(MapScene(camera: first), into: sync1.buffer)
+        syncRenderer.render(MapScene(camera: second), into: sync2.buffer)
+
+        let vector = try #require(MapRenderer.openTiles(path: mbtilesPath).vector)
+        vector.decodesOnWorker = true
+        let renderer = MapRenderer(vector: vector)
+        let frame = OwnedFrameBuffer(width: 800, height: 600)
+        renderer.render(MapScene(camera: first), into: frame.buffer)
+        // The first frame did not wait: its tiles were not there yet.
+        #expect(pixelsDiffering(frame, sync1) > 10_000)
+        vector.waitForPrefetch()
+        #expect(vector.decodeDurations.count > 9, "the view's tiles and the ring around them")
+        renderer.invalidateCache()
+        renderer.render(MapScene(camera: first), into: frame.buffer)
+        #expect(pixelsDiffering(frame, sync1) == 0)
+        // The pan finds the ring decoded: the same picture at once, with no tile missing.
+        renderer.render(MapScene(camera: second), into: frame.buffer)
+        #expect(pixelsDiffering(frame, sync2) == 0)
+    }
+}
+
+/// A tilted view's tiles: coarser towards the horizon, none outside the visible trapezoid,
+/// and every visible point of ground inside one of them.
+@Suite struct PerspectiveCoverTests {
+    @Test func tiltedCoverIsCoarserFarAwayAndCoversEveryVisiblePoint() throws {
+        let camera = CameraPosition(target: StreetMapRenderTests.vaduz, zoom: 16.5, bearing: 30, tilt: 60)
+        let screen = Size(width: 1920, height: 1080)
+        let view = GroundView(projection: Projection(camera: camera, screen: screen))
+        let tiles = StreetMapPainter.cover(view: view, zoom: camera.zoom, minZoom: 0, maxZoom: 14)
+        let zooms = Set(tiles.map(\.key.z))
+        #expect(zooms.contains(14) && zooms.count >= 2, "\(zooms)")
+        // The flat cover of the same ground rectangle (its bounding box) takes many more z14 tiles.
+        let span14 = view.worldSize / 16384
+        let boxTiles = (Int(view.worldMaxX / span14) - Int(view.worldMinX / span14) + 1) * (Int(view.worldMaxY / span14) - Int(view.worldMinY / span14) + 1)
+        #expect(tiles.count < boxTiles, "\(tiles.count) of \(boxTiles)")
+        // Covered tiles do not overlap (a quadtree's leaves).
+        for (i, a) in tiles.enumerated() { for b in tiles[(i + 1)...] {
+            let e = 1e-6 * a.scale   // rounding: tile origins are products of a non-power-of-two span
+            let overlapX = a.originX + e < b.originX + b.scale && b.originX + e < a.originX + a.scale
+            let overlapY = a.originY + e < b.originY + b.scale && b.originY + e < a.originY + a.scale
+            #expect(!(overlapX && overlapY), "\(a.key) and \(b.key) overlap")
+        } }
+        // Every screen point below the far line shows ground inside a covered tile.
+        let far = try #require(view.farLineY)
+        for sy in stride(from: max(far + 1, 0), to: 1080, by: 40) { for sx in stride(from: 0.0, to: 1920, by: 40) {
+            guard let c = view.projection.coordinate(at: Point(x: sx, y: sy)) else { continue }
+            let w = WebMercator.worldPoint(c, zoom: camera.zoom)
+            #expect(tiles.contains { t in
+                w.x >= t.originX && w.x < t.originX + t.scale && w.y >= t.originY && w.y < t.originY + t.scale
+            }, "screen \(sx), \(sy) not covered")
+        } }
+    }
 }

@@ -23,19 +23,27 @@ public struct DemoRunner {
     /// Called with each frame after it is drawn (e.g. to show it on a display).
     public var onFrame: ((FrameBuffer) -> Void)?
 
-    public init(outputDirectory: String) { self.outputDirectory = outputDirectory }
+    /// A vector tile set of Vaduz (the Liechtenstein tiles): the tour runs over the street map there.
+    public var streetTiles: String?
 
-    public static func configuration() -> KioskConfiguration {
+    public init(outputDirectory: String, streetTiles: String? = nil) {
+        self.outputDirectory = outputDirectory
+        self.streetTiles = streetTiles
+    }
+
+    public static func configuration(streetTiles: String? = nil) -> KioskConfiguration {
         var cfg = KioskConfiguration()
-        cfg.map.camera = DemoTour.startCamera
-        cfg.markers = DemoTour.markers
+        cfg.map.camera = streetTiles == nil ? DemoTour.startCamera : DemoTour.streetCamera
+        cfg.markers = streetTiles == nil ? DemoTour.markers : DemoTour.streetMarkers
+        if let streetTiles { cfg.map.source = .mbtiles(streetTiles) }
         cfg.camera.autoReturnSeconds = 0
         return cfg
     }
 
     /// The demo's map setup as a configuration file for `touchbridge run`.
-    public static func configurationText() -> String {
-        let c = DemoTour.startCamera
+    public static func configurationText(streetTiles: String? = nil) -> String {
+        let cfg = configuration(streetTiles: streetTiles)
+        let c = cfg.map.camera
         var t = """
         # The demo tour's map: play tour-steps/*.events into a panel named "\(TouchScript.virtualPanel(screen: DemoTour.screen).name)"
         [display]
@@ -48,12 +56,13 @@ public struct DemoRunner {
         latitude = \(c.target.latitude)
         longitude = \(c.target.longitude)
         zoom = \(c.zoom)
+        \(streetTiles.map { "source = \"tiles\"\ntiles = \"\($0)\"" } ?? "")
 
         [camera]
         auto_return_s = 0.0
 
         """
-        for m in DemoTour.markers {
+        for m in cfg.markers {
             t += "\n[[markers]]\nid = \"\(m.id)\"\nlatitude = \(m.coordinate.latitude)\nlongitude = \(m.coordinate.longitude)\n"
             if let title = m.title { t += "title = \"\(title)\"\n" }
             if let s = m.snippet { t += "snippet = \"\(s)\"\n" }
@@ -69,12 +78,12 @@ public struct DemoRunner {
         if let old = try? fm.contentsOfDirectory(atPath: framesDir) {
             for f in old where f.hasSuffix(".png") { try? fm.removeItem(atPath: (framesDir as NSString).appendingPathComponent(f)) }
         }
-        let tour = DemoTour()
+        let cfg = DemoRunner.configuration(streetTiles: streetTiles)
+        let tour = DemoTour(camera: cfg.map.camera, markers: cfg.markers)
         let screen = DemoTour.screen
         let caps = tour.script.device
         var lines: [String] = []
         var gestureNames: [String] = []
-        let cfg = DemoRunner.configuration()
         let pipeline = MapPipeline(configuration: cfg, screen: screen,
                                    density: Replay.density(for: caps, screen: screen)) { line in
             lines.append(line)
@@ -83,7 +92,15 @@ public struct DemoRunner {
             if e.phase == .recognized || e.phase == .began { gestureNames.append(e.kind.rawValue) }
         }
         var assembler = FrameAssembler(capabilities: caps, screen: screen)
-        let renderer = MapRenderer()
+        var vector: VectorTileSet? = nil
+        if let streetTiles {
+            let opened = MapRenderer.openTiles(path: streetTiles)
+            guard let v = opened.vector else {
+                throw DemoError(description: opened.warnings.first ?? "\(streetTiles) is not a vector tile set")
+            }
+            vector = v
+        }
+        let renderer = MapRenderer(vector: vector)
         pipeline.measureInfoWindows(with: renderer)
         let frame = OwnedFrameBuffer(width: Int(screen.width), height: Int(screen.height))
         var frames: [(String, String)] = []
@@ -91,7 +108,7 @@ public struct DemoRunner {
 
         func snapshot(_ index: Int, _ caption: String) throws {
             renderer.render(pipeline.scene(attribution: nil), into: frame.buffer)
-            pipeline.usePlaces(renderer.drawnPlaces)
+            pipeline.usePlaces(renderer.drawnPlaces, streetLabels: renderer.streetLabels)
             onFrame?(frame.buffer)
             let slug = caption.lowercased().prefix(while: { $0 != ":" }).map { $0.isLetter || $0.isNumber ? $0 : "-" }
             let path = (framesDir as NSString).appendingPathComponent(String(format: "%02d-", index) + String(slug) + ".png")
@@ -102,7 +119,7 @@ public struct DemoRunner {
         let events = tour.script.events
         pipeline.start()
         if let first = events.first { pipeline.begin(at: first.time) }
-        try snapshot(0, "Start: the built-in world map, three markers")
+        try snapshot(0, streetTiles == nil ? "Start: the built-in world map, three markers" : "Start: Vaduz on the street map, three markers")
         var next = 0
         for (i, step) in tour.steps.enumerated() {
             gestureNames = []
@@ -137,9 +154,14 @@ public struct DemoRunner {
             try sub.write(toFile: (stepsDir as NSString).appendingPathComponent(String(format: "%02d.events", i + 1)),
                           atomically: true, encoding: .utf8)
         }
-        try DemoRunner.configurationText().write(toFile: (outputDirectory as NSString).appendingPathComponent("tour.toml"),
+        try DemoRunner.configurationText(streetTiles: streetTiles).write(toFile: (outputDirectory as NSString).appendingPathComponent("tour.toml"),
                                                  atomically: true, encoding: .utf8)
         return Result(frames: frames, contactSheet: sheet, eventStream: eventsPath, evemuDescription: desc,
                       evemuEvents: ev, gesturesPerStep: perStep, finalCamera: pipeline.controller.camera)
     }
+}
+
+/// Why the demo cannot run (a street-map tile set that is not usable).
+public struct DemoError: Error, CustomStringConvertible {
+    public let description: String
 }

@@ -25,11 +25,22 @@ public struct DemoTour {
     public private(set) var script: TouchScript
     public private(set) var steps: [Step] = []
 
-    public init(screen: Size = DemoTour.screen, camera: CameraPosition = DemoTour.startCamera) {
+    /// The street-map variant (`demo --street`): Vaduz on the Liechtenstein tiles, its markers.
+    /// West of the town centre: the tour's pan and fling bring the town and the castle slope into view.
+    public static let streetCamera = CameraPosition(target: Coordinate(latitude: 47.1405, longitude: 9.5135), zoom: 15.5)
+    public static let streetMarkers: [KioskConfiguration.MarkerSettings] = [
+        .init(id: "town-hall", coordinate: Coordinate(latitude: 47.1397, longitude: 9.5222),
+              title: "Rathaus Vaduz", snippet: "Städtle 6. A tap on the pin opens this window; a tap on the map closes it."),
+        .init(id: "castle", coordinate: Coordinate(latitude: 47.1394, longitude: 9.5250), title: "Schloss Vaduz", snippet: "Seat of the Prince"),
+        .init(id: "museum", coordinate: Coordinate(latitude: 47.1385, longitude: 9.5213), title: "Landesmuseum", snippet: "Städtle 43", zIndex: 1),
+    ]
+
+    public init(screen: Size = DemoTour.screen, camera: CameraPosition = DemoTour.startCamera,
+                markers: [KioskConfiguration.MarkerSettings] = DemoTour.markers) {
         script = TouchScript(screen: screen, start: 1.0)
         let c = screen.center
         let proj = Projection(camera: camera, screen: screen)
-        let paris = proj.point(for: DemoTour.markers[0].coordinate) ?? c
+        let paris = proj.point(for: markers[0].coordinate) ?? c
         let pinHead = PinGeometry.headCenter(tip: paris)
 
         step("Tap on a marker: its info window opens") { $0.tap(pinHead) }
