@@ -44,8 +44,10 @@ public final class PMTiles: TileSource, @unchecked Sendable {
 
     public init(path: String) throws {
         self.path = path
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw TileSourceError.unreadable(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        let file: FileHandle
+        switch TileFile.openRegular(path) {
+        case let .success(fd): file = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        case let .failure(f): throw TileSourceError.unreadable(path: path, reason: f.reason)
         }
         self.file = file
         fileSize = (try? file.seekToEnd()) ?? 0
