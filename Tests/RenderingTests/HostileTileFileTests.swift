@@ -277,6 +277,83 @@ import TouchCore
     }
 }
 
+/// PMTiles archives written here: header, an uncompressed root directory, tile data.
+@Suite struct HostilePMTilesTests {
+    static func varints(_ values: [UInt64]) -> [UInt8] {
+        var out: [UInt8] = []
+        for var v in values {
+            while v >= 0x80 { out.append(UInt8(v & 0x7f) | 0x80); v >>= 7 }
+            out.append(UInt8(v))
+        }
+        return out
+    }
+
+    /// tiles: (tile id, length as the directory says, bytes stored).
+    static func archive(directory: [UInt8], data: [UInt8], tileCompression: UInt8 = 1) throws -> String {
+        func u64(_ v: Int) -> [UInt8] { (0..<8).map { UInt8((v >> (8 * $0)) & 0xff) } }
+        var h = Array("PMTiles".utf8) + [3]
+        h += u64(127) + u64(directory.count)                              // root
+        h += u64(127 + directory.count) + u64(0)                          // metadata
+        h += u64(127 + directory.count) + u64(0)                          // leaves
+        h += u64(127 + directory.count) + u64(data.count)                 // tile data
+        h += u64(1) + u64(1) + u64(1) + [1, 1, tileCompression, 2, 0, 2]  // counts, clustered, compressions, png, zooms 0...2
+        h += [UInt8](repeating: 0, count: 127 - h.count)
+        let path = NSTemporaryDirectory() + "tb-hostile-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).pmtiles"
+        try Data(h + directory + data).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aDirectoryClaimingMoreEntriesThanItsBytesIsRefused() throws {
+        let path = try Self.archive(directory: Self.varints([1_000_000_000, 1, 1, 1, 1]), data: [0])
+        defer { unlink(path) }
+        do { _ = try PMTiles(path: path); Issue.record("opened") } catch {
+            #expect("\(error)".contains(path) && "\(error)".contains("claims 1000000000 entries"), "\(error)")
+        }
+    }
+
+    @Test func aTileLargerThanTheLimitIsRefusedBeforeItIsRead() throws {
+        // Tile 0/0/0 claims 100 MB; tile 1/0/0 (id 1) is a real PNG.
+        let png = [UInt8](HostileTileFileTests.png(0xE00000))
+        let dir = Self.varints([2, 0, 1, 1, 1, 100_000_000, UInt64(png.count), 1, 1])   // ids 0, 1; runs; lengths; offsets 0, 0 (+1)
+        let path = try Self.archive(directory: dir, data: png)
+        defer { unlink(path) }
+        let tiles = try PMTiles(path: path)
+        do { _ = try tiles.tileData(z: 0, x: 0, y: 0); Issue.record("read") } catch {
+            #expect(error as? TileSourceError == .tileTooLarge(path: path, z: 0, x: 0, y: 0, bytes: 100_000_000, limit: TileLimits.maxStoredTileBytes))
+        }
+        #expect(try tiles.tileData(z: 1, x: 0, y: 0) == Data(png))
+    }
+
+    @Test func aGzipBombTileStopsAtTheLimit() throws {
+        // 40 MB of zeros gzip'd into about 40 KB: more than the 16 MB a tile may expand to.
+        let zeros = Data(count: 40 << 20)
+        let gz = try #require(gzip(zeros))
+        #expect(gz.count < 100_000)
+        let path = try Self.archive(directory: Self.varints([1, 0, 1, UInt64(gz.count), 1]), data: [UInt8](gz), tileCompression: 2)
+        defer { unlink(path) }
+        let tiles = try PMTiles(path: path)
+        do { _ = try tiles.tileData(z: 0, x: 0, y: 0); Issue.record("read") } catch {
+            #expect("\(error)".contains(path) && "\(error)".contains("expands beyond \(TileLimits.maxTileBytes) bytes"), "\(error)")
+        }
+    }
+
+    /// A gzip member made with zlib.
+    func gzip(_ d: Data) -> Data? {
+        var stream = z_stream()
+        guard deflateInit2_(&stream, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { deflateEnd(&stream) }
+        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(d.count))))
+        var input = [UInt8](d)
+        let rc = input.withUnsafeMutableBufferPointer { i in out.withUnsafeMutableBufferPointer { o -> Int32 in
+            stream.next_in = i.baseAddress; stream.avail_in = uInt(i.count)
+            stream.next_out = o.baseAddress; stream.avail_out = uInt(o.count)
+            return deflate(&stream, Z_FINISH)
+        } }
+        guard rc == Z_STREAM_END else { return nil }
+        return Data(out[0..<Int(stream.total_out)])
+    }
+}
+
 /// The process's resident memory now (from /proc/self/statm).
 func residentBytes() -> Int {
     guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
