@@ -223,11 +223,14 @@ public final class MBTiles: TileSource, @unchecked Sendable {
         var maxZ = kv["maxzoom"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { TileLimits.zoomRange.contains($0) ? $0 : nil }
         if let a = minZ, let b = maxZ, a > b { minZ = nil; maxZ = nil }
         if minZ == nil || maxZ == nil {
-            try query("SELECT min(zoom_level), max(zoom_level) FROM \(layout.zooms)") { stmt in
-                if sqlite3_column_type(stmt, 0) != SQLITE_NULL {
-                    let r = TileLimits.zoomRange
-                    minZ = minZ ?? min(max(Int(sqlite3_column_int64(stmt, 0)), r.lowerBound), r.upperBound)
-                    maxZ = maxZ ?? min(max(Int(sqlite3_column_int64(stmt, 1)), r.lowerBound), r.upperBound)
+            // One aggregate per query: SQLite answers a lone min() or max() from the index in a
+            // few page reads; both in one query scan the whole index (hundreds of MB in a big set).
+            let r = TileLimits.zoomRange
+            for (aggregate, isMin) in [("min", true), ("max", false)] {
+                try query("SELECT \(aggregate)(zoom_level) FROM \(layout.zooms)") { stmt in
+                    guard sqlite3_column_type(stmt, 0) != SQLITE_NULL else { return }
+                    let z = min(max(Int(sqlite3_column_int64(stmt, 0)), r.lowerBound), r.upperBound)
+                    if isMin { minZ = minZ ?? z } else { maxZ = maxZ ?? z }
                 }
             }
         }
