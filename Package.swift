@@ -93,6 +93,8 @@ if Context.environment["TOUCHBRIDGE_FUZZ"] != nil {
         ("fuzz-pipeline", ["TouchCore", "Gestures", "MapEngine"]),
         ("fuzz-config", ["TouchBridge"]),
         ("fuzz-mbtiles", ["Rendering", "TileSources", "MapEngine"]),
+        ("fuzz-mvt", ["Rendering", "TileSources", "VectorTiles", "MapEngine"]),
+        ("fuzz-pmtiles", ["TileSources"]),
     ]
     for t in fuzzTargets {
         package.targets.append(.executableTarget(name: t.name, dependencies: t.dependencies, path: "Fuzz/\(t.name)",

@@ -23,15 +23,13 @@ struct RasterMapPainter {
             return nx * max(ny, 0)
         }
         while tz > meta.minZoom && count(tz) > RasterMapPainter.maxTiles { tz -= 1 }
+        guard let grid = TileGrid(view: view, z: tz, bounds: meta.bounds, limit: 2 * RasterMapPainter.maxTiles) else { return }
         let n = 1 << tz
         let span = view.worldSize / Double(n)
-        let y0 = max(0, Int(floor(view.worldMinY / span))), y1 = min(n - 1, Int(floor(view.worldMaxY / span)))
-        let x0 = Int(floor(view.worldMinX / span)), x1 = Int(floor(view.worldMaxX / span))
-        guard y0 <= y1, x0 <= x1, x1 - x0 < 4 * n + 4 else { return }
         let flat = !view.tilted
         let upright = flat && view.sinB == 0 && view.cosB == 1
-        for ty in y0...y1 {
-            for txWrapped in x0...x1 {
+        for ty in grid.rows {
+            for txWrapped in grid.columns.joined() {
                 let tx = ((txWrapped % n) + n) % n
                 guard let found = source.find(z: tz, x: tx, y: ty) else { continue }
                 let wx = Double(txWrapped) * span, wy = Double(ty) * span

@@ -39,6 +39,9 @@ struct StreetMapPainter {
             return nx * max(ny, 0)
         }
         while tz > minZoom && count(tz) > maxTiles { tz -= 1 }
+        // A tile set that starts deeper than the view can show (min zoom above the camera's):
+        // the base map shows rather than millions of tile lookups per frame (issue 19).
+        guard count(tz) <= 4 * maxTiles else { return [] }
         let n = 1 << tz
         let span = view.worldSize / Double(n)
         let y0 = max(0, Int(floor(view.worldMinY / span))), y1 = min(n - 1, Int(floor(view.worldMaxY / span)))

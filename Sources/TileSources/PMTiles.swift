@@ -41,11 +41,15 @@ public final class PMTiles: TileSource, @unchecked Sendable {
     private var leaves: [UInt64: [Entry]] = [:]
     private var leafOrder: [UInt64] = []
     private static let leafCacheSize = 64
+    private static let leafCacheEntries = 2_000_000
+    private var cachedEntries = 0
 
     public init(path: String) throws {
         self.path = path
-        guard let file = FileHandle(forReadingAtPath: path) else {
-            throw TileSourceError.unreadable(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        let file: FileHandle
+        switch TileFile.openRegular(path) {
+        case let .success(fd): file = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        case let .failure(f): throw TileSourceError.unreadable(path: path, reason: f.reason)
         }
         self.file = file
         fileSize = (try? file.seekToEnd()) ?? 0
@@ -113,9 +117,13 @@ public final class PMTiles: TileSource, @unchecked Sendable {
         let raw = try PMTiles.read(file, path: path, offset: header.leafOffset &+ offset, length: length, fileSize: fileSize)
         let entries = try PMTiles.parseDirectory(PMTiles.decompress(raw, header.internalCompression, path: path, what: "a leaf directory",
                                                                     limit: TileLimits.maxDirectoryBytes), path: path)
-        if leafOrder.count >= PMTiles.leafCacheSize { leaves.removeValue(forKey: leafOrder.removeFirst()) }
+        // Bounded by leaves and by entries (32 bytes each): a few huge leaves cannot fill memory.
+        while !leafOrder.isEmpty && (leafOrder.count >= PMTiles.leafCacheSize || cachedEntries + entries.count > PMTiles.leafCacheEntries) {
+            cachedEntries -= leaves.removeValue(forKey: leafOrder.removeFirst())?.count ?? 0
+        }
         leaves[offset] = entries
         leafOrder.append(offset)
+        cachedEntries += entries.count
         return entries
     }
 
@@ -199,8 +207,8 @@ public final class PMTiles: TileSource, @unchecked Sendable {
             return v
         }
         let count = try next()
-        // Each entry takes at least 4 bytes, so a count beyond that is a corrupt directory.
-        guard count <= UInt64(d.count) else {
+        // Each entry takes at least 4 bytes (four varints), so a count beyond that is a corrupt directory.
+        guard count <= UInt64(max(d.count - 1, 0) / 4) else {
             throw TileSourceError.invalidPMTiles(path: path, reason: "a directory claims \(count) entries in \(d.count) bytes")
         }
         var entries = [Entry](repeating: Entry(tileID: 0, offset: 0, length: 0, runLength: 0), count: Int(count))

@@ -74,6 +74,11 @@ public enum TileLimits {
     public static let maxDirectoryBytes = 64 << 20
     /// Largest raster tile side in pixels (checked from the header, before decoding).
     public static let maxImageSide = 1024
+    /// Longest value SQLite loads from an MBTiles file (tile, metadata text): longer is an error
+    /// ("string or blob too big"), never an allocation.
+    public static let maxSQLiteValueBytes = 16 << 20
+    /// Zoom levels a tile set may name (tile addresses fit 2^30 per side).
+    public static let zoomRange = 0...30
 }
 
 /// Why a tile set or one of its tiles cannot be used; each message names the file and what to do.
@@ -107,10 +112,12 @@ public enum TileSourceError: Error, CustomStringConvertible, Equatable {
 public enum TileArchive {
     /// Opens an MBTiles or PMTiles v3 file, told apart by its first bytes (never its name).
     public static func open(path: String) throws -> any TileSource {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw TileSourceError.unreadable(path: path, reason: exists ? "permission denied" : "no such file")
+        let fd: Int32
+        switch TileFile.openRegular(path) {
+        case let .success(d): fd = d
+        case let .failure(f): throw TileSourceError.unreadable(path: path, reason: f.reason)
         }
+        let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         let head = (try? handle.read(upToCount: 16)) ?? Data()
         try? handle.close()
         if head.starts(with: Array("SQLite format 3".utf8)) { return try MBTiles(path: path) }

@@ -36,7 +36,8 @@ struct TOMLLineIndex {
     init(text: String) {
         var section = ""
         var arrayCounts: [String: Int] = [:]
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // TOML's line ends are LF and CR LF; Swift reads "\r\n" as one Character, not "\n".
+        for (i, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let line = TOMLLineIndex.stripComment(String(raw)).trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("[[") {
                 let name = line.dropFirst(2).prefix { $0 != "]" }.trimmingCharacters(in: .whitespaces)

@@ -79,11 +79,12 @@ struct CalibrateCommand: ParsableCommand {
         if let config {
             let old = (try? String(contentsOfFile: config, encoding: .utf8)) ?? ""
             let new = ConfigWriter.settingCalibration(matrix, in: old, touchIndex: index, match: info.path)
+            let backup: String?
             do {
                 _ = try KioskConfiguration.parse(text: new, file: config)
-                try ConfigWriter.writeAtomically(new, to: config)
+                backup = try ConfigWriter.writeAtomically(new, to: config)
             } catch { fail("\(error)", code: 1) }
-            print("{\"type\":\"written\",\"file\":\(jsonString(config)),\"backup\":\(jsonString(config + ".bak"))}")
+            print("{\"type\":\"written\",\"file\":\(jsonString(config)),\"backup\":\(backup.map(jsonString) ?? "null")}")
         }
         FileHandle.standardError.write(Data("udev rule for this panel:\n\(rule)\n".utf8))
     }

@@ -213,6 +213,28 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(error("[camera]\nmode = \"following\"\n")?.message.contains("position") == true)
     }
 
+    /// Files edited on Windows end their lines with CR LF: every error keeps its line (issue 19).
+    @Test func crlfFilesKeepTheirErrorLines() {
+        let cases: [(String, Int, String?)] = [
+            ("[display]\nbackend = \"drm\"\nconector = \"HDMI-A-1\"\n", 3, "display.conector"),
+            ("\n[gesture]\ntap_slop_mm = 3\n", 2, nil),
+            ("[map]\n\nzoom = \"high\"\n", 3, "map.zoom"),
+            ("[[touch]]\nmatch = \"auto\"\n[[touch]]\nrotation = 45\n", 4, "touch.rotation"),
+            ("# a comment\n[display]\nbackend = \"drm\n", 3, nil),
+            ("[map]\nmin_zoom = 10\n\n\nmax_zoom = 5\n", 2, "map.min_zoom"),
+            ("[log]\nlevel = \"info\"\n[display]\n\n[\u{1}]\n", 5, nil),
+        ]
+        for (lf, line, key) in cases {
+            let crlf = lf.replacingOccurrences(of: "\n", with: "\r\n")
+            let a = error(lf), b = error(crlf)
+            #expect(a?.line == line, "LF: \(String(describing: a))")
+            #expect(b?.line == line && b?.key == a?.key, "CRLF: \(String(describing: b)) for \(crlf.debugDescription)")
+            if let key { #expect(b?.key == key) }
+        }
+        // A file mixing both line ends (appended to on another system) counts each once.
+        #expect(error("[display]\r\nbackend = \"drm\"\n\r\nconector = 1\r\n")?.line == 4)
+    }
+
     @Test func missingFileSaysSo() {
         do {
             _ = try KioskConfiguration.load(path: "/nonexistent/touchbridge.toml")
