@@ -34,7 +34,7 @@ extension GestureRecognizer {
                 return
             }
             why = twoFingerTapRuledOut()
-            if let other = contacts.keys.first { startLeftoverFinger(other) } else { state = .idle }
+            if let other = contacts.lowestID { startLeftoverFinger(other) } else { state = .idle }
         case .tooManyFingers:
             pair.tapPossible = false
             why = "extra finger: ignored, the pair goes on"
@@ -48,7 +48,7 @@ extension GestureRecognizer {
     mutating func twoFingerTapLifting(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let (rid, p) = contacts.first else { return }
+            guard let rid = contacts.lowestID, let p = contacts[rid] else { return }
             let moved = p.distance(to: rid == pair.ids.0 ? pair.start.a : pair.start.b)
             if moved > px(thresholds.twoFingerTapSlop) {
                 why = "remaining finger moved \(mm(moved)) mm > twoFingerTapSlop \(fmt(thresholds.twoFingerTapSlop)) mm"
@@ -96,7 +96,7 @@ extension GestureRecognizer {
                 why = "a finger of the pair lifted: re-paired with a finger still down, the transform goes on"
                 return
             }
-            guard let rid = contacts.keys.first else {
+            guard let rid = contacts.lowestID else {
                 endTransform(.ended, reason: "the fingers lifted")
                 state = .idle
                 return
@@ -243,12 +243,12 @@ extension GestureRecognizer {
 
     /// A new pair from the two lowest ids down (state twoFingersDown, nothing active).
     mutating func startTwoFingers(tapPossible: Bool, since: Double) {
-        let sorted = contacts.keys.sorted()
-        guard sorted.count >= 2, let a = contacts[sorted[0]], let b = contacts[sorted[1]] else {
+        guard contacts.count >= 2 else {
             state = .waitingForLift
             return
         }
-        pair = TwoFingerSession(ids: (sorted[0], sorted[1]), geometry: TwoFingerGeometry(a: a, b: b), since: since,
+        let a = contacts.point(at: 0), b = contacts.point(at: 1)
+        pair = TwoFingerSession(ids: (contacts.id(at: 0), contacts.id(at: 1)), geometry: TwoFingerGeometry(a: a, b: b), since: since,
                                 now: now, tapPossible: tapPossible && mask.contains(.twoFingerTap))
         state = .twoFingersDown
     }
@@ -260,8 +260,8 @@ extension GestureRecognizer {
     /// fingers stay down: anonymous protocol-A contacts often do) the pair is re-made from the
     /// two lowest fingers down, so it never names fingers that are gone.
     mutating func rePair(keeping wanted: Int) {
-        guard let kept = contacts[wanted] != nil ? wanted : contacts.keys.min() else { return }
-        guard let other = contacts.keys.filter({ $0 != kept }).min(), let a = contacts[kept], let b = contacts[other] else {
+        guard let kept = contacts[wanted] != nil ? wanted : contacts.lowestID else { return }
+        guard let other = contacts.lowestID(excluding: kept), let a = contacts[kept], let b = contacts[other] else {
             return
         }
         let (ia, ib) = kept < other ? (kept, other) : (other, kept)

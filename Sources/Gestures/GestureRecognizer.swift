@@ -35,9 +35,11 @@ public struct GestureRecognizer: Sendable {
     public internal(set) var trace: [GestureTransition] = []
 
     // Contacts down as last seen, screen px.
-    var contacts: [Int: Point] = [:]
+    var contacts = ContactTable()
     /// Contacts already known to be palms (cancelled once, then ignored until lifted).
-    var palms: Set<Int> = []
+    var palms: [Int] = []
+    /// The ids lifted in this frame (kept to reuse its storage: no allocation per frame).
+    var lifted: [Int] = []
     var now: Double = 0
     var out: [GestureEvent] = []
 
@@ -133,45 +135,54 @@ public struct GestureRecognizer: Sendable {
         var newPalm = false
         if !palms.isEmpty || incoming.contains(where: { $0.toolType == .palm }) {
             newPalm = incoming.contains { $0.toolType == .palm && !palms.contains($0.id) }
-            palms = Set(incoming.filter { $0.toolType == .palm }.map(\.id))
+            palms = incoming.filter { $0.toolType == .palm }.map(\.id)
         }
         let cancelledID = frame.cancelled.isEmpty ? nil : frame.cancelled.first { contacts[$0] != nil }
         if newPalm || cancelledID != nil {
-            var current: [Int: Point] = [:]
-            for c in incoming { current[c.id] = c.position }
-            contacts = current
+            contacts.removeAll()
+            for c in incoming where contacts[c.id] == nil { contacts.insert(id: c.id, point: c.position) }
             let why = newPalm ? "palm contact" : "contact \(cancelledID.map(String.init) ?? "?") cancelled"
             handle(.cancel, note: why)
             return out
         }
 
+        // The common frame: the same fingers as before (both lists sorted by id), new positions.
+        var same = incoming.count == contacts.count
+        if same {
+            for (i, c) in incoming.enumerated() where contacts.id(at: i) != c.id { same = false; break }
+        }
+        if same {
+            for (i, c) in incoming.enumerated() { contacts.setPoint(c.position, at: i) }
+            if !incoming.isEmpty { handle(.motion) }
+            return out
+        }
+
         var staying = false
-        var allKnown = true
         for c in incoming {
-            if let i = contacts.index(forKey: c.id) {
-                contacts.values[i] = c.position // one hash lookup, not two
+            if let i = contacts.index(of: c.id) {
+                contacts.setPoint(c.position, at: i)
                 staying = true
-            } else {
-                allKnown = false
             }
         }
-        // Lifts and touch-downs (the common frame has neither). A lifted contact leaves before
-        // the motion is looked at: its last position is stale in this frame, and a pair made
-        // of one fresh and one stale position would move the focal point by half a step.
-        var lifted: [Int] = []
-        let changed = !(allKnown && incoming.count == contacts.count)
-        if changed {
-            let ids = Set(incoming.map(\.id))
-            lifted = contacts.keys.filter { !ids.contains($0) }.sorted()
-            for id in lifted { contacts[id] = nil }
+        // Lifts and touch-downs. A lifted contact leaves before the motion is looked at: its
+        // last position is stale in this frame, and a pair made of one fresh and one stale
+        // position would move the focal point by half a step. Lifts go in id order.
+        lifted.removeAll(keepingCapacity: true)
+        var i = 0
+        while i < contacts.count {
+            let id = contacts.id(at: i)
+            if incoming.contains(where: { $0.id == id }) {
+                i += 1
+            } else {
+                lifted.append(id)
+                contacts.remove(at: i)
+            }
         }
         if staying { handle(.motion) }
-        if changed {
-            for id in lifted { handle(.fingerUp, id: id) }
-            for c in incoming where contacts[c.id] == nil {
-                contacts[c.id] = c.position
-                handle(contacts.count > 2 ? .tooManyFingers : .fingerDown, id: c.id)
-            }
+        for id in lifted { handle(.fingerUp, id: id) }
+        for c in incoming where contacts[c.id] == nil {
+            contacts.insert(id: c.id, point: c.position)
+            handle(contacts.count > 2 ? .tooManyFingers : .fingerDown, id: c.id)
         }
         return out
     }
