@@ -78,7 +78,9 @@ public struct GestureRecognizer: Sendable {
             return touch.downTime + thresholds.tapMaxDuration
         case .panLifted, .transformLifted:
             return grace.liftTime + thresholds.liftGraceTime
-        case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .panning, .quickZooming, .twoFingersDown,
+        case .panning:
+            return touch.debt != .zero ? touch.debtTime + Self.catchUpTick : nil
+        case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .quickZooming, .twoFingersDown,
              .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
             return nil
         }
@@ -199,7 +201,14 @@ public struct GestureRecognizer: Sendable {
                 handle(.longPressTimeout)
             case .panLifted, .transformLifted:
                 handle(.liftGraceTimeout)
-            case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .panning, .quickZooming, .twoFingersDown,
+            case .panning:
+                // The finger rests: the catch-up goes on (not an input of the state machine;
+                // one tick per call, a frame that follows pays for the rest of the time).
+                let paid = payPanDebt()
+                if paid != .zero { emit(.pan, .changed, at: touch.lastPoint, anchor: touch.lastPoint - paid) }
+                now = max(now, time)
+                return
+            case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .quickZooming, .twoFingersDown,
                  .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
                 return
             }
@@ -261,7 +270,7 @@ public struct GestureRecognizer: Sendable {
             let d = p.distance(to: touch.downPoint)
             if mask.contains(.pan) && d > px(thresholds.panStartDistance) {
                 let r = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
-                beginPan(at: p, from: touch.downPoint, reason: r)
+                beginPan(at: p, from: touch.downPoint, reason: r, catchingUp: true)
                 why = r
             }
         case .fingerUp:
@@ -310,7 +319,7 @@ public struct GestureRecognizer: Sendable {
             let d = p.distance(to: touch.downPoint)
             if mask.contains(.pan) && d > px(thresholds.panStartDistance) {
                 let r = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
-                beginPan(at: p, from: touch.downPoint, reason: r)
+                beginPan(at: p, from: touch.downPoint, reason: r, catchingUp: true)
                 why = r
             }
         case .fingerUp:
@@ -369,7 +378,7 @@ public struct GestureRecognizer: Sendable {
                 confirmTap(because: "the second touch dragged")
                 why = moved
                 if mask.contains(.pan) {
-                    beginPan(at: p, from: touch.downPoint, reason: moved)
+                    beginPan(at: p, from: touch.downPoint, reason: moved, catchingUp: true)
                 } else {
                     state = .leftoverFinger
                 }
@@ -457,11 +466,18 @@ public struct GestureRecognizer: Sendable {
         case .motion:
             guard let p = contacts[touch.id] else { return }
             touch.track(p, at: now)
-            if p != touch.lastPoint {
-                emit(.pan, .changed, at: p, anchor: touch.lastPoint)
+            let paid = payPanDebt()
+            if p != touch.lastPoint || paid != .zero {
+                emit(.pan, .changed, at: p, anchor: touch.lastPoint - paid)
                 touch.lastPoint = p
             }
         case .fingerUp:
+            // What the catch-up still owes is paid with the lift: the point touched first ends
+            // under the finger (a lift within ~0.3 s of the pan's start pays a few px here).
+            let rest = takePanDebt()
+            if rest != .zero {
+                emit(.pan, .changed, at: touch.lastPoint, anchor: touch.lastPoint - rest, reason: "catch-up paid at the lift")
+            }
             // The release is judged now; the pan ends once the lift grace passes with no return.
             let (v, r) = releaseVelocity()
             grace = LiftGrace(liftTime: now, liftPoint: touch.lastPoint, release: v, releaseReason: r)
@@ -474,7 +490,7 @@ public struct GestureRecognizer: Sendable {
                 + "\(fmt(thresholds.liftGraceTime * 1000)) ms"
             state = .panLifted
         case .fingerDown:
-            emit(.pan, .ended, at: touch.lastPoint, reason: "a second finger came down")
+            emit(.pan, .ended, at: touch.lastPoint, anchor: touch.lastPoint - takePanDebt(), reason: "a second finger came down")
             startTwoFingers(tapPossible: false, since: now)
             if mask.contains(.twoFingerPan) {
                 // The pan goes on with two fingers from here: no jump, no threshold.
@@ -487,7 +503,7 @@ public struct GestureRecognizer: Sendable {
             emit(.pan, .cancelled, at: touch.lastPoint, reason: why)
             abandon()
         case .interrupt:
-            emit(.pan, .ended, at: touch.lastPoint, reason: why)
+            emit(.pan, .ended, at: touch.lastPoint, anchor: touch.lastPoint - takePanDebt(), reason: why)
             abandon()
         case .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
@@ -576,12 +592,49 @@ public struct GestureRecognizer: Sendable {
         state = .leftoverFinger
     }
 
-    /// Starts a pan whose first event carries the translation from `from` (the touch-down
-    /// point), so the map point first touched stays under the finger.
-    mutating func beginPan(at p: Point, from: Point, reason: String) {
-        emit(.pan, .began, at: p, anchor: from, reason: reason)
+    /// Starts a pan that brings the map point under `from` to the finger. Without catch-up the
+    /// first event carries all of it (two fingers to one: `from` is where the map last
+    /// followed the finger, a step). After a dead zone (`catchingUp`) the first event carries
+    /// the finger's own step in this frame; the distance crossed before it is a debt, paid back
+    /// a time-based fraction per frame as pinch and rotate do (`payPanDebt`), so the map does
+    /// not jump by the dead zone when the pan is recognised.
+    mutating func beginPan(at p: Point, from: Point, reason: String, catchingUp: Bool = false) {
+        var anchor = from
+        if catchingUp {
+            touch.debt = touch.previousPoint - from
+            touch.debtTime = touch.previousTime
+            anchor = touch.previousPoint - payPanDebt()
+        } else {
+            touch.debt = .zero
+        }
+        emit(.pan, .began, at: p, anchor: anchor, reason: reason)
         touch.lastPoint = p
         state = .panning
+    }
+
+    /// While a pan owes the finger its dead zone and no frame comes (a panel sends nothing for
+    /// a still finger), the catch-up goes on at this interval, seconds.
+    public static let catchUpTick = 1.0 / 60
+
+    /// This frame's part of the pan's debt: 1 - exp(-dt / catchUpTime) of it, all of it once
+    /// less than half a pixel would be left (so it ends, exactly, within a bounded time:
+    /// about catchUpTime x ln(debt / 0.5 px), 0.3 s for a 20 px dead zone).
+    mutating func payPanDebt() -> Point {
+        guard touch.debt != .zero else { return .zero }
+        let dt = max(now - touch.debtTime, 0)
+        let f = thresholds.catchUpTime > 0 ? 1 - exp(-dt / thresholds.catchUpTime) : 1
+        var part = touch.debt * f
+        if (touch.debt - part).length < 0.5 { part = touch.debt }
+        touch.debt = part == touch.debt ? .zero : touch.debt - part
+        touch.debtTime = now
+        return part
+    }
+
+    /// All the pan still owes, now.
+    mutating func takePanDebt() -> Point {
+        let rest = touch.debt
+        touch.debt = .zero
+        return rest
     }
 
     private mutating func beginQuickZoom(at p: Point, reason: String) {

@@ -31,46 +31,53 @@ public struct ContactMerger: Sendable {
     /// The surface after `frame` from `device`.
     public mutating func merge(_ frame: ContactFrame, from device: String) -> ContactFrame {
         let d = index(of: device)
-        let old = d.map { down[$0] } ?? Device(name: device)
         // Cancelled ids were down in the previous frame: map them before releasing them.
         var cancelled = frame.cancelled
         if !cancelled.isEmpty {
-            cancelled = frame.cancelled.compactMap { id in old.deviceIDs.firstIndex(of: id).map { old.contacts[$0].id } }
+            cancelled = d.map { d in
+                frame.cancelled.compactMap { id in down[d].deviceIDs.firstIndex(of: id).map { down[d].contacts[$0].id } }
+            } ?? []
         }
 
-        var merged: [Contact]
-        var deviceIDs: [Int]
-        if frame.contacts.count == old.deviceIDs.count
-            && zip(frame.contacts, old.deviceIDs).allSatisfy({ $0.id == $1 }) {
-            // The same contacts as before: each keeps its surface id.
-            deviceIDs = old.deviceIDs
-            if zip(frame.contacts, old.contacts).allSatisfy({ $0.id == $1.id }) {
-                merged = frame.contacts // ids pass through: share the frame's storage
-            } else {
-                merged = frame.contacts
-                for i in merged.indices { merged[i].id = old.contacts[i].id }
+        if let d, frame.contacts.count == down[d].deviceIDs.count,
+           zip(frame.contacts, down[d].deviceIDs).allSatisfy({ $0.id == $1 }) {
+            // The same contacts as before: each keeps its surface id. The merger keeps its own
+            // copy (taken out of `down` so the copy is in place), never the caller's storage.
+            var own = down[d].contacts
+            down[d].contacts = []
+            for i in own.indices {
+                let id = own[i].id
+                own[i] = frame.contacts[i]
+                own[i].id = id
             }
+            down[d].contacts = own
         } else {
-            (deviceIDs, merged) = renumber(frame.contacts, device: device, old: old)
-        }
-
-        if let d {
-            if merged.isEmpty {
-                down.remove(at: d)
-            } else {
-                down[d].deviceIDs = deviceIDs
-                down[d].contacts = merged
+            let old = d.map { down[$0] } ?? Device(name: device)
+            let (deviceIDs, merged) = renumber(frame.contacts, device: device, old: old)
+            if let d {
+                if merged.isEmpty {
+                    down.remove(at: d)
+                } else {
+                    down[d].deviceIDs = deviceIDs
+                    down[d].contacts = merged
+                }
+            } else if !merged.isEmpty {
+                let at = down.firstIndex { $0.name > device } ?? down.count
+                down.insert(Device(name: device, deviceIDs: deviceIDs, contacts: merged), at: at)
             }
-        } else if !merged.isEmpty {
-            let at = down.firstIndex { $0.name > device } ?? down.count
-            down.insert(Device(name: device, deviceIDs: deviceIDs, contacts: merged), at: at)
         }
 
         let all: [Contact]
         switch down.count {
-        case 0: all = []
-        case 1: all = down[0].contacts
-        default: all = down.flatMap(\.contacts)
+        case 0:
+            all = []
+        case 1 where down[0].name == device && down[0].contacts.count == frame.contacts.count
+            && zip(down[0].contacts, frame.contacts).allSatisfy({ $0.id == $1.id }):
+            all = frame.contacts // one panel, ids unchanged: the frame passes through as it came
+        case 1:
+            all = down[0].contacts
+        default:
+            all = down.flatMap(\.contacts)
         }
         return ContactFrame(time: frame.time, contacts: all, cancelled: cancelled)
     }
