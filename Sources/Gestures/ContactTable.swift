@@ -1,99 +1,60 @@
 import TouchCore
 
-/// The contacts down as the recogniser last saw them, sorted by id. Up to ten live in place
-/// (no heap, no hashing: a dictionary here cost a hash per contact per frame, and Swift's
-/// per-process hash seed made the figure differ from process to process); an eleventh and
-/// more spill into an array, which is allocated only then. A frame's contacts come sorted by
-/// id too, so the common frame (the same fingers as before) is one pass over both.
+/// The contacts down as the recogniser last saw them, sorted by id, in an array searched in
+/// order (a dictionary here cost a hash per contact per frame, and Swift's per-process hash
+/// seed made the figure differ from process to process). Its storage is made for ten contacts
+/// when the recogniser is made and only ever grows (past ten fingers), so no frame allocates.
+/// A frame's contacts come sorted by id too, so the common frame (the same fingers as before)
+/// is one pass over both. (An `InlineArray` of ten was tried: reading it copied all 240 bytes
+/// at each lookup, 10 % of a one-finger frame's instructions.)
 struct ContactTable: Sendable {
-    static let inlineCapacity = 10
-
     struct Entry: Sendable, Equatable {
         var id: Int
         var point: Point
     }
 
-    private var inline = InlineArray<10, Entry>(repeating: Entry(id: 0, point: .zero))
-    private var spill: [Entry] = []
-    private(set) var count = 0
+    private var entries: [Entry]
 
-    var isEmpty: Bool { count == 0 }
+    init() {
+        entries = []
+        entries.reserveCapacity(10)
+    }
 
-    func id(at i: Int) -> Int { entry(at: i).id }
-    func point(at i: Int) -> Point { entry(at: i).point }
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+
+    func id(at i: Int) -> Int { entries[i].id }
+    func point(at i: Int) -> Point { entries[i].point }
 
     /// Where contact `id` is, or nil when it is not down.
     subscript(id: Int) -> Point? {
         guard let i = index(of: id) else { return nil }
-        return entry(at: i).point
+        return entries[i].point
     }
 
     func index(of id: Int) -> Int? {
-        var i = 0
-        while i < count {
-            let e = self.id(at: i)
-            if e == id { return i }
-            if e > id { return nil }
-            i += 1
+        for (i, e) in entries.enumerated() {
+            if e.id == id { return i }
+            if e.id > id { return nil }
         }
         return nil
     }
 
     /// The lowest id down, and the lowest one other than `excluded`.
-    var lowestID: Int? { count > 0 ? id(at: 0) : nil }
+    var lowestID: Int? { entries.first?.id }
     func lowestID(excluding excluded: Int) -> Int? {
-        var i = 0
-        while i < count {
-            if id(at: i) != excluded { return id(at: i) }
-            i += 1
-        }
-        return nil
+        entries.first { $0.id != excluded }?.id
     }
 
-    mutating func setPoint(_ p: Point, at i: Int) {
-        if i < Self.inlineCapacity { inline[i].point = p } else { spill[i - Self.inlineCapacity].point = p }
-    }
+    mutating func setPoint(_ p: Point, at i: Int) { entries[i].point = p }
 
     /// Adds a contact that is not down yet, in id order.
     mutating func insert(id: Int, point: Point) {
-        var i = count
-        while i > 0 && self.id(at: i - 1) > id { i -= 1 }
-        append(Entry(id: id, point: point))
-        var j = count - 1
-        while j > i {
-            setEntry(entry(at: j - 1), at: j)
-            j -= 1
-        }
-        setEntry(Entry(id: id, point: point), at: i)
+        let i = entries.firstIndex { $0.id > id } ?? entries.count
+        entries.insert(Entry(id: id, point: point), at: i)
     }
 
-    mutating func remove(at i: Int) {
-        var j = i
-        while j + 1 < count {
-            setEntry(entry(at: j + 1), at: j)
-            j += 1
-        }
-        count -= 1
-        if count >= Self.inlineCapacity { spill.removeLast() }
-    }
+    mutating func remove(at i: Int) { entries.remove(at: i) }
 
-    mutating func removeAll() {
-        count = 0
-        spill.removeAll(keepingCapacity: true)
-    }
-
-    // MARK: - Storage
-
-    private func entry(at i: Int) -> Entry {
-        i < Self.inlineCapacity ? inline[i] : spill[i - Self.inlineCapacity]
-    }
-
-    private mutating func setEntry(_ e: Entry, at i: Int) {
-        if i < Self.inlineCapacity { inline[i] = e } else { spill[i - Self.inlineCapacity] = e }
-    }
-
-    private mutating func append(_ e: Entry) {
-        if count < Self.inlineCapacity { inline[count] = e } else { spill.append(e) }
-        count += 1
-    }
+    mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
 }

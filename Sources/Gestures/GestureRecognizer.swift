@@ -127,8 +127,9 @@ public struct GestureRecognizer: Sendable {
     /// Feeds one contact frame; returns the gesture events it (and any deadline passed before
     /// it) produced.
     public mutating func process(_ frame: ContactFrame) -> [GestureEvent] {
-        trace.removeAll(keepingCapacity: true)
-        out.removeAll(keepingCapacity: true)
+        // (Emptying an empty array still costs a call: most frames have no transition.)
+        if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
+        if !out.isEmpty { out.removeAll(keepingCapacity: true) }
         fireDeadlines(upTo: frame.time)
         now = max(now, frame.time)
         let incoming = frame.contacts // sorted by id, ids unique
