@@ -54,11 +54,17 @@ bench: release
 # (valgrind 3.19 cannot read the Swift toolchain's debug info: it runs a copy without it.)
 bench-callgrind: release
 	@objcopy --strip-debug .build/release/touchbridge /tmp/touchbridge-callgrind-bin
-	@for f in 1 2 5; do \
+	@for f in 1 2 5 10; do \
 	  valgrind --tool=callgrind --callgrind-out-file=/tmp/touchbridge-callgrind.$$f \
 	    --toggle-collect='*recognizerWorkload*' /tmp/touchbridge-callgrind-bin bench --probe-callgrind $$f >/dev/null 2>&1; \
 	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind.$$f | head -1); \
 	  echo "recognizer_instructions_per_frame_$${f}f $$((ir / 5000))"; \
+	done
+	@for f in 1 10; do \
+	  valgrind --tool=callgrind --callgrind-out-file=/tmp/touchbridge-callgrind-input.$$f \
+	    --toggle-collect='*inputPathWorkload*' /tmp/touchbridge-callgrind-bin bench --probe-callgrind $$f >/dev/null 2>&1; \
+	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind-input.$$f | head -1); \
+	  echo "input_path_instructions_per_frame_$${f}f $$((ir / 5000))"; \
 	done
 
 # The installed binary carries the Swift runtime (--static-swift-stdlib): a kiosk needs only

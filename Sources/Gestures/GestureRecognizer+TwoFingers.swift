@@ -34,7 +34,7 @@ extension GestureRecognizer {
                 return
             }
             why = twoFingerTapRuledOut()
-            if let other = contacts.keys.first { startLeftoverFinger(other) } else { state = .idle }
+            if let other = contacts.lowestID { startLeftoverFinger(other) } else { state = .idle }
         case .tooManyFingers:
             pair.tapPossible = false
             why = "extra finger: ignored, the pair goes on"
@@ -48,7 +48,7 @@ extension GestureRecognizer {
     mutating func twoFingerTapLifting(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let (rid, p) = contacts.first else { return }
+            guard let rid = contacts.lowestID, let p = contacts[rid] else { return }
             let moved = p.distance(to: rid == pair.ids.0 ? pair.start.a : pair.start.b)
             if moved > px(thresholds.twoFingerTapSlop) {
                 why = "remaining finger moved \(mm(moved)) mm > twoFingerTapSlop \(fmt(thresholds.twoFingerTapSlop)) mm"
@@ -84,19 +84,9 @@ extension GestureRecognizer {
             why = emitTransform(g)
             finishFrame(g)
         case .fingerUp:
-            if contacts.isEmpty {
-                // The last finger down lifted (maybe with the whole pair in this frame).
-                endTransform(.ended, reason: "the fingers lifted")
-                state = .idle
-                return
-            }
-            guard pair.contains(id) else { why = "an extra finger lifted: the pair goes on"; return }
-            if contacts.count >= 2 {
-                rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
-                why = "a finger of the pair lifted: re-paired with a finger still down, the transform goes on"
-                return
-            }
-            guard let rid = contacts.keys.first else {
+            if pairGoesOnAfterLift(id, &why, extra: "the pair goes on",
+                                   rePaired: "re-paired with a finger still down, the transform goes on") { return }
+            guard let rid = contacts.lowestID else {
                 endTransform(.ended, reason: "the fingers lifted")
                 state = .idle
                 return
@@ -174,27 +164,13 @@ extension GestureRecognizer {
             }
             finishFrame(g)
         case .fingerUp:
-            if contacts.isEmpty {
-                // The last finger down lifted (maybe with the whole pair in this frame).
-                emit(.tilt, .ended, at: pair.previous.focal, fingers: 2, reason: "the fingers lifted")
-                state = .idle
-                return
-            }
-            guard pair.contains(id) else { why = "an extra finger lifted: the tilt goes on"; return }
-            if contacts.count >= 2 {
-                rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
-                why = "a finger of the pair lifted: re-paired, the tilt goes on"
-                return
-            }
-            emit(.tilt, .ended, at: pair.previous.focal, fingers: 2, reason: "a finger lifted")
+            if pairGoesOnAfterLift(id, &why, extra: "the tilt goes on", rePaired: "re-paired, the tilt goes on") { return }
+            endRunningPair(.ended, reason: "a finger lifted")
             abandon()
         case .tooManyFingers:
             why = "extra finger: ignored, the tilt goes on"
-        case .cancel:
-            emit(.tilt, .cancelled, at: pair.previous.focal, fingers: 2, reason: why)
-            abandon()
-        case .interrupt:
-            emit(.tilt, .ended, at: pair.previous.focal, fingers: 2, reason: why)
+        case .cancel, .interrupt:
+            endRunningPair(input == .cancel ? .cancelled : .ended, reason: why)
             abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
@@ -212,30 +188,51 @@ extension GestureRecognizer {
             }
             finishFrame(g)
         case .fingerUp:
-            if contacts.isEmpty {
-                // The last finger down lifted (maybe with the whole pair in this frame).
-                emit(.rotate, .ended, at: screen.center, fingers: 2, reason: "the fingers lifted")
-                state = .idle
-                return
-            }
-            guard pair.contains(id) else { why = "an extra finger lifted: the rotation goes on"; return }
-            if contacts.count >= 2 {
-                rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
-                why = "a finger of the pair lifted: re-paired, the rotation goes on"
-                return
-            }
-            emit(.rotate, .ended, at: screen.center, fingers: 2, reason: "a finger lifted")
+            if pairGoesOnAfterLift(id, &why, extra: "the rotation goes on",
+                                   rePaired: "re-paired, the rotation goes on") { return }
+            endRunningPair(.ended, reason: "a finger lifted")
             abandon()
         case .tooManyFingers:
             why = "extra finger: ignored, the rotation goes on"
-        case .cancel:
-            emit(.rotate, .cancelled, at: screen.center, fingers: 2, reason: why)
-            abandon()
-        case .interrupt:
-            emit(.rotate, .ended, at: screen.center, fingers: 2, reason: why)
+        case .cancel, .interrupt:
+            endRunningPair(input == .cancel ? .cancelled : .ended, reason: why)
             abandon()
         case .fingerDown, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
+        }
+    }
+
+    // MARK: - Lifts in a running pair (transforming, tilting, centreRotating)
+
+    /// The lifts every running two-finger gesture handles alike; true when this one was such a
+    /// lift. The last finger down ends the gesture (maybe with the whole pair in this frame); an
+    /// extra finger changes nothing; a finger of the pair with two or more still down re-pairs
+    /// and the gesture goes on. False: one finger is left, the state decides.
+    mutating func pairGoesOnAfterLift(_ id: Int, _ why: inout String?, extra: String, rePaired: String) -> Bool {
+        if contacts.isEmpty {
+            endRunningPair(.ended, reason: "the fingers lifted")
+            state = .idle
+            return true
+        }
+        guard pair.contains(id) else { why = "an extra finger lifted: " + extra; return true }
+        if contacts.count >= 2 {
+            rePair(keeping: id == pair.ids.0 ? pair.ids.1 : pair.ids.0)
+            why = "a finger of the pair lifted: " + rePaired
+            return true
+        }
+        return false
+    }
+
+    /// Ends the running two-finger gesture: `ended` or `cancelled` for each active part of the
+    /// transform, the tilt at the focal point, or the rotation about the centre.
+    mutating func endRunningPair(_ phase: GesturePhase, reason: String?) {
+        switch state {
+        case .transforming, .transformLifted: endTransform(phase, reason: reason ?? phase.rawValue)
+        case .tilting: emit(.tilt, phase, at: pair.previous.focal, fingers: 2, reason: reason)
+        case .centreRotating: emit(.rotate, phase, at: screen.center, fingers: 2, reason: reason)
+        case .idle, .oneFingerDown, .leftoverFinger, .tapPending, .secondTapDown, .secondTapHeld, .longPressed,
+             .panning, .panLifted, .quickZooming, .twoFingersDown, .twoFingerTapLifting, .waitingForLift:
+            break // nothing two-fingered runs
         }
     }
 
@@ -243,12 +240,12 @@ extension GestureRecognizer {
 
     /// A new pair from the two lowest ids down (state twoFingersDown, nothing active).
     mutating func startTwoFingers(tapPossible: Bool, since: Double) {
-        let sorted = contacts.keys.sorted()
-        guard sorted.count >= 2, let a = contacts[sorted[0]], let b = contacts[sorted[1]] else {
+        guard contacts.count >= 2 else {
             state = .waitingForLift
             return
         }
-        pair = TwoFingerSession(ids: (sorted[0], sorted[1]), geometry: TwoFingerGeometry(a: a, b: b), since: since,
+        let a = contacts.point(at: 0), b = contacts.point(at: 1)
+        pair = TwoFingerSession(ids: (contacts.id(at: 0), contacts.id(at: 1)), geometry: TwoFingerGeometry(a: a, b: b), since: since,
                                 now: now, tapPossible: tapPossible && mask.contains(.twoFingerTap))
         state = .twoFingersDown
     }
@@ -260,8 +257,8 @@ extension GestureRecognizer {
     /// fingers stay down: anonymous protocol-A contacts often do) the pair is re-made from the
     /// two lowest fingers down, so it never names fingers that are gone.
     mutating func rePair(keeping wanted: Int) {
-        guard let kept = contacts[wanted] != nil ? wanted : contacts.keys.min() else { return }
-        guard let other = contacts.keys.filter({ $0 != kept }).min(), let a = contacts[kept], let b = contacts[other] else {
+        guard let kept = contacts[wanted] != nil ? wanted : contacts.lowestID else { return }
+        guard let other = contacts.lowestID(excluding: kept), let a = contacts[kept], let b = contacts[other] else {
             return
         }
         let (ia, ib) = kept < other ? (kept, other) : (other, kept)

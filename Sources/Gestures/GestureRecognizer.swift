@@ -35,9 +35,11 @@ public struct GestureRecognizer: Sendable {
     public internal(set) var trace: [GestureTransition] = []
 
     // Contacts down as last seen, screen px.
-    var contacts: [Int: Point] = [:]
+    var contacts = ContactTable()
     /// Contacts already known to be palms (cancelled once, then ignored until lifted).
-    var palms: Set<Int> = []
+    var palms: [Int] = []
+    /// The ids lifted in this frame (kept to reuse its storage: no allocation per frame).
+    var lifted: [Int] = []
     var now: Double = 0
     var out: [GestureEvent] = []
 
@@ -76,7 +78,9 @@ public struct GestureRecognizer: Sendable {
             return touch.downTime + thresholds.tapMaxDuration
         case .panLifted, .transformLifted:
             return grace.liftTime + thresholds.liftGraceTime
-        case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .panning, .quickZooming, .twoFingersDown,
+        case .panning:
+            return touch.debt != .zero ? touch.debtTime + Self.catchUpTick : nil
+        case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .quickZooming, .twoFingersDown,
              .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
             return nil
         }
@@ -123,8 +127,9 @@ public struct GestureRecognizer: Sendable {
     /// Feeds one contact frame; returns the gesture events it (and any deadline passed before
     /// it) produced.
     public mutating func process(_ frame: ContactFrame) -> [GestureEvent] {
-        trace.removeAll(keepingCapacity: true)
-        out.removeAll(keepingCapacity: true)
+        // (Emptying an empty array still costs a call: most frames have no transition.)
+        if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
+        if !out.isEmpty { out.removeAll(keepingCapacity: true) }
         fireDeadlines(upTo: frame.time)
         now = max(now, frame.time)
         let incoming = frame.contacts // sorted by id, ids unique
@@ -133,45 +138,54 @@ public struct GestureRecognizer: Sendable {
         var newPalm = false
         if !palms.isEmpty || incoming.contains(where: { $0.toolType == .palm }) {
             newPalm = incoming.contains { $0.toolType == .palm && !palms.contains($0.id) }
-            palms = Set(incoming.filter { $0.toolType == .palm }.map(\.id))
+            palms = incoming.filter { $0.toolType == .palm }.map(\.id)
         }
         let cancelledID = frame.cancelled.isEmpty ? nil : frame.cancelled.first { contacts[$0] != nil }
         if newPalm || cancelledID != nil {
-            var current: [Int: Point] = [:]
-            for c in incoming { current[c.id] = c.position }
-            contacts = current
+            contacts.removeAll()
+            for c in incoming where contacts[c.id] == nil { contacts.insert(id: c.id, point: c.position) }
             let why = newPalm ? "palm contact" : "contact \(cancelledID.map(String.init) ?? "?") cancelled"
             handle(.cancel, note: why)
             return out
         }
 
+        // The common frame: the same fingers as before (both lists sorted by id), new positions.
+        var same = incoming.count == contacts.count
+        if same {
+            for (i, c) in incoming.enumerated() where contacts.id(at: i) != c.id { same = false; break }
+        }
+        if same {
+            for (i, c) in incoming.enumerated() { contacts.setPoint(c.position, at: i) }
+            if !incoming.isEmpty { handle(.motion) }
+            return out
+        }
+
         var staying = false
-        var allKnown = true
         for c in incoming {
-            if let i = contacts.index(forKey: c.id) {
-                contacts.values[i] = c.position // one hash lookup, not two
+            if let i = contacts.index(of: c.id) {
+                contacts.setPoint(c.position, at: i)
                 staying = true
-            } else {
-                allKnown = false
             }
         }
-        // Lifts and touch-downs (the common frame has neither). A lifted contact leaves before
-        // the motion is looked at: its last position is stale in this frame, and a pair made
-        // of one fresh and one stale position would move the focal point by half a step.
-        var lifted: [Int] = []
-        let changed = !(allKnown && incoming.count == contacts.count)
-        if changed {
-            let ids = Set(incoming.map(\.id))
-            lifted = contacts.keys.filter { !ids.contains($0) }.sorted()
-            for id in lifted { contacts[id] = nil }
+        // Lifts and touch-downs. A lifted contact leaves before the motion is looked at: its
+        // last position is stale in this frame, and a pair made of one fresh and one stale
+        // position would move the focal point by half a step. Lifts go in id order.
+        lifted.removeAll(keepingCapacity: true)
+        var i = 0
+        while i < contacts.count {
+            let id = contacts.id(at: i)
+            if incoming.contains(where: { $0.id == id }) {
+                i += 1
+            } else {
+                lifted.append(id)
+                contacts.remove(at: i)
+            }
         }
         if staying { handle(.motion) }
-        if changed {
-            for id in lifted { handle(.fingerUp, id: id) }
-            for c in incoming where contacts[c.id] == nil {
-                contacts[c.id] = c.position
-                handle(contacts.count > 2 ? .tooManyFingers : .fingerDown, id: c.id)
-            }
+        for id in lifted { handle(.fingerUp, id: id) }
+        for c in incoming where contacts[c.id] == nil {
+            contacts.insert(id: c.id, point: c.position)
+            handle(contacts.count > 2 ? .tooManyFingers : .fingerDown, id: c.id)
         }
         return out
     }
@@ -188,7 +202,14 @@ public struct GestureRecognizer: Sendable {
                 handle(.longPressTimeout)
             case .panLifted, .transformLifted:
                 handle(.liftGraceTimeout)
-            case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .panning, .quickZooming, .twoFingersDown,
+            case .panning:
+                // The finger rests: the catch-up goes on (not an input of the state machine;
+                // one tick per call, a frame that follows pays for the rest of the time).
+                let paid = payPanDebt()
+                if paid != .zero { emit(.pan, .changed, at: touch.lastPoint, anchor: touch.lastPoint - paid) }
+                now = max(now, time)
+                return
+            case .idle, .leftoverFinger, .secondTapHeld, .longPressed, .quickZooming, .twoFingersDown,
                  .twoFingerTapLifting, .transforming, .tilting, .centreRotating, .waitingForLift:
                 return
             }
@@ -250,7 +271,7 @@ public struct GestureRecognizer: Sendable {
             let d = p.distance(to: touch.downPoint)
             if mask.contains(.pan) && d > px(thresholds.panStartDistance) {
                 let r = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
-                beginPan(at: p, from: touch.downPoint, reason: r)
+                beginPan(at: p, from: touch.downPoint, reason: r, catchingUp: true)
                 why = r
             }
         case .fingerUp:
@@ -299,7 +320,7 @@ public struct GestureRecognizer: Sendable {
             let d = p.distance(to: touch.downPoint)
             if mask.contains(.pan) && d > px(thresholds.panStartDistance) {
                 let r = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
-                beginPan(at: p, from: touch.downPoint, reason: r)
+                beginPan(at: p, from: touch.downPoint, reason: r, catchingUp: true)
                 why = r
             }
         case .fingerUp:
@@ -358,7 +379,7 @@ public struct GestureRecognizer: Sendable {
                 confirmTap(because: "the second touch dragged")
                 why = moved
                 if mask.contains(.pan) {
-                    beginPan(at: p, from: touch.downPoint, reason: moved)
+                    beginPan(at: p, from: touch.downPoint, reason: moved, catchingUp: true)
                 } else {
                     state = .leftoverFinger
                 }
@@ -446,11 +467,18 @@ public struct GestureRecognizer: Sendable {
         case .motion:
             guard let p = contacts[touch.id] else { return }
             touch.track(p, at: now)
-            if p != touch.lastPoint {
-                emit(.pan, .changed, at: p, anchor: touch.lastPoint)
+            let paid = payPanDebt()
+            if p != touch.lastPoint || paid != .zero {
+                emit(.pan, .changed, at: p, anchor: touch.lastPoint - paid)
                 touch.lastPoint = p
             }
         case .fingerUp:
+            // What the catch-up still owes is paid with the lift: the point touched first ends
+            // under the finger (a lift within ~0.3 s of the pan's start pays a few px here).
+            let rest = takePanDebt()
+            if rest != .zero {
+                emit(.pan, .changed, at: touch.lastPoint, anchor: touch.lastPoint - rest, reason: "catch-up paid at the lift")
+            }
             // The release is judged now; the pan ends once the lift grace passes with no return.
             let (v, r) = releaseVelocity()
             grace = LiftGrace(liftTime: now, liftPoint: touch.lastPoint, release: v, releaseReason: r)
@@ -463,7 +491,7 @@ public struct GestureRecognizer: Sendable {
                 + "\(fmt(thresholds.liftGraceTime * 1000)) ms"
             state = .panLifted
         case .fingerDown:
-            emit(.pan, .ended, at: touch.lastPoint, reason: "a second finger came down")
+            emit(.pan, .ended, at: touch.lastPoint, anchor: touch.lastPoint - takePanDebt(), reason: "a second finger came down")
             startTwoFingers(tapPossible: false, since: now)
             if mask.contains(.twoFingerPan) {
                 // The pan goes on with two fingers from here: no jump, no threshold.
@@ -476,7 +504,7 @@ public struct GestureRecognizer: Sendable {
             emit(.pan, .cancelled, at: touch.lastPoint, reason: why)
             abandon()
         case .interrupt:
-            emit(.pan, .ended, at: touch.lastPoint, reason: why)
+            emit(.pan, .ended, at: touch.lastPoint, anchor: touch.lastPoint - takePanDebt(), reason: why)
             abandon()
         case .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
@@ -565,12 +593,49 @@ public struct GestureRecognizer: Sendable {
         state = .leftoverFinger
     }
 
-    /// Starts a pan whose first event carries the translation from `from` (the touch-down
-    /// point), so the map point first touched stays under the finger.
-    mutating func beginPan(at p: Point, from: Point, reason: String) {
-        emit(.pan, .began, at: p, anchor: from, reason: reason)
+    /// Starts a pan that brings the map point under `from` to the finger. Without catch-up the
+    /// first event carries all of it (two fingers to one: `from` is where the map last
+    /// followed the finger, a step). After a dead zone (`catchingUp`) the first event carries
+    /// the finger's own step in this frame; the distance crossed before it is a debt, paid back
+    /// a time-based fraction per frame as pinch and rotate do (`payPanDebt`), so the map does
+    /// not jump by the dead zone when the pan is recognised.
+    mutating func beginPan(at p: Point, from: Point, reason: String, catchingUp: Bool = false) {
+        var anchor = from
+        if catchingUp {
+            touch.debt = touch.previousPoint - from
+            touch.debtTime = touch.previousTime
+            anchor = touch.previousPoint - payPanDebt()
+        } else {
+            touch.debt = .zero
+        }
+        emit(.pan, .began, at: p, anchor: anchor, reason: reason)
         touch.lastPoint = p
         state = .panning
+    }
+
+    /// While a pan owes the finger its dead zone and no frame comes (a panel sends nothing for
+    /// a still finger), the catch-up goes on at this interval, seconds.
+    public static let catchUpTick = 1.0 / 60
+
+    /// This frame's part of the pan's debt: 1 - exp(-dt / catchUpTime) of it, all of it once
+    /// less than half a pixel would be left (so it ends, exactly, within a bounded time:
+    /// about catchUpTime x ln(debt / 0.5 px), 0.3 s for a 20 px dead zone).
+    mutating func payPanDebt() -> Point {
+        guard touch.debt != .zero else { return .zero }
+        let dt = max(now - touch.debtTime, 0)
+        let f = thresholds.catchUpTime > 0 ? 1 - exp(-dt / thresholds.catchUpTime) : 1
+        var part = touch.debt * f
+        if (touch.debt - part).length < 0.5 { part = touch.debt }
+        touch.debt = part == touch.debt ? .zero : touch.debt - part
+        touch.debtTime = now
+        return part
+    }
+
+    /// All the pan still owes, now.
+    mutating func takePanDebt() -> Point {
+        let rest = touch.debt
+        touch.debt = .zero
+        return rest
     }
 
     private mutating func beginQuickZoom(at p: Point, reason: String) {

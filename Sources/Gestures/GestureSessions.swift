@@ -16,18 +16,33 @@ struct OneFingerTouch: Sendable {
     /// Last position delivered in a pan or quick-zoom event.
     var lastPoint: Point
     var velocity: VelocityTracker
+    /// The finger's position and time in the frame before the last one tracked: a pan's first
+    /// step is the finger's own step from there.
+    var previousPoint: Point
+    var previousTime: Double
+    /// Translation the pan still owes the finger: the dead zone it crossed before the pan
+    /// began, paid back a time-based fraction per frame (`catchUpTime`), so the map never
+    /// jumps and the point touched first comes back under the finger.
+    var debt = Point.zero
+    /// When the debt was last paid.
+    var debtTime: Double
 
     init(id: Int, at p: Point, time: Double, velocityWindow: Double) {
         self.id = id
         downPoint = p
         downTime = time
         lastPoint = p
+        previousPoint = p
+        previousTime = time
+        debtTime = time
         velocity = VelocityTracker(window: velocityWindow)
         velocity.add(time: time, position: p)
     }
 
     mutating func track(_ p: Point, at time: Double) {
         maxMove = max(maxMove, p.distance(to: downPoint))
+        previousPoint = velocity.samples.last?.position ?? p
+        previousTime = velocity.lastTime ?? time
         velocity.add(time: time, position: p)
     }
 }

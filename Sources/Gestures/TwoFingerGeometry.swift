@@ -2,17 +2,25 @@ import Foundation
 import TouchCore
 
 /// Focal point, span and angle of two fingers: the quantities pinch, rotate, pan and tilt are
-/// made of.
+/// made of. Span and angle are worked out once, when the pair is seen (each is read several
+/// times a frame, and atan2 was the recogniser's largest single cost).
 struct TwoFingerGeometry: Sendable, Hashable {
-    var a: Point
-    var b: Point
+    let a: Point
+    let b: Point
+    /// Distance between the fingers, px.
+    let span: Double
+    /// Direction from finger a to finger b, degrees clockwise on screen from +x (y points down).
+    let angle: Double
+
+    init(a: Point, b: Point) {
+        self.a = a
+        self.b = b
+        span = a.distance(to: b)
+        angle = atan2(b.y - a.y, b.x - a.x) * 180 / .pi
+    }
 
     /// Midpoint of the two fingers.
     var focal: Point { (a + b) / 2 }
-    /// Distance between the fingers, px.
-    var span: Double { a.distance(to: b) }
-    /// Direction from finger a to finger b, degrees clockwise on screen from +x (y points down).
-    var angle: Double { atan2(b.y - a.y, b.x - a.x) * 180 / .pi }
     /// Angle of the finger line from horizontal, 0...90 degrees.
     var lineAngleFromHorizontal: Double {
         let d = abs(angle).truncatingRemainder(dividingBy: 180)

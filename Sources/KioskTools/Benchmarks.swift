@@ -126,7 +126,7 @@ public struct Benchmarks {
     mutating func recogniser() {
         let n = options.quick ? 2_000 : 50_000
         var results: [Int: Double] = [:]
-        for fingers in [1, 2, 5] {
+        for fingers in [1, 2, 5, 10] {
             let frames = Self.scriptedFrames(fingers: fingers, count: n)
             var sink = 0
             let runs = BenchSupport.timeRuns(warmup: 1, minRuns: 3, minSeconds: minSeconds) {
@@ -139,6 +139,7 @@ public struct Benchmarks {
             add("recognizer_ns_per_frame_\(fingers)f", ns, "ns", "recogniser, \(fingers) finger\(fingers > 1 ? "s" : "") per frame")
         }
         add("recognizer_ns_per_frame", results[2]!, "ns", "recogniser per frame (two fingers: pinch + rotate)")
+        inputPath()
     }
 
     mutating func controller() {

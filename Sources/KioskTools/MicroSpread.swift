@@ -68,6 +68,9 @@ extension Benchmarks {
         r = GestureRecognizer(screen: Size(width: 1920, height: 1080))
         print(warm)
         print(recognizerWorkload(&r, frames))
+        // The whole input path (`make bench-callgrind` counts `inputPathWorkload` in a second run).
+        let events = inputPathEvents(fingers: max(1, min(fingers, 10)), count: callgrindFrames)
+        print(inputPathWorkload(events, screen: Size(width: 1920, height: 1080)))
     }
 
     @inline(never)

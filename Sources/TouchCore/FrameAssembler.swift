@@ -76,11 +76,15 @@ public struct FrameAssembler: Sendable {
     var dropping = false
     /// Ids to report as cancelled in the next frame.
     var pendingCancelled: [Int] = []
+    /// The storage of the last frame's contacts, reused for the next one when it is free.
+    var frameContacts: [Contact] = []
 
     let xAxis: AbsInfo
     let yAxis: AbsInfo
     let pressureAxis: AbsInfo?
     let hasToolType: Bool
+    /// Looked up once: asking the capabilities hashes into a dictionary.
+    let hasTouchMajor: Bool
     let hasButtonTouch: Bool
     let hysteresisMargin: Double
     let touchMajorScale: Double
@@ -108,6 +112,7 @@ public struct FrameAssembler: Sendable {
         case .singleTouch: pressureAxis = capabilities.absinfo[ABS.PRESSURE]
         }
         hasToolType = capabilities.hasAbs(ABS.MT_TOOL_TYPE)
+        hasTouchMajor = capabilities.hasAbs(ABS.MT_TOUCH_MAJOR)
         hasButtonTouch = capabilities.has(EV.KEY, BTN.TOUCH)
         hysteresisMargin = Double(max(axes.x.fuzz, axes.y.fuzz, 0))
         touchMajorScale = axes.x.resolution > 0 ? 1 / Double(axes.x.resolution) : 1
@@ -280,19 +285,10 @@ public struct FrameAssembler: Sendable {
 
     /// The slots that make up the current frame, whatever the protocol.
     var activeSlots: [Slot] {
-        get {
-            switch kind {
-            case .protocolB: return slots
-            case .protocolA: return previousA
-            case .singleTouch: return [single]
-            }
-        }
-        set {
-            switch kind {
-            case .protocolB: slots = newValue
-            case .protocolA: previousA = newValue
-            case .singleTouch: single = newValue.first ?? Slot()
-            }
+        switch kind {
+        case .protocolB: return slots
+        case .protocolA: return previousA
+        case .singleTouch: return [single]
         }
     }
 
@@ -303,34 +299,60 @@ public struct FrameAssembler: Sendable {
     mutating func makeFrame(time: Double) -> ContactFrame {
         var cancelled = pendingCancelled
         pendingCancelled = []
-        var contacts: [Contact] = []
-        contacts.reserveCapacity(activeSlots.count)
-        // The slots are updated in place: a copy of the array would be a new allocation every frame.
-        for i in activeSlots.indices {
-            guard var tracked = activeSlots[i].contact, !tracked.palm else { continue }
-            let raw = activeSlots[i].raw
-            if hasToolType && raw.toolType == MT_TOOL.PALM {
-                tracked.palm = true
-                activeSlots[i].contact = tracked
-                cancelled.append(tracked.id)
-                continue
-            }
-            let rawPoint = Point(x: Double(raw.x), y: Double(raw.y))
-            var filter = tracked.filter ?? ContactFilter(start: rawPoint)
-            let margin = filters.hysteresis ? max(hysteresisMargin, filters.minimumHysteresis) : 0
-            let filtered = filter.apply(rawPoint, margin: margin, smoothing: filters.smoothing)
-            tracked.filter = filter
-            activeSlots[i].contact = tracked
-            contacts.append(Contact(
-                id: tracked.id,
-                position: mapping.screenPoint(x: filtered.x, y: filtered.y),
-                pressure: raw.pressure.flatMap { p in
-                    pressureAxis.map { a in a.range > 0 ? min(max((Double(p) - Double(a.minimum)) / a.range, 0), 1) : 0 }
-                },
-                touchMajor: capabilities.hasAbs(ABS.MT_TOUCH_MAJOR) ? raw.touchMajor.map { Double($0) * touchMajorScale } : nil,
-                toolType: raw.toolType == MT_TOOL.PEN && hasToolType ? .pen : .finger))
+        // The contacts go into the array of the last frame when its caller has let it go (the
+        // kiosk does: one frame at a time), so a frame allocates nothing; a frame still held
+        // keeps its contacts and this one gets new storage.
+        var contacts = frameContacts
+        frameContacts = []
+        contacts.removeAll(keepingCapacity: true)
+        // The slots are updated in place, taken out of `self` for the loop (a copy would be a
+        // new array every frame; the old computed `activeSlots` setter made one per contact).
+        switch kind {
+        case .protocolB:
+            var s = slots
+            slots = []
+            for i in s.indices { addContact(from: &s[i], to: &contacts, cancelled: &cancelled) }
+            slots = s
+        case .protocolA:
+            var s = previousA
+            previousA = []
+            for i in s.indices { addContact(from: &s[i], to: &contacts, cancelled: &cancelled) }
+            previousA = s
+        case .singleTouch:
+            var s = single
+            addContact(from: &s, to: &contacts, cancelled: &cancelled)
+            single = s
         }
-        return ContactFrame(time: time, contacts: contacts, cancelled: cancelled.sorted())
+        frameContacts = contacts
+        if cancelled.count > 1 { cancelled.sort() }
+        return ContactFrame(time: time, contacts: contacts, cancelled: cancelled)
+    }
+
+    /// The slot's contact, calibrated and filtered, unless there is none or it is a palm (then
+    /// cancelled once).
+    func addContact(from slot: inout Slot, to contacts: inout [Contact], cancelled: inout [Int]) {
+        guard var tracked = slot.contact, !tracked.palm else { return }
+        let raw = slot.raw
+        if hasToolType && raw.toolType == MT_TOOL.PALM {
+            tracked.palm = true
+            slot.contact = tracked
+            cancelled.append(tracked.id)
+            return
+        }
+        let rawPoint = Point(x: Double(raw.x), y: Double(raw.y))
+        var filter = tracked.filter ?? ContactFilter(start: rawPoint)
+        let margin = filters.hysteresis ? max(hysteresisMargin, filters.minimumHysteresis) : 0
+        let filtered = filter.apply(rawPoint, margin: margin, smoothing: filters.smoothing)
+        tracked.filter = filter
+        slot.contact = tracked
+        contacts.append(Contact(
+            id: tracked.id,
+            position: mapping.screenPoint(x: filtered.x, y: filtered.y),
+            pressure: raw.pressure.flatMap { p in
+                pressureAxis.map { a in a.range > 0 ? min(max((Double(p) - Double(a.minimum)) / a.range, 0), 1) : 0 }
+            },
+            touchMajor: hasTouchMajor ? raw.touchMajor.map { Double($0) * touchMajorScale } : nil,
+            toolType: raw.toolType == MT_TOOL.PEN && hasToolType ? .pen : .finger))
     }
 
     // MARK: - Faults
