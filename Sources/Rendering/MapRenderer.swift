@@ -241,9 +241,9 @@ public final class MapRenderer {
     var paintsBaseInParallel: Bool { bands > 1 && raster == nil && vector == nil }
 
     /// Draws the base map into memory (XRGB8888 rows) in horizontal bands, in parallel. Every band
-    /// gets the same paths, translated to its rows (a whole-pixel translation: the same
-    /// coverage as one surface would get), and a surface over its rows only, so the bands write
-    /// disjoint memory and the frame is the single-threaded frame.
+    /// draws the same paths on a surface over the whole frame, clipped to its rows, so the bands
+    /// write disjoint memory and the frame is the single-threaded frame. (A surface over the
+    /// band's rows only, with the paths translated, changed a few pixels by one level.)
     func paintBaseInBands(into pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
                           view: GroundView, zoom: Double, antialias: Bool) {
         func surface(_ y0: Int, _ y1: Int, _ p: UnsafeMutableRawPointer) -> OpaquePointer? {
@@ -264,10 +264,11 @@ public final class MapRenderer {
         let world = world, style = style
         DispatchQueue.concurrentPerform(iterations: n) { i in
             let y0 = height * i / n, y1 = height * (i + 1) / n
-            guard y1 > y0, let s = cairo_image_surface_create_for_data((base.pointer + y0 * stride).assumingMemoryBound(to: UInt8.self),
-                                                                  CAIRO_FORMAT_RGB24, Int32(width), Int32(y1 - y0), Int32(stride)) else { return }
+            guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
+                                                                  CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
             let cr = cairo_create(s)!
-            cairo_translate(cr, 0, Double(-y0))
+            cairo_rectangle(cr, 0, Double(y0), Double(width), Double(y1 - y0))
+            cairo_clip(cr)
             MapRenderer.paintWorld(cr: cr, world: world, style: style, view: view, zoom: zoom, antialias: antialias)
             cairo_destroy(cr)
             cairo_surface_flush(s)

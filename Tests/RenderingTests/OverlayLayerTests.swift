@@ -60,15 +60,17 @@ import TouchCore
             let exact = p.point(for: place.coordinate)!
             #expect(exact.distance(to: place.point) <= 0.75, "\(place.name) at \(place.point), projected \(exact)")
         }
-        // A changed marker set, and the settled frame after the gesture, draw the layer again.
+        // The settled frame after the gesture draws the layer again, centred on the view; an
+        // unchanged settled frame after it is a copy.
+        renderer.render(scene, into: frame.buffer, quality: .final)
+        #expect(renderer.overlayBuilds == 2, "settled away from the layer's centre: drawn centred on the view")
+        renderer.render(scene, into: frame.buffer, quality: .final)
+        #expect(renderer.overlayBuilds == 2)
+        // A changed marker set draws it again.
         scene.markers.append(MarkerSprite(id: "new", coordinate: Coordinate(latitude: 48, longitude: 9)))
         renderer.render(scene, into: frame.buffer, quality: .interactive)
-        #expect(renderer.overlayBuilds == 2)
-        renderer.render(scene, into: frame.buffer, quality: .final)
-        #expect(renderer.overlayBuilds == 3, "settled away from the layer's centre: drawn centred on the view")
-        renderer.render(scene, into: frame.buffer, quality: .final)
-        #expect(renderer.overlayBuilds == 3, "an unchanged settled frame is a copy")
-        // Leaving the layer draws it again around the view.
+        #expect(renderer.overlayBuilds == 3)
+        // So does leaving it.
         scene.camera = Self.panned(scene.camera, 400, 0)
         renderer.render(scene, into: frame.buffer, quality: .interactive)
         #expect(renderer.overlayBuilds == 4)
@@ -114,10 +116,42 @@ import TouchCore
         let panDiffering = Self.differingPixels(frame.buffer, reference.buffer)
         #expect(Double(panDiffering) < 0.03 * Double(Self.size.w * Self.size.h), "pan frame: \(panDiffering) pixels differ")
         renderer.render(scene, into: frame.buffer, quality: .final)
-        let settledDiffering = Self.differingPixels(frame.buffer, reference.buffer)
-        if settledDiffering > 0 { Self.save(frame.buffer, "layer-settled"); Self.save(reference.buffer, "layer-settled-fresh") }
-        #expect(settledDiffering == 0, "settled frame: \(settledDiffering) pixels differ")
+        let settled = Self.differences(frame.buffer, reference.buffer)
+        if settled.count > 0 { Self.save(frame.buffer, "layer-settled"); Self.save(reference.buffer, "layer-settled-fresh") }
+        // The names and pins are the fresh frame's. The base map under them is not quite: the
+        // fresh renderer drew its base-map cache around another centre (and this one scrolled
+        // its cache with the pan), and cairo's antialiasing of the rivers and borders differs by
+        // a few levels in a few pixels with the projection's centre (as before the overlay layer).
+        #expect(settled.count <= 100 && settled.maxDelta <= 8, "settled frame: \(settled.count) pixels differ, by up to \(settled.maxDelta)")
         #expect(renderer.drawnPlaces.map(\.name) == fresh.drawnPlaces.map(\.name))
+        // With the same base-map cache (a renderer that drew the start, then the settled camera
+        // straight away, no pan frames between), a pan that ends settled gives that frame exactly.
+        let panned = MapRenderer(), direct = MapRenderer()
+        let reference2 = OwnedFrameBuffer(width: Self.size.w, height: Self.size.h)
+        var s2 = scene
+        s2.camera = start
+        panned.render(s2, into: frame.buffer)
+        direct.render(s2, into: reference2.buffer)
+        for i in 1...10 {
+            s2.camera = Self.panned(start, Double(i) * 5.3, Double(i) * 3.1)
+            panned.render(s2, into: frame.buffer, quality: .interactive)
+        }
+        panned.render(s2, into: frame.buffer, quality: .final)
+        direct.render(s2, into: reference2.buffer, quality: .final)
+        #expect(panned.overlayBuilds == 2 && direct.overlayBuilds == 2)
+        let exact = Self.differences(frame.buffer, reference2.buffer)
+        #expect(exact.count == 0, "\(exact.count) pixels differ")
+    }
+
+    static func differences(_ a: FrameBuffer, _ b: FrameBuffer) -> (count: Int, maxDelta: Int) {
+        var n = 0, d = 0
+        for y in 0..<a.height { for x in 0..<a.width {
+            let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
+            guard p != q else { continue }
+            n += 1
+            for shift in [0, 8, 16] { d = max(d, abs(Int((p >> UInt32(shift)) & 0xff) - Int((q >> UInt32(shift)) & 0xff))) }
+        } }
+        return (n, d)
     }
 
     /// The layer off: names and markers drawn over every frame as before, the same picture.
@@ -131,9 +165,17 @@ import TouchCore
         on.render(scene, into: a.buffer)
         off.render(scene, into: b.buffer)
         #expect(on.overlayBuilds == 1 && off.overlayBuilds == 0)
-        // Markers are drawn at the whole-pixel offset of the copied base map in the layer and
-        // at their exact projected points without it: their antialiased edges differ by a pixel.
-        let differing = Self.differingPixels(a.buffer, b.buffer)
-        #expect(Double(differing) < 0.02 * Double(Self.size.w * Self.size.h), "\(differing) pixels differ")
+        // Pins are drawn at the whole-pixel offset of the copied base map in the layer and at
+        // their projected points without it (up to half a pixel apart): their antialiased edges
+        // differ. Everywhere else the frames are the same.
+        let p = Projection(camera: scene.camera, screen: Size(width: Double(Self.size.w), height: Double(Self.size.h)))
+        let tips = scene.markers.compactMap { p.point(for: $0.coordinate) }
+        var outside = 0, inside = 0
+        for y in 0..<Self.size.h { for x in 0..<Self.size.w where a.buffer.pixel(x: x, y: y) != b.buffer.pixel(x: x, y: y) {
+            let onPin = tips.contains { abs(Double(x) - $0.x) <= 15 && Double(y) >= $0.y - 45 && Double(y) <= $0.y + 3 }
+            if onPin { inside += 1 } else { outside += 1 }
+        } }
+        #expect(outside == 0, "\(outside) pixels away from the pins differ")
+        #expect(inside > 0, "the pins' edges move by the sub-pixel offset")
     }
 }
