@@ -232,9 +232,10 @@ public final class MapRenderer {
 
     // MARK: drawing on both cores
 
-    /// Horizontal bands a base map is split into, drawn in parallel (1: one thread). More bands
-    /// than cores balance a frame whose rows differ in cost (a tilted frame's sky is empty).
-    public var bands = ProcessInfo.processInfo.activeProcessorCount > 1 ? 4 : 1
+    /// Horizontal bands a base map is split into, drawn in parallel (1: one thread): one per
+    /// core, because every band projects and builds the whole view's paths (only the filling is
+    /// split), so more bands than cores cost more than they balance.
+    public var bands = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
 
     /// Whether the base map's painters may run on several threads at once: the built-in world's
     /// painter reads immutable data only; the tile painters keep caches and stay on one thread.
