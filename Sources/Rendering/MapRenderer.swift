@@ -234,8 +234,10 @@ public final class MapRenderer {
 
     /// Horizontal bands a base map is split into, drawn in parallel (1: one thread): one per
     /// core, because every band projects and builds the whole view's paths (only the filling is
-    /// split), so more bands than cores cost more than they balance.
-    public var bands = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+    /// split), so more bands than cores cost more than they balance. The environment variable
+    /// TOUCHBRIDGE_RENDER_BANDS overrides it (for measuring).
+    public var bands = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_RENDER_BANDS"] ?? "").map { max(1, min($0, 16)) }
+        ?? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
 
     /// Whether the base map's painters may run on several threads at once: the built-in world's
     /// painter reads immutable data only; the tile painters keep caches and stay on one thread.
