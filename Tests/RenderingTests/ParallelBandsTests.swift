@@ -54,11 +54,18 @@ import TouchCore
         #expect(Self.differing(one.buffer, four.buffer) == 0)
     }
 
-    @Test func aTileSetKeepsTheBaseMapOnOneThread() {
-        let r = MapRenderer()
-        r.bands = 4
-        #expect(r.paintsBaseInParallel)
-        r.bands = 1
-        #expect(!r.paintsBaseInParallel)
+    @Test func aTileSetKeepsTheBaseMapOnOneThread() throws {
+        let world = MapRenderer()
+        world.bands = 4
+        #expect(world.paintsBaseInParallel)
+        // The raster painter keeps a decoded-tile cache: one thread, whatever the band count.
+        let raster = try #require(MapRenderer.openRaster(path: fixture("node-mbtiles_plain_1.mbtiles")).source)
+        let tiles = MapRenderer(raster: raster)
+        tiles.bands = 4
+        #expect(!tiles.paintsBaseInParallel)
+        let f = OwnedFrameBuffer(width: 320, height: 240)
+        tiles.usesBaseMapCache = false
+        tiles.render(MapScene(camera: CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 1)), into: f.buffer)
+        #expect(tiles.lastFrameKind == .full)
     }
 }
