@@ -232,9 +232,7 @@ public final class MapRenderer {
 
     // MARK: drawing on both cores
 
-    /// Horizontal bands a base map is split into, drawn in parallel (1: one thread): one per
-    /// core, because every band projects and builds the whole view's paths (only the filling is
-    /// split), so more bands than cores cost more than they balance. The environment variable
+    /// Horizontal bands a base map is split into, drawn in parallel (1: one thread): one per core. The environment variable
     /// TOUCHBRIDGE_RENDER_BANDS overrides it (for measuring).
     public var bands = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_RENDER_BANDS"] ?? "").map { max(1, min($0, 16)) }
         ?? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
@@ -243,8 +241,9 @@ public final class MapRenderer {
     /// painter reads immutable data only; the tile painters keep caches and stay on one thread.
     var paintsBaseInParallel: Bool { bands > 1 && raster == nil && vector == nil }
 
-    /// Draws the base map into memory (XRGB8888 rows) in horizontal bands, in parallel. Every band
-    /// draws the same paths on a surface over the whole frame, clipped to its rows, so the bands
+    /// Draws the base map into memory (XRGB8888 rows) in horizontal bands, in parallel. The paths
+    /// are built once (projection, culling, clipping); every band fills and strokes them on a
+    /// surface over the whole frame, clipped to its rows, so the bands
     /// write disjoint memory and the frame is the single-threaded frame. (A surface over the
     /// band's rows only, with the paths translated, changed a few pixels by one level.)
     func paintBaseInBands(into pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
@@ -264,7 +263,11 @@ public final class MapRenderer {
             return
         }
         let base = UnsafeSendablePointer(pixels)
-        let world = world, style = style
+        let style = style
+        // The paths are built once, here; the bands only fill and stroke them.
+        let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
+        let paths = painter.paths(view: view, zoom: zoom)
+        defer { paths.free() }
         DispatchQueue.concurrentPerform(iterations: n) { i in
             let y0 = height * i / n, y1 = height * (i + 1) / n
             guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
@@ -272,7 +275,9 @@ public final class MapRenderer {
             let cr = cairo_create(s)!
             cairo_rectangle(cr, 0, Double(y0), Double(width), Double(y1 - y0))
             cairo_clip(cr)
-            MapRenderer.paintWorld(cr: cr, world: world, style: style, view: view, zoom: zoom, antialias: antialias)
+            cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
+            cairo_paint(cr)
+            painter.paint(cr: cr, paths: paths, zoom: zoom)
             cairo_destroy(cr)
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
