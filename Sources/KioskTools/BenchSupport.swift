@@ -30,18 +30,9 @@ public enum BenchSupport {
     public static func median(_ v: [Double]) -> Double { percentile(v, 50) }
 
     /// Peak resident set size of this process in MiB (VmHWM), or nil when /proc is not there.
-    public static func peakRSSMiB() -> Double? { procStatus("VmHWM:") }
+    public static func peakRSSMiB() -> Double? { ProcessMemory.peakResidentMiB() }
     /// Resident memory now (VmRSS), MiB: what a stage added, beside the peak.
-    public static func currentRSSMiB() -> Double? { procStatus("VmRSS:") }
-
-    static func procStatus(_ key: String) -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix(key) {
-            let kb = line.split(separator: " ").compactMap { Double($0) }.first
-            return kb.map { $0 / 1024 }
-        }
-        return nil
-    }
+    public static func currentRSSMiB() -> Double? { ProcessMemory.residentMiB() }
 
     /// The same, with buffers that are not in the CPU cache (a ring of 8 source/destination
     /// pairs, larger than the last-level cache): what a frame copy costs in a real loop.

@@ -286,6 +286,7 @@ public struct Benchmarks {
         try p.run()
         var firstFrameMS: Double?
         var rss: Double?
+        var cacheBytes = 0.0
         var buffer = Data()
         let h = pipe.fileHandleForReading
         while true {
@@ -297,11 +298,20 @@ public struct Benchmarks {
                 buffer.removeSubrange(buffer.startIndex...nl)
                 if line == "first-frame" { firstFrameMS = Double(BenchSupport.nanos() - start) / 1e6 }
                 if line.hasPrefix("peak-rss-mib ") { rss = Double(line.dropFirst(13)) }
+                if line.hasPrefix("cache ") {
+                    // "cache BYTES WxH NAME": the renderer's caches, sized from the screen.
+                    let f = line.split(separator: " ", maxSplits: 3)
+                    if f.count == 4, let b = Double(f[1]) {
+                        cacheBytes += b
+                        progress(String(format: "    cache: %@, %@, %.1f MiB", String(f[3]), String(f[2]), b / 1_048_576))
+                    }
+                }
             }
         }
         p.waitUntilExit()
         if let f = firstFrameMS { add("first_frame_ms", f, "ms", "start to first frame (1080p, tile set)") }
         if let r = rss { add("peak_rss_mib", r, "MiB", "peak resident memory of a 1080p kiosk run with a tile set") }
+        if cacheBytes > 0 { add("render_caches_mib", cacheBytes / 1_048_576, "MiB", "the renderer's caches in that run (listed above)") }
     }
 
     /// The child side of `kioskProbe`: a MapView on a memory display at 1080p with the tile set,
@@ -331,6 +341,7 @@ public struct Benchmarks {
         }
         view.pipeline.advance(to: script.time + 3)
         view.drawAndPresent(now: script.time + 3)
+        for c in view.renderer.cacheSizes { print("cache \(c.bytes) \(c.width)x\(c.height) \(c.name)") }
         print("peak-rss-mib \(BenchSupport.peakRSSMiB() ?? 0)"); fflush(nil)
         view.close()
     }

@@ -40,6 +40,13 @@ extension Benchmarks {
                 renderer.render(scene, into: frame.buffer, quality: .interactive)
             }
             add("pan_frame_\(n)_markers_ms", BenchSupport.median(pans), "ms", "pan frame with \(n) markers (scene + render, 1080p)")
+            // What a pan pays every `OverlayLayer.margin` px, and the settled frame: the layer
+            // (names, pins) drawn again around the view.
+            let builds = BenchSupport.timeRuns(warmup: 1, minRuns: options.quick ? 2 : 5, minSeconds: options.quick ? 0 : minSeconds / 2) {
+                renderer.invalidateOverlayLayer()
+                renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: .interactive)
+            }
+            add("overlay_build_\(n)_markers_ms", BenchSupport.median(builds), "ms", "overlay layer drawn again with \(n) markers (1080p)")
             var k = 0
             var hits = 0
             let taps = BenchSupport.timeRuns(warmup: 1, minRuns: 10, minSeconds: minSeconds / 4) {

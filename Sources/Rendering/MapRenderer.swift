@@ -53,13 +53,32 @@ public final class MapRenderer {
     var textRenderer: TextRenderer { text }
     private let icons = IconCache()
     private var baseCache: BaseCache?
+    /// Counts base cache builds, so the overlay layer knows when its base pixels are stale.
+    private var baseGeneration = 0
+    /// Draw place names, markers and the info window into a layer that moves with the map
+    /// (pan frames copy it), rather than over every frame.
+    public var usesOverlayLayer = true
+    /// How many times the overlay layer was drawn (tests and bench: pan frames draw none).
+    public private(set) var overlayBuilds = 0
+    private var overlayLayer: OverlayLayer?
+    private var layerScene: MapScene?
+    private var layerUsed = false
+    private final class Furniture {
+        let compass = FurnitureSprite<Double>()
+        let scaleBar = FurnitureSprite<OverlayPainter.ScaleBar>()
+        let attribution = FurnitureSprite<String>()
+        let recenter = FurnitureSprite<Bool>()
+    }
+    private let furniture = Furniture()
     /// The zoom of the frame before, to tell a settled zoom from a pinch or zoom animation.
     private var previousZoom: Double?
-    /// Extra pixels the cached base map extends beyond each screen edge: enough for the screen
-    /// turned to any angle about its centre, plus room to pan.
+    /// Extra pixels the cached base map extends beyond each screen edge: the overlay layer's
+    /// margin plus the drift allowed before the cache scrolls, so the layer can always be copied
+    /// out of it. (It used to cover the screen turned to any angle, 30 MiB at 1080p; now a
+    /// rotation frame resamples the cache while the turned screen fits in it, and beyond that
+    /// draws the base map directly, on both cores.)
     public static func cacheMargin(width: Int, height: Int) -> Int {
-        let halfDiagonal = (Double(width * width + height * height)).squareRoot() / 2
-        return max(256, Int((halfDiagonal - Double(min(width, height)) / 2).rounded(.up)) + 64)
+        max(256, OverlayLayer.margin(width: width, height: height) + scrollStep + 32)
     }
 
     public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld? = nil,
@@ -94,8 +113,23 @@ public final class MapRenderer {
         OverlayPainter.infoWindowSize(title: title, snippet: snippet, image: image.flatMap { icons.image(path: $0) }, text: text)
     }
 
+    /// The renderer's caches as they stand, sized from the screen: name, pixels, bytes.
+    public var cacheSizes: [(name: String, width: Int, height: Int, bytes: Int)] {
+        var out: [(String, Int, Int, Int)] = []
+        if let c = baseCache { out.append(("base map (torus)", c.width, c.height, c.width * c.height * 4)) }
+        if let l = overlayLayer { out.append(("overlay layer", l.width, l.height, l.width * l.height * 4)) }
+        if let r = raster { out.append(("decoded tiles (of \(r.capacity) at most)", r.cachedTileCount, 1, r.cachedTileCount * 256 * 256 * 4)) }
+        return out
+    }
+
+    /// Forgets the overlay layer (the next frame draws names and markers again): for measuring.
+    public func invalidateOverlayLayer() { overlayLayer?.invalidate() }
+
     /// Forgets the cached base map (e.g. after the style or the data changed).
-    public func invalidateCache() { baseCache = nil }
+    public func invalidateCache() {
+        baseCache = nil
+        overlayLayer?.invalidate()
+    }
 
     public func render(_ scene: MapScene, into frame: FrameBuffer, quality: Quality = .final) {
         let screen = Size(width: Double(frame.width), height: Double(frame.height))
@@ -106,34 +140,156 @@ public final class MapRenderer {
         defer { cairo_surface_destroy(surface) }
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr) }
+        let streets = vector != nil && showsStreetMap(view: view)
+        // The street map keeps its own per-frame labels; the world map's names and the markers
+        // come with the overlay layer when the base map comes from its cache.
+        layerScene = usesOverlayLayer && !streets ? scene : nil
+        layerUsed = false
         lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
         previousZoom = scene.camera.zoom
-        if let vector, showsStreetMap(view: view) {
-            drawnPlaces = []
-            streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
-        } else {
-            streetLabels = []
-            drawnPlaces = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
-        }
         let overlay = OverlayPainter(style: style)
-        overlay.paintSky(cr: cr, view: view)
-        overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
-        if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
-        if scene.showsCompass { overlay.paintCompass(cr: cr, bearing: scene.camera.bearing, screen: screen) }
-        if scene.showsScaleBar { overlay.paintScaleBar(cr: cr, projection: projection, text: text) }
-        overlay.paintAttribution(cr: cr, text: attribution(extra: scene.attribution), screen: screen, renderer: text)
-        if scene.showsRecenterButton { overlay.paintRecenterButton(cr: cr, screen: screen, text: text) }
+        if layerUsed {
+            streetLabels = []
+        } else {
+            if let vector, streets {
+                drawnPlaces = []
+                streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
+            } else {
+                streetLabels = []
+                drawnPlaces = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+            }
+            overlay.paintSky(cr: cr, view: view)
+            overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
+            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
+        }
+        paintFurniture(cr: cr, scene: scene, projection: projection, overlay: overlay)
         cairo_surface_flush(surface)
+    }
+
+    /// Compass, scale bar, attribution and re-center button, each from its sprite (drawn again
+    /// only when what it shows changes).
+    private func paintFurniture(cr: OpaquePointer, scene: MapScene, projection: Projection, overlay: OverlayPainter) {
+        let screen = projection.screen
+        if scene.showsCompass {
+            let f = OverlayPainter.compassFrame(screen: screen)
+            furniture.compass.draw(key: scene.camera.bearing, rect: (Int(f.x) - 2, Int(f.y) - 2, Int(f.w) + 4, Int(f.h) + 4), onto: cr) {
+                overlay.paintCompass(cr: $0, bearing: scene.camera.bearing, screen: screen)
+            }
+        }
+        if scene.showsScaleBar, let bar = OverlayPainter.scaleBar(projection: projection) {
+            furniture.scaleBar.draw(key: bar, rect: OverlayPainter.scaleBarFrame(screen: screen), onto: cr) {
+                overlay.paintScaleBar(cr: $0, bar: bar, screen: screen, text: text)
+            }
+        }
+        let credit = attribution(extra: scene.attribution)
+        let strip = Int(OverlayPainter.attributionHeight)
+        furniture.attribution.draw(key: credit, rect: (0, Int(screen.height) - strip, Int(screen.width), strip), onto: cr) {
+            overlay.paintAttribution(cr: $0, text: credit, screen: screen, renderer: text)
+        }
+        if scene.showsRecenterButton {
+            let f = OverlayPainter.recenterFrame(screen: screen)
+            furniture.recenter.draw(key: true, rect: (Int(f.x) - 2, Int(f.y) - 2, Int(f.w) + 4, Int(f.h) + 4), onto: cr) {
+                overlay.paintRecenterButton(cr: $0, screen: screen, text: text)
+            }
+        }
+    }
+
+    /// Builds the overlay layer around the view if it cannot give this frame, then copies the
+    /// frame from it. False when the base cache does not cover the layer's rectangle.
+    private func copyFromLayer(_ c: BaseCache, scene: MapScene, viewX: Int, viewY: Int, frame: FrameBuffer, quality: Quality) -> Bool {
+        let layer = overlayLayer.flatMap { $0.width == frame.width + 2 * OverlayLayer.margin(width: frame.width, height: frame.height) ? $0 : nil }
+            ?? OverlayLayer(width: frame.width, height: frame.height)
+        overlayLayer = layer
+        let centred = OverlayLayer.centredOrigin(x: viewX, y: viewY, width: frame.width, height: frame.height)
+        var fresh = layer.serves(scene, x: viewX, y: viewY, width: frame.width, height: frame.height, baseGeneration: baseGeneration)
+        // A settled frame is drawn from a layer centred on it, as a fresh renderer would.
+        if fresh && quality == .final && (layer.originX, layer.originY) != centred { fresh = false }
+        if !fresh {
+            guard c.covers(x: Double(centred.0), y: Double(centred.1), layer.width, layer.height) else { return false }
+            copyRows(c, worldX: centred.0, worldY: centred.1, width: layer.width, height: layer.height, into: layer.image.surface)
+            layer.didBuild(scene: scene, originX: centred.0, originY: centred.1, baseGeneration: baseGeneration, places: [])
+            let cr = cairo_create(layer.image.surface)!
+            let view = layer.view
+            let places = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+            let overlay = OverlayPainter(style: style)
+            overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
+            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
+            cairo_destroy(cr)
+            layer.didBuild(scene: scene, originX: centred.0, originY: centred.1, baseGeneration: baseGeneration, places: places)
+            overlayBuilds += 1
+        }
+        layer.copy(x: viewX, y: viewY, into: frame)
+        drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
+        return true
     }
 
     /// Sea, built-in world and raster tiles for a view (place names are drawn per frame, upright).
     private func paintBase(cr: OpaquePointer, view: GroundView, zoom: Double, antialias: Bool = true) {
+        MapRenderer.paintWorld(cr: cr, world: world, style: style, view: view, zoom: zoom, antialias: antialias)
+        if let raster { RasterMapPainter(source: raster, fast: !antialias).paint(cr: cr, view: view, zoom: zoom) }
+        if let vector { paintStreetMap(vector, cr: cr, view: view, zoom: zoom, antialias: antialias) }
+    }
+
+    // MARK: drawing on both cores
+
+    /// Horizontal bands a base map is split into, drawn in parallel (1: one thread): one per core. The environment variable
+    /// TOUCHBRIDGE_RENDER_BANDS overrides it (for measuring).
+    public var bands = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_RENDER_BANDS"] ?? "").map { max(1, min($0, 16)) }
+        ?? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+
+    /// Whether the base map's painters may run on several threads at once: the built-in world's
+    /// painter reads immutable data only; the tile painters keep caches and stay on one thread.
+    var paintsBaseInParallel: Bool { bands > 1 && raster == nil && vector == nil }
+
+    /// Draws the base map into memory (XRGB8888 rows) in horizontal bands, in parallel. The paths
+    /// are built once (projection, culling, clipping); every band fills and strokes them on a
+    /// surface over the whole frame, clipped to its rows, so the bands
+    /// write disjoint memory and the frame is the single-threaded frame. (A surface over the
+    /// band's rows only, with the paths translated, changed a few pixels by one level.)
+    func paintBaseInBands(into pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
+                          view: GroundView, zoom: Double, antialias: Bool) {
+        func surface(_ y0: Int, _ y1: Int, _ p: UnsafeMutableRawPointer) -> OpaquePointer? {
+            cairo_image_surface_create_for_data((p + y0 * stride).assumingMemoryBound(to: UInt8.self),
+                                                CAIRO_FORMAT_RGB24, Int32(width), Int32(y1 - y0), Int32(stride))
+        }
+        let n = paintsBaseInParallel ? min(bands, max(1, height / 16)) : 1
+        guard n > 1 else {
+            guard let s = surface(0, height, pixels) else { return }
+            let cr = cairo_create(s)!
+            paintBase(cr: cr, view: view, zoom: zoom, antialias: antialias)
+            cairo_destroy(cr)
+            cairo_surface_flush(s)
+            cairo_surface_destroy(s)
+            return
+        }
+        let base = UnsafeSendablePointer(pixels)
+        let style = style
+        // The paths are built once, here; the bands only fill and stroke them.
+        let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
+        let paths = painter.paths(view: view, zoom: zoom)
+        defer { paths.free() }
+        DispatchQueue.concurrentPerform(iterations: n) { i in
+            let y0 = height * i / n, y1 = height * (i + 1) / n
+            guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
+                                                                  CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
+            let cr = cairo_create(s)!
+            cairo_rectangle(cr, 0, Double(y0), Double(width), Double(y1 - y0))
+            cairo_clip(cr)
+            cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
+            cairo_paint(cr)
+            painter.paint(cr: cr, paths: paths, zoom: zoom)
+            cairo_destroy(cr)
+            cairo_surface_flush(s)
+            cairo_surface_destroy(s)
+        }
+    }
+
+    /// Sea and the built-in world: what `paintBase` draws when there are no tile sets.
+    static func paintWorld(cr: OpaquePointer, world: BuiltInWorld, style: MapStyle, view: GroundView, zoom: Double, antialias: Bool) {
         cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
         cairo_paint(cr)
         VectorMapPainter(world: world, style: style, antialias: antialias).paint(cr: cr, view: view, zoom: zoom)
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
-        if let raster { RasterMapPainter(source: raster, fast: !antialias).paint(cr: cr, view: view, zoom: zoom) }
-        if let vector { paintStreetMap(vector, cr: cr, view: view, zoom: zoom, antialias: antialias) }
     }
 
     // MARK: the cached base map
@@ -199,14 +355,14 @@ public final class MapRenderer {
                 let dx = wantX - c.originX, dy = wantY - c.originY
                 let covered = c.covers(x: vx.rounded(), y: vy.rounded(), frame.width, frame.height)
                 if covered && abs(dx) < MapRenderer.scrollStep && abs(dy) < MapRenderer.scrollStep {
-                    copy(c, viewX: vx, viewY: vy, into: frame)
+                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
                     cairo_surface_mark_dirty(surface)
                     return .cached
                 }
                 if abs(dx) < c.width / 2 && abs(dy) < c.height / 2 {
                     scroll(&c, dx: dx, dy: dy)
                     baseCache = c
-                    copy(c, viewX: vx, viewY: vy, into: frame)
+                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
                     cairo_surface_mark_dirty(surface)
                     return .scrolled
                 }
@@ -220,29 +376,53 @@ public final class MapRenderer {
             if flatNorthUp && zoomSettled && (quality == .final || baseCache?.zoom == camera.zoom) {
                 let c = renderCache(zoom: camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height)
                 baseCache = c
-                copy(c, viewX: vx, viewY: vy, into: frame)
+                baseGeneration += 1
+                present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
                 cairo_surface_mark_dirty(surface)
                 return .cacheRebuilt
             }
         }
-        paintBase(cr: cr, view: view, zoom: camera.zoom, antialias: quality == .final)
+        cairo_surface_flush(surface)
+        paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
+                         view: view, zoom: camera.zoom, antialias: quality == .final)
+        cairo_surface_mark_dirty(surface)
         return .full
     }
 
-    /// Copies the cache's rows at the whole-pixel offset nearest the view (error at most 0.5 px);
-    /// a row that wraps round the torus is two copies.
-    private func copy(_ c: BaseCache, viewX: Double, viewY: Double, into frame: FrameBuffer) {
-        let dx = Int(viewX.rounded()) - c.originX, dy = Int(viewY.rounded()) - c.originY
+    /// Puts the base map (with the overlay layer's names and markers when it is in use) into
+    /// the frame at the whole-pixel offset nearest the view (error at most 0.5 px).
+    private func present(_ c: BaseCache, viewX: Double, viewY: Double, into frame: FrameBuffer, quality: Quality) {
+        let x = Int(viewX.rounded()), y = Int(viewY.rounded())
+        if let scene = layerScene, copyFromLayer(c, scene: scene, viewX: x, viewY: y, frame: frame, quality: quality) {
+            layerUsed = true
+            return
+        }
+        copy(c, worldX: x, worldY: y, width: frame.width, height: frame.height, into: frame.pixels, stride: frame.stride)
+    }
+
+    /// Copies a world rectangle of the cache into an image surface.
+    private func copyRows(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into surface: OpaquePointer) {
+        cairo_surface_flush(surface)
+        guard let dst = cairo_image_surface_get_data(surface) else { return }
+        copy(c, worldX: worldX, worldY: worldY, width: width, height: height, into: UnsafeMutableRawPointer(dst),
+             stride: Int(cairo_image_surface_get_stride(surface)))
+        cairo_surface_mark_dirty(surface)
+    }
+
+    /// Copies the cache's rows of a world rectangle (inside the cache); a row that wraps round
+    /// the torus is two copies.
+    private func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int) {
+        let dx = worldX - c.originX, dy = worldY - c.originY
         cairo_surface_flush(c.image.surface)
         let src = cairo_image_surface_get_data(c.image.surface)!
         let srcStride = Int(cairo_image_surface_get_stride(c.image.surface))
         let x0 = (c.phaseX + dx) % c.width
-        let first = min(frame.width, c.width - x0)
-        for y in 0..<frame.height {
+        let first = min(width, c.width - x0)
+        for y in 0..<height {
             let row = src + ((c.phaseY + dy + y) % c.height) * srcStride
-            let dst = frame.pixels + y * frame.stride
+            let dst = pixels + y * stride
             dst.copyMemory(from: row + x0 * 4, byteCount: first * 4)
-            if first < frame.width { (dst + first * 4).copyMemory(from: row, byteCount: (frame.width - first) * 4) }
+            if first < width { (dst + first * 4).copyMemory(from: row, byteCount: (width - first) * 4) }
         }
     }
 
@@ -320,10 +500,12 @@ public final class MapRenderer {
         let centre = Point(x: Double(originX) + Double(w) / 2, y: Double(originY) + Double(h) / 2)
         let camera = CameraPosition(target: WebMercator.coordinate(world: centre, zoom: zoom), zoom: zoom)
         let projection = Projection(camera: camera, screen: Size(width: Double(w), height: Double(h)))
-        let cr = cairo_create(image.surface)!
-        paintBase(cr: cr, view: GroundView(projection: projection), zoom: zoom)
-        cairo_destroy(cr)
         cairo_surface_flush(image.surface)
+        if let data = cairo_image_surface_get_data(image.surface) {
+            paintBaseInBands(into: UnsafeMutableRawPointer(data), width: w, height: h, stride: Int(cairo_image_surface_get_stride(image.surface)),
+                             view: GroundView(projection: projection), zoom: zoom, antialias: true)
+        }
+        cairo_surface_mark_dirty(image.surface)
         return BaseCache(image: image, zoom: zoom, originX: originX, originY: originY)
     }
 }
@@ -338,4 +520,10 @@ extension MapRenderer {
         }
         return (opened.raster, opened.warnings.first)
     }
+}
+
+/// A pointer handed to the band workers: each writes only its own rows.
+private struct UnsafeSendablePointer: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(_ p: UnsafeMutableRawPointer) { pointer = p }
 }

@@ -57,7 +57,7 @@ struct OverlayPainter {
         for (_, marker, p) in drawn {
             switch marker.icon {
             case let .defaultPin(color):
-                paintPin(cr: cr, tip: p, color: color)
+                paintPinSprite(cr: cr, tip: p, color: color, icons: icons)
             case let .argb(_, _, _, anchor), let .png(_, anchor):
                 if let img = icons.image(for: marker) {
                     let x = p.x - anchor.x * Double(img.width), y = p.y - anchor.y * Double(img.height)
@@ -68,6 +68,25 @@ struct OverlayPainter {
                 }
             }
         }
+    }
+
+    /// Where the pin sprite's tip is, px from its top left corner, and the sprite's size.
+    static let pinSpriteTip = (x: 15, y: 45), pinSpriteSize = (w: 31, h: 49)
+
+    /// The default pin from a sprite drawn once per colour and quarter-pixel phase (a tip at most
+    /// 1/8 px from the exact point): thousands of pins cost thousands of small blits, not paths.
+    func paintPinSprite(cr: OpaquePointer, tip: Point, color: RGBColor, icons: IconCache) {
+        guard tip.x.isFinite, tip.y.isFinite else { return }
+        var ix = Int(tip.x.rounded(.down)), iy = Int(tip.y.rounded(.down))
+        var qx = Int(((tip.x - Double(ix)) * 4).rounded()), qy = Int(((tip.y - Double(iy)) * 4).rounded())
+        if qx == 4 { qx = 0; ix += 1 }
+        if qy == 4 { qy = 0; iy += 1 }
+        let sprite = icons.pinSprite(color: color, phase: qy * 4 + qx) { c in
+            paintPin(cr: c, tip: Point(x: Double(OverlayPainter.pinSpriteTip.x) + Double(qx) / 4,
+                                       y: Double(OverlayPainter.pinSpriteTip.y) + Double(qy) / 4), color: color)
+        }
+        cairo_set_source_surface(cr, sprite.surface, Double(ix - OverlayPainter.pinSpriteTip.x), Double(iy - OverlayPainter.pinSpriteTip.y))
+        cairo_paint(cr)
     }
 
     /// The default pin exactly as `PinGeometry` hit-tests it: head disc and the cone from the tip
@@ -243,18 +262,29 @@ struct OverlayPainter {
                   color: RGBColor(hex: 0x1A73E8))
     }
 
-    func paintScaleBar(cr: OpaquePointer, projection: Projection, text: TextRenderer) {
+    /// The scale bar's length (px, to a quarter pixel, so a pan along a parallel does not
+    /// redraw it) and label for a projection; nil where the scale is undefined.
+    struct ScaleBar: Equatable { let width: Double; let label: String }
+    static func scaleBar(projection: Projection) -> ScaleBar? {
         // Metres per screen pixel at the screen centre (one world pixel there is one screen pixel).
         let lat = projection.camera.target.latitude * .pi / 180
         let metresPerPixel = 40_075_016.686 * cos(lat) / projection.worldSize
-        guard metresPerPixel > 0, metresPerPixel.isFinite else { return }
+        guard metresPerPixel > 0, metresPerPixel.isFinite else { return nil }
         let maxWidth = 120.0 // px
         let maxMetres = metresPerPixel * maxWidth
         let p = pow(10, floor(log10(maxMetres)))
         let nice = [5.0, 2, 1].map { $0 * p }.first { $0 <= maxMetres } ?? p
-        let w = nice / metresPerPixel
-        let label = nice >= 1000 ? "\(Int(nice / 1000)) km" : "\(Int(nice)) m"
-        let x = 12.0, y = projection.screen.height - OverlayPainter.attributionHeight - 12
+        let w = (nice / metresPerPixel * 4).rounded() / 4
+        return ScaleBar(width: w, label: nice >= 1000 ? "\(Int(nice / 1000)) km" : "\(Int(nice)) m")
+    }
+    /// The screen rectangle the scale bar is drawn in (bar, halo and label).
+    static func scaleBarFrame(screen: Size) -> (x: Int, y: Int, w: Int, h: Int) {
+        (0, Int(screen.height - attributionHeight - 12) - 40, 200, 46)
+    }
+
+    func paintScaleBar(cr: OpaquePointer, bar: ScaleBar, screen: Size, text: TextRenderer) {
+        let w = bar.width, label = bar.label
+        let x = 12.0, y = screen.height - OverlayPainter.attributionHeight - 12
         cairo_new_path(cr)
         cairo_move_to(cr, x, y - 6); cairo_line_to(cr, x, y); cairo_line_to(cr, x + w, y); cairo_line_to(cr, x + w, y - 6)
         cairo_set_source_rgba(cr, 1, 1, 1, 0.9)
@@ -293,6 +323,23 @@ struct OverlayPainter {
 /// Decoded custom marker icons, kept by marker id (and PNG path).
 final class IconCache {
     private var images: [String: CairoImage?] = [:]
+    /// Default pin sprites by colour and phase: a short list searched in order (a frame uses one
+    /// or two colours), no hashing per pin.
+    private var pins: [(color: UInt32, phase: Int, image: CairoImage)] = []
+
+    func pinSprite(color: RGBColor, phase: Int, draw: (OpaquePointer) -> Void) -> CairoImage {
+        let key = color.pixel
+        for p in pins where p.color == key && p.phase == phase { return p.image }
+        let s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(OverlayPainter.pinSpriteSize.w), Int32(OverlayPainter.pinSpriteSize.h))!
+        let c = cairo_create(s)!
+        draw(c)
+        cairo_destroy(c)
+        cairo_surface_flush(s)
+        let image = CairoImage(owning: s)
+        if pins.count >= 256 { pins.removeFirst(16) }
+        pins.append((key, phase, image))
+        return image
+    }
     /// A PNG file (an info window's image), decoded once.
     func image(path: String) -> CairoImage? {
         let key = "png:" + path

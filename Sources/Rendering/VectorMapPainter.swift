@@ -11,6 +11,70 @@ struct VectorMapPainter {
     /// Off for interactive frames that cannot come from the cache (tilted): 2..3x faster, jaggier.
     var antialias = true
 
+    /// The view's land, river and border paths, built once (projection, culling, clipping) so
+    /// that several band threads can fill the same paths: cairo_path_t values the caller frees
+    /// with `free()`.
+    struct Paths: @unchecked Sendable {
+        var land: UnsafeMutablePointer<cairo_path_t>?
+        var rivers: UnsafeMutablePointer<cairo_path_t>?
+        var borders: UnsafeMutablePointer<cairo_path_t>?
+        func free() { for p in [land, rivers, borders] { if let p { cairo_path_destroy(p) } } }
+    }
+
+    func paths(view: GroundView, zoom: Double) -> Paths {
+        // A path lives in device space as 24.8 fixed point; with the identity matrix, copying it
+        // out and appending it again gives the same fixed-point values.
+        let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1)!
+        let cr = cairo_create(scratch)!
+        defer { cairo_destroy(cr); cairo_surface_destroy(scratch) }
+        var a: [Double] = [], b: [Double] = []
+        a.reserveCapacity(4096); b.reserveCapacity(4096)
+        var out = Paths()
+        if let land = world.level("land", zoom: zoom) {
+            cairo_new_path(cr)
+            addPolygons(land, cr: cr, view: view, &a, &b)
+            out.land = cairo_copy_path(cr)
+        }
+        if zoom >= 1.5, let rivers = world.level("rivers", zoom: zoom) {
+            cairo_new_path(cr)
+            addLines(rivers, cr: cr, view: view)
+            out.rivers = cairo_copy_path(cr)
+        }
+        if let borders = world.level("borders", zoom: zoom) {
+            cairo_new_path(cr)
+            addLines(borders, cr: cr, view: view)
+            out.borders = cairo_copy_path(cr)
+        }
+        return out
+    }
+
+    /// Fills and strokes paths built by `paths(view:zoom:)`, as `paint` does.
+    func paint(cr: OpaquePointer, paths: Paths, zoom: Double) {
+        cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
+        if let land = paths.land {
+            cairo_new_path(cr)
+            cairo_append_path(cr, land)
+            cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+            cairo_set_source_rgb(cr, style.land.r, style.land.g, style.land.b)
+            cairo_fill(cr)
+        }
+        if let rivers = paths.rivers {
+            cairo_new_path(cr)
+            cairo_append_path(cr, rivers)
+            cairo_set_source_rgb(cr, style.river.r, style.river.g, style.river.b)
+            cairo_set_line_width(cr, zoom >= 5 ? 1.5 : 1)
+            cairo_stroke(cr)
+        }
+        if let borders = paths.borders {
+            cairo_new_path(cr)
+            cairo_append_path(cr, borders)
+            cairo_set_source_rgb(cr, style.border.r, style.border.g, style.border.b)
+            cairo_set_line_width(cr, zoom >= 4 ? 1.2 : 1)
+            cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
+            cairo_stroke(cr)
+        }
+    }
+
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double) {
         var a: [Double] = [], b: [Double] = []
         a.reserveCapacity(4096); b.reserveCapacity(4096)

@@ -48,7 +48,7 @@ public final class MapView {
     public var overlay: ((FrameBuffer) -> Void)?
 
     let log: KioskLog
-    let renderer: MapRenderer
+    public let renderer: MapRenderer
     let frame: OwnedFrameBuffer
     /// The kiosk's one event loop. A host app adds its own descriptors and timers to it
     /// (`add(fd:interest:handler:)`, `schedule(at:handler:)`), before or during `run()`.

@@ -248,13 +248,8 @@ public final class Soak {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    /// Resident set size from /proc/self/statm (second field, in pages); 0 where there is none.
-    public static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .ascii) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
+    /// Resident set size, bytes (`ProcessMemory`); 0 where there is no /proc.
+    public static func residentBytes() -> Int { ProcessMemory.residentBytes() ?? 0 }
 }
 
 /// SplitMix64: small, fast and deterministic, so a failing soak names its seed.

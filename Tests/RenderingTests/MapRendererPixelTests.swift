@@ -280,7 +280,9 @@ import TouchCore
         let f = RenderedFrame(MapScene(camera: camera(46, 5, 4)), renderer: renderer)
         let madrid = try #require(renderer.drawnPlaces.first { $0.name == "Madrid" })
         let p = f.screenPoint(madrid.coordinate.latitude, madrid.coordinate.longitude)
-        #expect(madrid.point.distance(to: p) < 1e-6)
+        // Names come with the overlay layer, copied at the base map's whole-pixel offset: the
+        // reported point is where the dot is drawn, within half a pixel on each axis of the exact one.
+        #expect(madrid.point.distance(to: p) <= 0.71)
         #expect(rgb(f.pixel(p)).r < 90, "the city dot")
         #expect(madrid.frame.x < p.x && madrid.frame.x + madrid.frame.width > p.x + 20)
         // Labels that would overlap are left out, and are not reported.
