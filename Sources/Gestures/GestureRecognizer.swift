@@ -258,7 +258,11 @@ public struct GestureRecognizer: Sendable {
             startOneFinger(id)
         case .cancel, .interrupt:
             abandon()
-        case .fingerUp, .motion, .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
+        case .fingerUp:
+            // Fingers that lift in one frame are handed over one by one: when the first lift
+            // ended the gesture (a pinch, a rotation, a two-finger tap), the others come here.
+            why = "the rest of the same lift: the gesture already ended"
+        case .motion, .tooManyFingers, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
             why = bug(input)
         }
     }

@@ -102,6 +102,12 @@ struct Script {
         frame()
     }
 
+    /// Several fingers lift in one frame (a panel reports both ends of a pinch together).
+    mutating func up(_ ids: [Int]) {
+        for id in ids { fingers[id] = nil }
+        frame()
+    }
+
     /// The contact ends by cancellation (palm rejection, unplug), not by a lift.
     mutating func cancel(_ id: Int) {
         fingers[id] = nil

@@ -22,6 +22,31 @@ struct TwoFingerTests {
         return s
     }
 
+    /// Both fingers of a pinch, a rotation or a two-finger tap lifting in the same frame end the
+    /// gesture once; the second lift is not an impossible input (the kiosk logged a "bug"
+    /// warning for every such lift in the VM). `run` fails on any transition marked a bug.
+    @Test(arguments: ["pinch", "rotate", "twoFingerTap"])
+    func bothFingersLiftingInOneFrameEndTheGestureCleanly(kind: String) {
+        var s = Script(.plain, seed: 3)
+        s.down(1, 80, 70)
+        s.down(2, 120, 70)
+        switch kind {
+        case "pinch": s.pair(1, 2, over: 0.4) { f in (Point(x: 100, y: 70), 40 + 30 * f, 0) }
+        case "rotate": s.pair(1, 2, over: 0.4) { f in (Point(x: 100, y: 70), 40, 40 * f) }
+        default: s.hold(0.05)
+        }
+        s.up([1, 2])
+        var r = Rig.plain.recognizer()
+        let events = run(s, &r)
+        if kind == "twoFingerTap" {
+            #expect(story(events) == ["twoFingerTap.recognized"])
+        } else {
+            #expect(story(events).last == "\(kind).ended")
+            #expect(events.filter { $0.phase == .ended }.count == 1)
+        }
+        #expect(r.state == .idle)
+    }
+
     @Test(arguments: Rig.all)
     func pinchOutZoomsAndIncidentalTwistDoesNotRotate(rig: Rig) {
         // Spread from 40 to 80 mm with 5 degrees of twist on the way.
