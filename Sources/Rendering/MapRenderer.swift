@@ -76,7 +76,8 @@ public final class MapRenderer {
 
     /// Attribution of the data this renderer shows.
     public func attribution(extra: String? = nil) -> String {
-        var parts = ["© Natural Earth"]
+        // City populations and some names of the built-in world come from GeoNames (CC BY 4.0).
+        var parts = ["© Natural Earth, GeoNames"]
         if let r = raster {
             if let a = r.tiles.metadata.attribution { parts.append(a) } else if let n = r.tiles.metadata.name { parts.append(n) }
         }

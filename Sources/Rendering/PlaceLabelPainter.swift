@@ -19,7 +19,9 @@ struct PlaceLabelPainter {
         }
         let cityStyle = TextRenderer.Style(sizePx: zoom >= 5 ? 13 : 12, bold: false, width: nil, maxLines: 1)
         let countryStyle = TextRenderer.Style(sizePx: 11, bold: true, width: nil, maxLines: 1)
-        let cities = world.places.filter { $0.kind == .city && $0.minZoom <= zoom + 1e-9 }.sorted { $0.minZoom < $1.minZoom }
+        // world.bin lists cities in label priority order (min zoom, capitals, population: see
+        // tools/convert_naturalearth.py); keep that order, so the bigger place wins a collision.
+        let cities = world.places.filter { $0.kind == .city && $0.minZoom <= zoom + 1e-9 }
         for city in cities {
             guard let p = view.visiblePoint(city.coordinate, slack: 40) else { continue }
             // Towards a tilted horizon the ground shrinks: show only the more important places there.
