@@ -38,7 +38,7 @@ public final class MapRenderer {
     /// The vector tile set drawn with `streetStyle` over the built-in world, if any.
     public let vector: VectorTileSet?
     public let streetStyle: StreetStyle
-    /// Multiplies the street map's text sizes.
+    /// Multiplies label text sizes, world place names and street map (`[map] text_scale`).
     public var textScale = 1.0
     /// The street-map labels drawn in the last frame, where they were drawn.
     public private(set) var streetLabels: [PlacedStreetLabel] = []
@@ -114,7 +114,7 @@ public final class MapRenderer {
             streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
         } else {
             streetLabels = []
-            drawnPlaces = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+            drawnPlaces = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
         }
         let overlay = OverlayPainter(style: style)
         overlay.paintSky(cr: cr, view: view)
