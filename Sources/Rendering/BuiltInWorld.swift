@@ -91,7 +91,8 @@ public final class BuiltInWorld: Sendable {
         return nil
     }
 
-    /// Capitals drawn on the map: name, coordinate and the zoom from which they are drawn (and tappable).
+    /// Cities drawn on the map, in label priority order: name, coordinate and the zoom from
+    /// which they are drawn (and tappable).
     public static var cities: [(name: String, coordinate: Coordinate, minZoom: Double)] {
         ((try? load())?.places ?? []).filter { $0.kind == .city }.map { ($0.name, $0.coordinate, $0.minZoom) }
     }

@@ -38,7 +38,7 @@ public final class MapRenderer {
     /// The vector tile set drawn with `streetStyle` over the built-in world, if any.
     public let vector: VectorTileSet?
     public let streetStyle: StreetStyle
-    /// Multiplies the street map's text sizes.
+    /// Multiplies label text sizes, world place names and street map (`[map] text_scale`).
     public var textScale = 1.0
     /// The street-map labels drawn in the last frame, where they were drawn.
     public private(set) var streetLabels: [PlacedStreetLabel] = []
@@ -95,7 +95,8 @@ public final class MapRenderer {
 
     /// Attribution of the data this renderer shows.
     public func attribution(extra: String? = nil) -> String {
-        var parts = ["© Natural Earth"]
+        // City populations and some names of the built-in world come from GeoNames (CC BY 4.0).
+        var parts = ["© Natural Earth, GeoNames"]
         if let r = raster {
             if let a = r.tiles.metadata.attribution { parts.append(a) } else if let n = r.tiles.metadata.name { parts.append(n) }
         }
@@ -156,7 +157,7 @@ public final class MapRenderer {
                 streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
             } else {
                 streetLabels = []
-                drawnPlaces = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+                drawnPlaces = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
             }
             overlay.paintSky(cr: cr, view: view)
             overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
@@ -210,7 +211,7 @@ public final class MapRenderer {
             layer.didBuild(scene: scene, originX: centred.0, originY: centred.1, baseGeneration: baseGeneration, places: [])
             let cr = cairo_create(layer.image.surface)!
             let view = layer.view
-            let places = PlaceLabelPainter(world: world, style: style).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+            let places = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
             let overlay = OverlayPainter(style: style)
             overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
             if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }

@@ -8,6 +8,9 @@ import TouchCore
 struct PlaceLabelPainter {
     let world: BuiltInWorld
     let style: MapStyle
+    /// Label text size factor (`[map] text_scale`): bigger text for a panel seen from afar or
+    /// a HiDPI panel. Dots and gaps grow with it, so a label keeps its shape.
+    var textScale = 1.0
 
     /// Draws the labels that fit and returns them, so taps can be matched with what is drawn.
     @discardableResult
@@ -17,28 +20,32 @@ struct PlaceLabelPainter {
         func isFree(_ r: (Double, Double, Double, Double)) -> Bool {
             !placed.contains { r.0 < $0.2 && r.2 > $0.0 && r.1 < $0.3 && r.3 > $0.1 }
         }
-        let cityStyle = TextRenderer.Style(sizePx: zoom >= 5 ? 13 : 12, bold: false, width: nil, maxLines: 1)
-        let countryStyle = TextRenderer.Style(sizePx: 11, bold: true, width: nil, maxLines: 1)
-        let cities = world.places.filter { $0.kind == .city && $0.minZoom <= zoom + 1e-9 }.sorted { $0.minZoom < $1.minZoom }
+        let s = textScale
+        let cityStyle = TextRenderer.Style(sizePx: (zoom >= 5 ? 13 : 12) * s, bold: false, width: nil, maxLines: 1)
+        let countryStyle = TextRenderer.Style(sizePx: 11 * s, bold: true, width: nil, maxLines: 1)
+        let dot = 3 * s, gap = 6 * s
+        // world.bin lists cities in label priority order (min zoom, capitals, population: see
+        // tools/convert_naturalearth.py); keep that order, so the bigger place wins a collision.
+        let cities = world.places.filter { $0.kind == .city && $0.minZoom <= zoom + 1e-9 }
         for city in cities {
             guard let p = view.visiblePoint(city.coordinate, slack: 40) else { continue }
             // Towards a tilted horizon the ground shrinks: show only the more important places there.
             if view.tilted && city.minZoom > zoom - 2 && view.projection.scale(at: p) < 0.5 { continue }
             let layout = text.layout(city.name, cityStyle)
             let (w, h) = text.size(layout)
-            let rect = (p.x - 3, p.y - h / 2, p.x + 6 + w, p.y + h / 2)
+            let rect = (p.x - dot, p.y - h / 2, p.x + gap + w, p.y + h / 2)
             guard isFree(rect) else { continue }
             placed.append(rect)
             drawn.append(DrawnPlace(name: city.name, kind: .city, coordinate: city.coordinate, point: p,
                                     frame: LabelFrame(x: rect.0, y: rect.1, width: rect.2 - rect.0, height: rect.3 - rect.1)))
             cairo_new_path(cr)
-            cairo_arc(cr, p.x, p.y, 3, 0, 2 * .pi)
+            cairo_arc(cr, p.x, p.y, dot, 0, 2 * .pi)
             cairo_set_source_rgb(cr, style.halo.r, style.halo.g, style.halo.b)
             cairo_fill_preserve(cr)
             cairo_set_source_rgb(cr, style.cityDot.r, style.cityDot.g, style.cityDot.b)
             cairo_set_line_width(cr, 1)
             cairo_fill(cr)
-            text.drawWithHalo(layout, cr: cr, x: (p.x + 6).rounded(), y: (p.y - h / 2).rounded(), color: style.cityText, halo: style.halo)
+            text.drawWithHalo(layout, cr: cr, x: (p.x + gap).rounded(), y: (p.y - h / 2).rounded(), color: style.cityText, halo: style.halo)
         }
         guard zoom < 7 else { return drawn }
         let countries = world.places.filter { $0.kind == .country && $0.minZoom <= zoom + 0.5 }.sorted { $0.minZoom < $1.minZoom }

@@ -469,7 +469,9 @@ struct ConfigReader {
         }
         if let st = v["style"]?.string { m.style = st.isEmpty ? nil : st }
         if let d = v["text_scale"]?.number {
-            guard d.isFinite, (0.5...4).contains(d) else { throw error("\(prefix).text_scale", "must be within 0.5...4, got \(d)") }
+            guard d.isFinite, (0.5...3).contains(d) else {
+                throw error("\(prefix).text_scale", "must be within 0.5...3 (1 = normal size; 1.5 for a panel seen from afar or HiDPI), got \(d)")
+            }
             m.textScale = d
         }
         var cam = m.camera

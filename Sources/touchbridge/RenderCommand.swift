@@ -32,7 +32,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "MapLibre style JSON for vector tiles (default: the built-in street style).")
     var style: String?
 
-    @Option(help: "Scale of the street map's text (e.g. 1.3 for a panel seen from afar).")
+    @Option(help: "Scale of the map's label text, 0.5...3 (e.g. 1.3 for a panel seen from afar).")
     var textScale: Double = 1
 
     @Option(help: "Markers: LAT,LON[;LAT,LON...] (default pins).")
@@ -89,6 +89,9 @@ struct RenderCommand: ParsableCommand {
             do { streetStyle = try StreetStyle.load(path: style) } catch {
                 throw ValidationError("\(error)")
             }
+        }
+        guard textScale.isFinite, (0.5...3).contains(textScale) else {
+            throw ValidationError("--text-scale must be within 0.5...3 (1 = normal size), got \(textScale)")
         }
         let renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
         renderer.textScale = textScale

@@ -262,3 +262,25 @@ func sqlite(_ path: String, _ sql: String) throws {
         } }
     }
 }
+
+/// `[map] text_scale` scales the street map's labels too: the same label's box grows with it.
+@Suite struct StreetTextScaleTests {
+    func labels(scale: Double) -> [PlacedStreetLabel] {
+        let renderer = MapRenderer(vector: MapRenderer.openTiles(path: mbtilesPath).vector)
+        renderer.textScale = scale
+        let frame = OwnedFrameBuffer(width: 800, height: 600)
+        renderer.render(MapScene(camera: CameraPosition(target: StreetMapRenderTests.vaduz, zoom: 15)), into: frame.buffer)
+        return renderer.streetLabels
+    }
+
+    @Test func streetLabelBoxesGrowWithTheTextScale() throws {
+        let normal = labels(scale: 1), big = labels(scale: 1.5)
+        let pairs = normal.compactMap { n in big.first { $0.text == n.text && $0.layerID == n.layerID }.map { (n, $0) } }
+        #expect(!pairs.isEmpty, "some labels are placed at both scales")
+        for (n, b) in pairs where n.layerID.contains("place") || n.layerID.contains("poi") {
+            #expect(b.frame.height > 1.3 * n.frame.height, "\(n.text): \(n.frame) -> \(b.frame)")
+        }
+        let heights = pairs.map { $0.1.frame.height / $0.0.frame.height }.sorted()
+        #expect(heights[heights.count / 2] > 1.3 && heights[heights.count / 2] < 1.7, "median growth \(heights)")
+    }
+}

@@ -12,4 +12,19 @@ import Testing
         #expect(throws: ConfigError.self) { try KioskConfiguration.parse(text: "[map]\nsource = \"tiles\"\n", file: "t.toml") }
         #expect(throws: ConfigError.self) { try KioskConfiguration.parse(text: "[map]\ntext_scale = 9.0\n", file: "t.toml") }
     }
+
+    /// text_scale is 0.5...3; outside it the error names the file, the line and the range.
+    @Test func textScaleIsRangeChecked() throws {
+        #expect(try KioskConfiguration.parse(text: "[map]\ntext_scale = 3\n", file: "t.toml").map.textScale == 3)
+        #expect(try KioskConfiguration.parse(text: "[map]\nzoom = 3\n", file: "t.toml").map.textScale == 1)
+        for bad in ["3.5", "0.4", "-1"] {
+            do {
+                _ = try KioskConfiguration.parse(text: "[map]\nzoom = 3\ntext_scale = \(bad)\n", file: "/etc/touchbridge.toml")
+                Issue.record("text_scale = \(bad) was accepted")
+            } catch {
+                let message = "\(error)"
+                #expect(message.contains("/etc/touchbridge.toml:3") && message.contains("text_scale") && message.contains("0.5...3"), "\(message)")
+            }
+        }
+    }
 }
