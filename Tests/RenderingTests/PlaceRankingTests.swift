@@ -17,8 +17,9 @@ import MapEngine
         let names = renderer.drawnPlaces.filter { $0.kind == .city }.map(\.name)
         for city in ["Rome", "Istanbul", "Milan", "Amsterdam"] {
             let place = try #require(renderer.drawnPlaces.first { $0.name == city }, "\(city) is labelled; drawn: \(names)")
-            // The label sits at the city's own point on screen.
-            #expect(place.point.distance(to: f.screenPoint(place.coordinate.latitude, place.coordinate.longitude)) < 1e-6)
+            // The label sits at the city's own point on screen (where its dot is drawn: the
+            // overlay layer is copied at a whole-pixel offset, so within half a pixel each way).
+            #expect(place.point.distance(to: f.screenPoint(place.coordinate.latitude, place.coordinate.longitude)) < 0.71)
             #expect(place.point.x > 0 && place.point.x < 1024 && place.point.y > 0 && place.point.y < 768)
         }
         let rome = try #require(renderer.drawnPlaces.first { $0.name == "Rome" })
