@@ -8,4 +8,5 @@ struct TouchBridgeCommand: ParsableCommand {
         version: TouchBridgeVersion.string,
         subcommands: [RunCommand.self, DemoCommand.self, BenchCommand.self, CalibrateCommand.self, TuneCommand.self, DevicesCommand.self, ReplayCommand.self, RecordCommand.self, RenderCommand.self, CheckCommand.self, CtlCommand.self, EventsCommand.self, SoakCommand.self])
 }
+ProcessMemory.limitMallocArenas()   // see there: parallel bands and glibc's per-thread arenas
 TouchBridgeCommand.main()

@@ -18,4 +18,11 @@ import Testing
         #expect(Soak.residentBytes() > 0)
         #expect(abs((ProcessMemory.residentMiB() ?? 0) - Double(ProcessMemory.residentBytes() ?? 0) / 1_048_576) < 8)
     }
+
+    /// glibc takes the arena cap (mallopt returns 1); the environment's MALLOC_ARENA_MAX wins.
+    @Test func theMallocArenaCapIsTakenUnlessTheEnvironmentSetsIt() {
+        let fromEnvironment = getenv("MALLOC_ARENA_MAX") != nil
+        // 16 arenas: this test process keeps about glibc's own default (8 per core).
+        #expect(ProcessMemory.limitMallocArenas(to: 16) == !fromEnvironment)
+    }
 }
