@@ -252,18 +252,3 @@ public final class Soak {
     public static func residentBytes() -> Int { ProcessMemory.residentBytes() ?? 0 }
 }
 
-/// SplitMix64: small, fast and deterministic, so a failing soak names its seed.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func range(_ a: Double, _ b: Double) -> Double { a + (b - a) * unit() }
-    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}

@@ -3,20 +3,8 @@ import Testing
 import TouchCore
 @testable import Gestures
 
-/// SplitMix64: a tiny seeded generator so every jittered stream is the same on every run.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in -1...1.
-    mutating func signedUnit() -> Double { Double(next() >> 11) / Double(1 << 53) * 2 - 1 }
-}
+/// The seeded generator of the jittered streams (TouchCore's SplitMix64).
+typealias SeededRandom = SplitMix64
 
 /// A sampling rate and a touch device: the recogniser must behave the same in millimetres
 /// on all of them.

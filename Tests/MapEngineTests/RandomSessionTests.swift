@@ -6,24 +6,10 @@ import Gestures
 /// Seeded random sessions of gestures, programmatic calls and clock steps: the delegate rules
 /// and the camera limits hold whatever the order.
 @Suite struct RandomSessionTests {
-    /// A small deterministic generator (SplitMix64), so a failure names its seed.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        mutating func range(_ a: Double, _ b: Double) -> Double { a + (b - a) * unit() }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
 
     @Test(arguments: 1...25)
     func rulesAndLimitsHold(seed: Int) {
-        var rng = SplitMix(state: UInt64(seed))
+        var rng = SplitMix64(seed: UInt64(seed))
         let c = controller(zoom: rng.range(2, 16), bearing: rng.range(0, 360), tilt: rng.range(0, 40))
         c.positionSource = .fixed(PositionFix(coordinate: Coordinate(latitude: 48.9, longitude: 2.4), heading: 30))
         c.add(Marker(id: "m", position: paris, title: "M"))
