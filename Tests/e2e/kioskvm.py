@@ -467,6 +467,28 @@ tb_evemu_device() {
 }
 # tb_play DEVNODE FILE: replay an evemu events file with its recorded timing.
 tb_play() { evemu-play "$1" < "$2"; }
+# tb_wait_started [EXIT]: wait (up to 60 s) until the kiosk started with --events events.jsonl
+# and 2> run.err in the current folder has shown its first frame; else print run.err and exit.
+tb_wait_started() {
+  _tb_i=0
+  until grep -q '"type":"start"' events.jsonl 2>/dev/null && grep -q 'first frame on the display' run.err; do
+    sleep 0.2; _tb_i=$((_tb_i + 1))
+    [ $_tb_i -gt 300 ] && { echo "kiosk did not start" >&2; cat run.err >&2; exit "${1:-91}"; }
+  done
+}
+# tb_settle [SECONDS]: wait until events.jsonl has been still for 2 s (animations and momentum
+# over; at most 30 s), then SECONDS more (default 1.5) for the last frame to be drawn: software
+# CPU emulation is slow.
+tb_settle() {
+  _tb_last=-1; _tb_still=0; _tb_k=0
+  while [ $_tb_still -lt 4 ] && [ $_tb_k -lt 60 ]; do
+    _tb_now=$(wc -l < events.jsonl)
+    if [ "$_tb_now" = "$_tb_last" ]; then _tb_still=$((_tb_still + 1)); else _tb_still=0; _tb_last=$_tb_now; fi
+    sleep 0.5; _tb_k=$((_tb_k + 1))
+  done
+  sleep "${1:-1.5}"
+  return 0
+}
 """
 
 

@@ -61,15 +61,7 @@ node_named() {  # NAME: the event node of the input device called NAME
 gone() {  # NODE: until the node has disappeared
   _i=0; while [ -e "$1" ]; do sleep 0.05; _i=$((_i+1)); [ $_i -gt 200 ] && return 1; done; return 0
 }
-settle() {  # until the event stream has been still for 2 s, then a moment for the last frame
-  last=-1; still=0; k=0
-  while [ $still -lt 4 ] && [ $k -lt 60 ]; do
-    now=$(wc -l < events.jsonl)
-    if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; last=$now; fi
-    sleep 0.5; k=$((k + 1))
-  done
-  sleep 1
-}
+settle() { tb_settle 1; }
 mark() { wc -l < events.jsonl > "mark-$1.txt"; }
 PADNAME="TouchBridge faults pad"
 plug() { evemu-device devices/pad.desc > /tmp/evemu-pad.log 2>&1 & EPID=$!; NODE=$(node_named "$PADNAME") || exit 91; }

@@ -35,10 +35,7 @@ set +e
 cd "$TB_WORK"
 "$TB_BIN" run --config feel.toml --events "$TB_WORK/events.jsonl" > run.out 2> run.err &
 PID=$!
-i=0
-until grep -q '"type":"start"' events.jsonl 2>/dev/null && grep -q 'first frame on the display' run.err; do
-  sleep 0.2; i=$((i + 1)); [ $i -gt 300 ] && { echo "kiosk did not start" >&2; cat run.err >&2; exit 91; }
-done
+tb_wait_started
 sleep 2
 tb_screenshot before > /dev/null
 # The fling, then (0.35 s after its lift) a finger that lands and rests for 8 s.

@@ -25,28 +25,13 @@ NODE=$(tb_evemu_device panel) || exit 90
 cd "$TB_WORK"
 "$TB_BIN" run --config demo/tour.toml --events "$TB_WORK/events.jsonl" > run.out 2> run.err &
 PID=$!
-i=0
-until grep -q '"type":"start"' events.jsonl 2>/dev/null && grep -q 'first frame on the display' run.err; do
-  sleep 0.2; i=$((i + 1)); [ $i -gt 300 ] && { echo "kiosk did not start" >&2; cat run.err >&2; exit 91; }
-done
-# settle: wait until the event stream has been still for 2 s (animations and momentum over),
-# then give the final frame time to be drawn (software CPU emulation is slow).
-settle() {
-  last=-1; still=0; k=0
-  while [ $still -lt 4 ] && [ $k -lt 60 ]; do
-    now=$(wc -l < events.jsonl)
-    if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; last=$now; fi
-    sleep 0.5; k=$((k + 1))
-  done
-  sleep 1.5
-  return 0
-}
-settle
+tb_wait_started
+tb_settle
 wc -l < events.jsonl > lines-00.txt
 tb_screenshot step00 > /dev/null
 for n in 01 02 03 04 05 06 07 08 09 10 11; do
   tb_play "$NODE" "demo/tour-steps/$n.events"
-  settle
+  tb_settle
   wc -l < events.jsonl > "lines-$n.txt"
   tb_screenshot "step$n" > /dev/null
 done
