@@ -244,6 +244,9 @@ public struct Benchmarks {
         let renderer = MapRenderer()
         let frame = OwnedFrameBuffer(width: 1920, height: 1080)
         var latencies = LatencyHistogram()
+        // Per frame: what the renderer did (its frame kind, whether the overlay layer was
+        // drawn whole or in strips) and the time, so the tail can be pinned on a kind of frame.
+        var kinds: [String: [Double]] = [:]
         let limit = options.quick ? 1.0 : 6.0
         guard let t0 = rec.events.first?.time else { return }
         let wall0 = EventLoop.now()
@@ -259,9 +262,14 @@ public struct Benchmarks {
             pipeline.handle(f)
             if pipeline.takeNeedsRedraw() {
                 let moving = pipeline.controller.isMoving || pipeline.contactsDown > 0
+                let builds = renderer.overlayBuilds, strips = renderer.overlayStrips
                 renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
                 FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: 0)
-                latencies.record(seconds: Double(BenchSupport.nanos() - start) / 1e9)
+                let seconds = Double(BenchSupport.nanos() - start) / 1e9
+                latencies.record(seconds: seconds)
+                let kind = Self.frameKindName(renderer.lastFrameKind, quality: moving ? "interactive" : "final",
+                                              layerBuilt: renderer.overlayBuilds > builds, layerStrips: renderer.overlayStrips > strips)
+                kinds[kind, default: []].append(seconds * 1e3)
             }
         }
         guard !latencies.isEmpty else { return }
@@ -269,6 +277,24 @@ public struct Benchmarks {
         add("event_to_frame_p99_ms", latencies.milliseconds(at: 99), "ms", "  p99")
         add("event_to_frame_p999_ms", latencies.milliseconds(at: 99.9), "ms", "  p99.9")
         add("event_to_frame_max_ms", latencies.maxMilliseconds, "ms", "  max (\(latencies.count) frames, HdrHistogram)")
+        progress("  per kind of frame (count, p50, max ms; share of the summed time):")
+        let total = kinds.values.reduce(0) { $0 + $1.reduce(0, +) }
+        for (kind, ms) in kinds.sorted(by: { $0.value.max() ?? 0 > $1.value.max() ?? 0 }) {
+            let sorted = ms.sorted()
+            progress(String(format: "    %-44@ %5d %8.2f %8.2f %5.1f %%", kind as NSString, sorted.count,
+                            sorted[sorted.count / 2], sorted.last ?? 0, 100 * ms.reduce(0, +) / max(total, 1e-9)))
+        }
+        if let worst = kinds.max(by: { ($0.value.max() ?? 0) < ($1.value.max() ?? 0) }) {
+            progress("  slowest kind: \(worst.key)")
+        }
+    }
+
+    /// A name for what a frame cost the renderer: its base-map kind, its quality, and what the
+    /// overlay layer did for it.
+    static func frameKindName(_ kind: MapRenderer.FrameKind, quality: String, layerBuilt: Bool, layerStrips: Bool) -> String {
+        var name = "\(kind) \(quality)"
+        if layerBuilt { name += " + layer drawn whole" } else if layerStrips { name += " + layer strips" }
+        return name
     }
 
     /// Starts `touchbridge bench --probe-kiosk` and reads its figures: time from exec to the
