@@ -64,6 +64,8 @@ public final class MapRenderer {
     public private(set) var overlayStrips = 0
     private var overlayLayer: OverlayLayer?
     private var worldLabels: WorldLabels?
+    /// Set while a frame whose base cache scrolled is presented.
+    private var baseScrolledThisFrame = false
     /// Scroll the overlay layer with a pan, drawing only the strips that come in (false: draw
     /// it whole when the view leaves it, as before; for measuring, or TOUCHBRIDGE_LAYER_STRIPS=0).
     public var scrollsOverlayLayer = ProcessInfo.processInfo.environment["TOUCHBRIDGE_LAYER_STRIPS"] != "0"
@@ -235,6 +237,15 @@ public final class MapRenderer {
             }
         } else if abs(dx) >= OverlayLayer.scrollStep || abs(dy) >= OverlayLayer.scrollStep
                     || !layer.covers(x: viewX, y: viewY, width: frame.width, height: frame.height) {
+            // On a frame whose base cache just drew its strips, the layer's strips wait for the
+            // next frame (so the two costs never fall on one frame) while the layer still covers
+            // the view and lies inside the base cache (so its pixels stay the cache's).
+            if baseScrolledThisFrame && layer.covers(x: viewX, y: viewY, width: frame.width, height: frame.height)
+                && c.covers(x: Double(layer.originX), y: Double(layer.originY), layer.width, layer.height) {
+                layer.copy(x: viewX, y: viewY, into: frame)
+                drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
+                return true
+            }
             for s in layer.scroll(dx: dx, dy: dy) { drawLayer(layer, c, scene: scene, x: s.x, y: s.y, w: s.w, h: s.h) }
             overlayStrips += 1
         }
@@ -415,6 +426,8 @@ public final class MapRenderer {
                 if abs(dx) < c.width / 2 && abs(dy) < c.height / 2 {
                     scroll(&c, dx: dx, dy: dy)
                     baseCache = c
+                    baseScrolledThisFrame = true
+                    defer { baseScrolledThisFrame = false }
                     present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
                     cairo_surface_mark_dirty(surface)
                     return .scrolled
@@ -519,6 +532,15 @@ public final class MapRenderer {
         let centre = Point(x: Double(x) + Double(w) / 2, y: Double(y) + Double(h) / 2)
         let camera = CameraPosition(target: WebMercator.coordinate(world: centre, zoom: c.zoom), zoom: c.zoom)
         let projection = Projection(camera: camera, screen: Size(width: Double(w), height: Double(h)))
+        if paintsBaseInParallel, h >= 32, let data = cairo_image_surface_get_data(c.image.surface) {
+            // The strip in bands on both cores, as a full frame is (paths built once).
+            cairo_surface_flush(c.image.surface)
+            let stride = Int(cairo_image_surface_get_stride(c.image.surface))
+            paintBaseInBands(into: UnsafeMutableRawPointer(data + iy * stride + ix * 4), width: w, height: h, stride: stride,
+                             view: GroundView(projection: projection), zoom: c.zoom, antialias: true)
+            cairo_surface_mark_dirty(c.image.surface)
+            return
+        }
         let cr = cairo_create(c.image.surface)!
         cairo_rectangle(cr, Double(ix), Double(iy), Double(w), Double(h))
         cairo_clip(cr)
