@@ -91,6 +91,24 @@ public enum RenderBenchmark {
             renderer.paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
                                       view: view, zoom: zoom, antialias: true)
         }
+        // The base map's parts on one thread, from paths built once: land filled, rivers and
+        // borders stroked (what the bands share out).
+        let built = painter.paths(view: view, zoom: zoom)
+        defer { built.free() }
+        let scratch = cairo_image_surface_create_for_data(frame.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                          Int32(frame.width), Int32(frame.height), Int32(frame.stride))!
+        let sc = cairo_create(scratch)!
+        func part(_ keep: (inout VectorMapPainter.Paths) -> Void) -> String {
+            var only = VectorMapPainter.Paths()
+            only.land = built.land; only.rivers = built.rivers; only.borders = built.borders
+            keep(&only)
+            return ms { painter.paint(cr: sc, paths: only, zoom: zoom) }
+        }
+        let land = part { $0.rivers = nil; $0.borders = nil }
+        let rivers = part { $0.land = nil; $0.borders = nil }
+        let borders = part { $0.land = nil; $0.rivers = nil }
+        cairo_destroy(sc)
+        cairo_surface_destroy(scratch)
         let text = renderer.textRenderer
         let place = ms { _ = WorldLabels(world: renderer.world, zoom: zoom, textScale: renderer.textScale, text: text) }
         let labels = WorldLabels(world: renderer.world, zoom: zoom, textScale: renderer.textScale, text: text)
@@ -107,6 +125,7 @@ public enum RenderBenchmark {
           split of a full north-up redraw (\(renderer.bands) bands):
             base map paths built (one thread): \(paths)
             base map in bands (paths, fill, stroke): \(bands)
+              one thread: land filled \(land), rivers stroked \(rivers), borders stroked \(borders)
             names placed over the world at zoom \(zoom) (\(labels.labels.count) names): \(place)
             names drawn (\(count) reach the screen): \(names)
             pins drawn (\(flat.markers.count) markers): \(pins)
