@@ -244,6 +244,12 @@ public struct Benchmarks {
         let renderer = MapRenderer()
         let frame = OwnedFrameBuffer(width: 1920, height: 1080)
         var latencies = LatencyHistogram()
+        // Per frame: what the renderer did (its frame kind, whether the overlay layer was
+        // drawn whole or in strips) and the time, so the tail can be pinned on a kind of frame.
+        // Wall time and this thread's CPU time per kind: the CPU time leaves out the time the
+        // thread waited for a core, so its proportions survive other work on the machine.
+        var kinds: [String: [(wall: Double, cpu: Double, render: Double)]] = [:]
+        var cpuLatencies = LatencyHistogram()
         let limit = options.quick ? 1.0 : 6.0
         guard let t0 = rec.events.first?.time else { return }
         let wall0 = EventLoop.now()
@@ -255,13 +261,23 @@ public struct Benchmarks {
             let due = wall0 + (f.time - t0)
             let now = EventLoop.now()
             if due > now { usleep(useconds_t((due - now) * 1e6)) }
-            let start = BenchSupport.nanos()
+            let start = BenchSupport.nanos(), cpuStart = Self.threadCPUNanos()
             pipeline.handle(f)
             if pipeline.takeNeedsRedraw() {
                 let moving = pipeline.controller.isMoving || pipeline.contactsDown > 0
-                renderer.render(pipeline.scene(attribution: nil), into: frame.buffer, quality: moving ? .interactive : .final)
+                let builds = renderer.overlayBuilds, strips = renderer.overlayStrips
+                let scene = pipeline.scene(attribution: nil)
+                let renderStart = Self.threadCPUNanos()
+                renderer.render(scene, into: frame.buffer, quality: moving ? .interactive : .final)
+                let renderCPU = Double(Self.threadCPUNanos() &- renderStart) / 1e6
                 FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: 0)
-                latencies.record(seconds: Double(BenchSupport.nanos() - start) / 1e9)
+                let seconds = Double(BenchSupport.nanos() - start) / 1e9
+                let cpu = Double(Self.threadCPUNanos() &- cpuStart) / 1e9
+                latencies.record(seconds: seconds)
+                cpuLatencies.record(seconds: cpu)
+                let kind = Self.frameKindName(renderer.lastFrameKind, quality: moving ? "interactive" : "final",
+                                              layerBuilt: renderer.overlayBuilds > builds, layerStrips: renderer.overlayStrips > strips)
+                kinds[kind, default: []].append((seconds * 1e3, cpu * 1e3, renderCPU))
             }
         }
         guard !latencies.isEmpty else { return }
@@ -269,6 +285,32 @@ public struct Benchmarks {
         add("event_to_frame_p99_ms", latencies.milliseconds(at: 99), "ms", "  p99")
         add("event_to_frame_p999_ms", latencies.milliseconds(at: 99.9), "ms", "  p99.9")
         add("event_to_frame_max_ms", latencies.maxMilliseconds, "ms", "  max (\(latencies.count) frames, HdrHistogram)")
+        add("event_to_frame_cpu_p50_ms", cpuLatencies.milliseconds(at: 50), "ms", "  the same, CPU time of the handling thread, p50")
+        add("event_to_frame_cpu_p99_ms", cpuLatencies.milliseconds(at: 99), "ms", "  CPU time p99")
+        add("event_to_frame_cpu_max_ms", cpuLatencies.maxMilliseconds, "ms", "  CPU time max")
+        progress("  per kind of frame: count, wall p50 / max ms, CPU p50 / max ms, of which render p50 / max, share of the summed CPU time")
+        let total = kinds.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.cpu } }
+        for (kind, v) in kinds.sorted(by: { ($0.value.map(\.cpu).max() ?? 0) > ($1.value.map(\.cpu).max() ?? 0) }) {
+            let wall = v.map(\.wall).sorted(), cpu = v.map(\.cpu).sorted(), render = v.map(\.render).sorted()
+            let padded = kind.count < 42 ? kind + String(repeating: " ", count: 42 - kind.count) : kind
+            progress("    " + padded + String(format: " %4d %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f %5.1f %%", v.count, wall[wall.count / 2], wall.last ?? 0,
+                                              cpu[cpu.count / 2], cpu.last ?? 0, render[render.count / 2], render.last ?? 0,
+                                              100 * cpu.reduce(0, +) / max(total, 1e-9)))
+        }
+    }
+
+    static func threadCPUNanos() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// A name for what a frame cost the renderer: its base-map kind, its quality, and what the
+    /// overlay layer did for it.
+    static func frameKindName(_ kind: MapRenderer.FrameKind, quality: String, layerBuilt: Bool, layerStrips: Bool) -> String {
+        var name = "\(kind) \(quality)"
+        if layerBuilt { name += " + layer drawn whole" } else if layerStrips { name += " + layer strips" }
+        return name
     }
 
     /// Starts `touchbridge bench --probe-kiosk` and reads its figures: time from exec to the

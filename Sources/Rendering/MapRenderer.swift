@@ -60,7 +60,15 @@ public final class MapRenderer {
     public var usesOverlayLayer = true
     /// How many times the overlay layer was drawn (tests and bench: pan frames draw none).
     public private(set) var overlayBuilds = 0
+    /// How many times strips of the overlay layer were drawn as it scrolled with a pan.
+    public private(set) var overlayStrips = 0
     private var overlayLayer: OverlayLayer?
+    private var worldLabels: WorldLabels?
+    /// Set while a frame whose base cache scrolled is presented.
+    private var baseScrolledThisFrame = false
+    /// Scroll the overlay layer with a pan, drawing only the strips that come in (false: draw
+    /// it whole when the view leaves it, as before; for measuring, or TOUCHBRIDGE_LAYER_STRIPS=0).
+    public var scrollsOverlayLayer = ProcessInfo.processInfo.environment["TOUCHBRIDGE_LAYER_STRIPS"] != "0"
     private var layerScene: MapScene?
     private var layerUsed = false
     private final class Furniture {
@@ -157,7 +165,16 @@ public final class MapRenderer {
                 streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
             } else {
                 streetLabels = []
-                drawnPlaces = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+                if !view.tilted && scene.camera.bearing == 0 {
+                    // North up and flat: the names placed over the world, as the overlay layer
+                    // shows them, so the names at a camera do not depend on how it was drawn.
+                    let labels = placedNames(zoom: scene.camera.zoom)
+                    let x = projection.centerWorld.x - screen.width / 2, y = projection.centerWorld.y - screen.height / 2
+                    labels.paint(cr: cr, x: x, y: y, w: screen.width, h: screen.height, style: style, text: text)
+                    drawnPlaces = labels.places(x: x, y: y, w: screen.width, h: screen.height)
+                } else {
+                    drawnPlaces = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
+                }
             }
             overlay.paintSky(cr: cr, view: view)
             overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
@@ -195,33 +212,79 @@ public final class MapRenderer {
         }
     }
 
-    /// Builds the overlay layer around the view if it cannot give this frame, then copies the
-    /// frame from it. False when the base cache does not cover the layer's rectangle.
+    /// Brings the overlay layer to the view (drawn whole when what it shows changed or the view
+    /// jumped; scrolled, drawing only the strips that come in, when the view drifted), then
+    /// copies the frame from it. False when the base cache does not cover the layer's rectangle.
     private func copyFromLayer(_ c: BaseCache, scene: MapScene, viewX: Int, viewY: Int, frame: FrameBuffer, quality: Quality) -> Bool {
         let layer = overlayLayer.flatMap { $0.width == frame.width + 2 * OverlayLayer.margin(width: frame.width, height: frame.height) ? $0 : nil }
             ?? OverlayLayer(width: frame.width, height: frame.height)
         overlayLayer = layer
+        let labels = placedNames(zoom: scene.camera.zoom)
         let centred = OverlayLayer.centredOrigin(x: viewX, y: viewY, width: frame.width, height: frame.height)
-        var fresh = layer.serves(scene, x: viewX, y: viewY, width: frame.width, height: frame.height, baseGeneration: baseGeneration)
-        // A settled frame is drawn from a layer centred on it, as a fresh renderer would.
-        if fresh && quality == .final && (layer.originX, layer.originY) != centred { fresh = false }
-        if !fresh {
-            guard c.covers(x: Double(centred.0), y: Double(centred.1), layer.width, layer.height) else { return false }
-            copyRows(c, worldX: centred.0, worldY: centred.1, width: layer.width, height: layer.height, into: layer.image.surface)
-            layer.didBuild(scene: scene, originX: centred.0, originY: centred.1, baseGeneration: baseGeneration, places: [])
-            let cr = cairo_create(layer.image.surface)!
-            let view = layer.view
-            let places = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
-            let overlay = OverlayPainter(style: style)
-            overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
-            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
-            cairo_destroy(cr)
-            layer.didBuild(scene: scene, originX: centred.0, originY: centred.1, baseGeneration: baseGeneration, places: places)
+        guard c.covers(x: Double(centred.0), y: Double(centred.1), layer.width, layer.height) else { return false }
+        let dx = centred.0 - layer.originX, dy = centred.1 - layer.originY
+        if !layer.shows(scene, labels: labels, baseGeneration: baseGeneration)
+            || abs(dx) >= layer.width / 2 || abs(dy) >= layer.height / 2 {
+            layer.reset(scene: scene, labels: labels, originX: centred.0, originY: centred.1, baseGeneration: baseGeneration)
+            drawLayer(layer, c, scene: scene, x: centred.0, y: centred.1, w: layer.width, h: layer.height)
             overlayBuilds += 1
+        } else if !scrollsOverlayLayer {
+            // As before the layer scrolled: drawn whole again when the view leaves it.
+            if !layer.covers(x: viewX, y: viewY, width: frame.width, height: frame.height) {
+                layer.reset(scene: scene, labels: labels, originX: centred.0, originY: centred.1, baseGeneration: baseGeneration)
+                drawLayer(layer, c, scene: scene, x: centred.0, y: centred.1, w: layer.width, h: layer.height)
+                overlayBuilds += 1
+            }
+        } else if abs(dx) >= OverlayLayer.scrollStep || abs(dy) >= OverlayLayer.scrollStep
+                    || !layer.covers(x: viewX, y: viewY, width: frame.width, height: frame.height) {
+            // On a frame whose base cache just drew its strips, the layer's strips wait for the
+            // next frame (so the two costs never fall on one frame) while the layer still covers
+            // the view and lies inside the base cache (so its pixels stay the cache's).
+            if baseScrolledThisFrame && layer.covers(x: viewX, y: viewY, width: frame.width, height: frame.height)
+                && c.covers(x: Double(layer.originX), y: Double(layer.originY), layer.width, layer.height) {
+                layer.copy(x: viewX, y: viewY, into: frame)
+                drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
+                return true
+            }
+            for s in layer.scroll(dx: dx, dy: dy) { drawLayer(layer, c, scene: scene, x: s.x, y: s.y, w: s.w, h: s.h) }
+            overlayStrips += 1
         }
         layer.copy(x: viewX, y: viewY, into: frame)
         drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
         return true
+    }
+
+    /// Draws a world rectangle of the overlay layer (inside its current rectangle): the base map
+    /// copied out of the cache, then the names, markers and info window that reach it, clipped
+    /// to it. The whole layer and a strip of it draw the same pixels.
+    private func drawLayer(_ layer: OverlayLayer, _ c: BaseCache, scene: MapScene, x: Int, y: Int, w: Int, h: Int) {
+        let surface = layer.image.surface
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface), let labels = layer.labels else { return }
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let overlay = OverlayPainter(style: style)
+        for p in layer.pieces(x: x, y: y, w: w, h: h) {
+            copy(c, worldX: p.x, worldY: p.y, width: p.w, height: p.h, into: UnsafeMutableRawPointer(data + p.iy * stride + p.ix * 4), stride: stride)
+            cairo_surface_mark_dirty(surface)
+            let cr = cairo_create(surface)!
+            cairo_rectangle(cr, Double(p.ix), Double(p.iy), Double(p.w), Double(p.h))
+            cairo_clip(cr)
+            cairo_translate(cr, Double(p.ix), Double(p.iy))
+            labels.paint(cr: cr, x: Double(p.x), y: Double(p.y), w: Double(p.w), h: Double(p.h), style: style, text: text)
+            let view = layer.view(x: p.x, y: p.y, w: p.w, h: p.h)
+            overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
+            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
+            cairo_destroy(cr)
+            cairo_surface_flush(surface)
+        }
+    }
+
+    /// The world's place names placed at a zoom (kept for the last zoom and text scale).
+    private func placedNames(zoom: Double) -> WorldLabels {
+        if let l = worldLabels, l.zoom == zoom, l.textScale == textScale { return l }
+        let l = WorldLabels(world: world, zoom: zoom, textScale: textScale, text: text)
+        worldLabels = l
+        return l
     }
 
     /// Sea, built-in world and raster tiles for a view (place names are drawn per frame, upright).
@@ -363,6 +426,8 @@ public final class MapRenderer {
                 if abs(dx) < c.width / 2 && abs(dy) < c.height / 2 {
                     scroll(&c, dx: dx, dy: dy)
                     baseCache = c
+                    baseScrolledThisFrame = true
+                    defer { baseScrolledThisFrame = false }
                     present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
                     cairo_surface_mark_dirty(surface)
                     return .scrolled
@@ -467,6 +532,15 @@ public final class MapRenderer {
         let centre = Point(x: Double(x) + Double(w) / 2, y: Double(y) + Double(h) / 2)
         let camera = CameraPosition(target: WebMercator.coordinate(world: centre, zoom: c.zoom), zoom: c.zoom)
         let projection = Projection(camera: camera, screen: Size(width: Double(w), height: Double(h)))
+        if paintsBaseInParallel, h >= 32, let data = cairo_image_surface_get_data(c.image.surface) {
+            // The strip in bands on both cores, as a full frame is (paths built once).
+            cairo_surface_flush(c.image.surface)
+            let stride = Int(cairo_image_surface_get_stride(c.image.surface))
+            paintBaseInBands(into: UnsafeMutableRawPointer(data + iy * stride + ix * 4), width: w, height: h, stride: stride,
+                             view: GroundView(projection: projection), zoom: c.zoom, antialias: true)
+            cairo_surface_mark_dirty(c.image.surface)
+            return
+        }
         let cr = cairo_create(c.image.surface)!
         cairo_rectangle(cr, Double(ix), Double(iy), Double(w), Double(h))
         cairo_clip(cr)

@@ -12,6 +12,14 @@ struct PlaceLabelPainter {
     /// a HiDPI panel. Dots and gaps grow with it, so a label keeps its shape.
     var textScale = 1.0
 
+    static func cityStyle(zoom: Double, textScale s: Double) -> TextRenderer.Style {
+        TextRenderer.Style(sizePx: (zoom >= 5 ? 13 : 12) * s, bold: false, width: nil, maxLines: 1)
+    }
+
+    static func countryStyle(textScale s: Double) -> TextRenderer.Style {
+        TextRenderer.Style(sizePx: 11 * s, bold: true, width: nil, maxLines: 1)
+    }
+
     /// Draws the labels that fit and returns them, so taps can be matched with what is drawn.
     @discardableResult
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double, text: TextRenderer) -> [DrawnPlace] {
@@ -21,8 +29,8 @@ struct PlaceLabelPainter {
             !placed.contains { r.0 < $0.2 && r.2 > $0.0 && r.1 < $0.3 && r.3 > $0.1 }
         }
         let s = textScale
-        let cityStyle = TextRenderer.Style(sizePx: (zoom >= 5 ? 13 : 12) * s, bold: false, width: nil, maxLines: 1)
-        let countryStyle = TextRenderer.Style(sizePx: 11 * s, bold: true, width: nil, maxLines: 1)
+        let cityStyle = Self.cityStyle(zoom: zoom, textScale: s)
+        let countryStyle = Self.countryStyle(textScale: s)
         let dot = 3 * s, gap = 6 * s
         // world.bin lists cities in label priority order (min zoom, capitals, population: see
         // tools/convert_naturalearth.py); keep that order, so the bigger place wins a collision.

@@ -1,3 +1,4 @@
+import CCairo
 import Foundation
 import MapEngine
 import TouchCore
@@ -61,6 +62,73 @@ public enum RenderBenchmark {
           rotation frame (interactive: cached base map turned, fast filter): \(stats(rotateTimes))
           same camera as an interactive frame (\(renderer.lastFrameKind)): \(stats(interactiveFull))
           memcpy of one frame: \(stats(copy))
+        \(split(renderer: renderer, scene: scene, frame: frame, frames: frames))
+        """
+    }
+
+    /// Where a full redraw of a flat north-up frame goes: the base map's paths built (projection,
+    /// culling, clipping, on the calling thread), the base map filled and stroked in bands
+    /// (paths included), the names placed over the world at the zoom, the names drawn, the pins.
+    static func split(renderer: MapRenderer, scene: MapScene, frame: FrameBuffer, frames: Int) -> String {
+        var flat = scene
+        flat.camera.tilt = 0
+        flat.camera.bearing = 0
+        let screen = Size(width: Double(frame.width), height: Double(frame.height))
+        let projection = Projection(camera: flat.camera, screen: screen)
+        let view = GroundView(projection: projection)
+        let zoom = flat.camera.zoom
+        func ms(_ f: () -> Void) -> String {
+            let v = (0..<frames).map { _ in
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                f()
+                return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            }.sorted()
+            return String(format: "median %.2f ms", v[v.count / 2])
+        }
+        let painter = VectorMapPainter(world: renderer.world, style: renderer.style, antialias: true)
+        let paths = ms { painter.paths(view: view, zoom: zoom).free() }
+        let bands = ms {
+            renderer.paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
+                                      view: view, zoom: zoom, antialias: true)
+        }
+        // The base map's parts on one thread, from paths built once: land filled, rivers and
+        // borders stroked (what the bands share out).
+        let built = painter.paths(view: view, zoom: zoom)
+        defer { built.free() }
+        let scratch = cairo_image_surface_create_for_data(frame.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                          Int32(frame.width), Int32(frame.height), Int32(frame.stride))!
+        let sc = cairo_create(scratch)!
+        func part(_ keep: (inout VectorMapPainter.Paths) -> Void) -> String {
+            var only = VectorMapPainter.Paths()
+            only.land = built.land; only.rivers = built.rivers; only.borders = built.borders
+            keep(&only)
+            return ms { painter.paint(cr: sc, paths: only, zoom: zoom) }
+        }
+        let land = part { $0.rivers = nil; $0.borders = nil }
+        let rivers = part { $0.land = nil; $0.borders = nil }
+        let borders = part { $0.land = nil; $0.rivers = nil }
+        cairo_destroy(sc)
+        cairo_surface_destroy(scratch)
+        let text = renderer.textRenderer
+        let place = ms { _ = WorldLabels(world: renderer.world, zoom: zoom, textScale: renderer.textScale, text: text) }
+        let labels = WorldLabels(world: renderer.world, zoom: zoom, textScale: renderer.textScale, text: text)
+        let surface = cairo_image_surface_create_for_data(frame.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                          Int32(frame.width), Int32(frame.height), Int32(frame.stride))!
+        let cr = cairo_create(surface)!
+        defer { cairo_destroy(cr); cairo_surface_destroy(surface) }
+        let x = projection.centerWorld.x - screen.width / 2, y = projection.centerWorld.y - screen.height / 2
+        let names = ms { labels.paint(cr: cr, x: x, y: y, w: screen.width, h: screen.height, style: renderer.style, text: text) }
+        let count = labels.meeting(x: x, y: y, w: screen.width, h: screen.height, pad: labels.paintPad).count
+        let icons = IconCache()
+        let pins = ms { OverlayPainter(style: renderer.style).paintMarkers(cr: cr, scene: flat, view: view, icons: icons) }
+        return """
+          split of a full north-up redraw (\(renderer.bands) bands):
+            base map paths built (one thread): \(paths)
+            base map in bands (paths, fill, stroke): \(bands)
+              one thread: land filled \(land), rivers stroked \(rivers), borders stroked \(borders)
+            names placed over the world at zoom \(zoom) (\(labels.labels.count) names): \(place)
+            names drawn (\(count) reach the screen): \(names)
+            pins drawn (\(flat.markers.count) markers): \(pins)
         """
     }
 }

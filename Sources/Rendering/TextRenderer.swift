@@ -51,6 +51,12 @@ final class TextRenderer {
             g_object_unref(UnsafeMutableRawPointer(old.value.layout))
             layouts.removeValue(forKey: old.key)
         }
+        let layout = makeLayout(text, style)
+        layouts[key] = (layout, clock)
+        return layout
+    }
+
+    private func makeLayout(_ text: String, _ style: Style) -> OpaquePointer {
         let layout = pango_layout_new(context)!
         let desc = pango_font_description_new()!
         pango_font_description_set_family(desc, family)
@@ -68,8 +74,28 @@ final class TextRenderer {
         }
         if style.alignCenter { pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER) }
         pango_layout_set_text(layout, text, -1)
-        layouts[key] = (layout, clock)
         return layout
+    }
+
+    private var sizes: [Key: (width: Double, height: Double)] = [:]
+
+    /// The logical size of a text in a style, kept once measured (sizes are a few bytes each, so
+    /// placing every name of the world does not churn the layout cache that drawing uses).
+    func measure(_ text: String, _ style: Style) -> (width: Double, height: Double) {
+        let key = Key(text: text, style: style)
+        if let hit = sizes[key] { return hit }
+        let s: (width: Double, height: Double)
+        if let kept = layouts[key] {
+            s = size(kept.layout)
+        } else {
+            // A layout made only to measure, not kept: the same font description and text as
+            // `layout` makes, so the same extents.
+            let l = makeLayout(text, style)
+            s = size(l)
+            g_object_unref(UnsafeMutableRawPointer(l))
+        }
+        sizes[key] = s
+        return s
     }
 
     /// Logical size in px.

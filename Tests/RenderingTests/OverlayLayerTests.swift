@@ -53,27 +53,110 @@ import TouchCore
             renderer.render(scene, into: frame.buffer, quality: .interactive)
             #expect([.cached, .scrolled].contains(renderer.lastFrameKind))
         }
-        #expect(renderer.overlayBuilds == 1, "pan frames copy the layer")
+        #expect(renderer.overlayBuilds == 1, "pan frames copy the layer (scrolling it in strips)")
+        #expect(renderer.overlayStrips >= 3, "120 px of pan scrolls the layer in strips of 32 px or more")
         // The names reported for taps are where the pan frame shows them.
         let p = Projection(camera: scene.camera, screen: Size(width: Double(Self.size.w), height: Double(Self.size.h)))
         for place in renderer.drawnPlaces {
             let exact = p.point(for: place.coordinate)!
             #expect(exact.distance(to: place.point) <= 0.75, "\(place.name) at \(place.point), projected \(exact)")
         }
-        // The settled frame after the gesture draws the layer again, centred on the view; an
-        // unchanged settled frame after it is a copy.
+        // The settled frame after the gesture is a copy too: the names are placed over the
+        // world, so a scrolled layer shows what one drawn whole there shows (tested below).
         renderer.render(scene, into: frame.buffer, quality: .final)
-        #expect(renderer.overlayBuilds == 2, "settled away from the layer's centre: drawn centred on the view")
-        renderer.render(scene, into: frame.buffer, quality: .final)
-        #expect(renderer.overlayBuilds == 2)
-        // A changed marker set draws it again.
+        #expect(renderer.overlayBuilds == 1, "the settled frame copies the layer")
+        // A changed marker set draws it whole again.
         scene.markers.append(MarkerSprite(id: "new", coordinate: Coordinate(latitude: 48, longitude: 9)))
         renderer.render(scene, into: frame.buffer, quality: .interactive)
-        #expect(renderer.overlayBuilds == 3)
-        // So does leaving it.
+        #expect(renderer.overlayBuilds == 2)
+        // A jump of 400 px scrolls it (the strips that come in are drawn); one of more than half
+        // the layer draws it whole.
+        let strips = renderer.overlayStrips
         scene.camera = Self.panned(scene.camera, 400, 0)
         renderer.render(scene, into: frame.buffer, quality: .interactive)
-        #expect(renderer.overlayBuilds == 4)
+        #expect(renderer.overlayBuilds == 2 && renderer.overlayStrips == strips + 1)
+        scene.camera = Self.panned(scene.camera, 0, 500)
+        renderer.render(scene, into: frame.buffer, quality: .interactive)
+        #expect(renderer.overlayBuilds == 3)
+    }
+
+    /// The layer scrolled in strips through a pan (names, pins, an info window, pans of whole and
+    /// fractional pixels in every direction) equals, byte for byte, the layer drawn whole at the
+    /// same camera over the same base map; and it reports the same names. Over Europe, and over
+    /// Fiji, where the pan crosses the antimeridian (names and pins on both sides of it).
+    @Test(arguments: [(47.0, 8.0), (-17.5, 179.5)])
+    func aStripScrolledLayerEqualsALayerDrawnWhole(lat: Double, lon: Double) {
+        let renderer = MapRenderer()
+        let frame = OwnedFrameBuffer(width: Self.size.w, height: Self.size.h)
+        let whole = OwnedFrameBuffer(width: Self.size.w, height: Self.size.h)
+        let start = CameraPosition(target: Coordinate(latitude: lat, longitude: lon), zoom: 5)
+        let west = lon - 10, east = lon + 12
+        var markers = Self.markers(400, lat: (lat - 7)...(lat + 8), lon: west...min(east, 180))
+        if east > 180 { markers += Self.markers(100, lat: (lat - 7)...(lat + 8), lon: -180...(east - 360)) }
+        var scene = MapScene(camera: start, markers: markers)
+        scene.infoWindow = Rendering.InfoWindowContent(title: "Here", snippet: "An info window over the pan",
+                                                       coordinate: Coordinate(latitude: lat - 0.5, longitude: lon - 0.5))
+        renderer.render(scene, into: frame.buffer)
+        var compared = 0, lastStrips = 0
+        for i in 1...36 {
+            let a = Double(i) * .pi / 18
+            scene.camera = Self.panned(start, 9.3 * Double(i) * cos(a), 7.1 * Double(i) * sin(a))
+            renderer.render(scene, into: frame.buffer, quality: .interactive)
+            guard i % 6 == 0 else { continue }
+            let scrolled = renderer.drawnPlaces.map(\.name)
+            #expect(renderer.overlayStrips > lastStrips, "frame \(i): the layer scrolls")
+            // Where the pan crosses the antimeridian the view's world x jumps by the world's
+            // width, and the base cache and the layer are drawn again there (one frame).
+            if lon < 170 { #expect(renderer.overlayBuilds == 1 + compared, "frame \(i): not drawn whole") }
+            lastStrips = renderer.overlayStrips
+            let builds = renderer.overlayBuilds
+            // The same renderer (so the same base-map cache), its layer drawn whole here.
+            renderer.invalidateOverlayLayer()
+            renderer.render(scene, into: whole.buffer, quality: .interactive)
+            #expect(renderer.overlayBuilds == builds + 1)
+            let differing = Self.differingPixels(frame.buffer, whole.buffer)
+            if differing > 0 { Self.save(frame.buffer, "layer-strips-\(i)"); Self.save(whole.buffer, "layer-whole-\(i)") }
+            #expect(differing == 0, "frame \(i): \(differing) pixels differ")
+            #expect(renderer.drawnPlaces.map(\.name) == scrolled)
+            #expect(!scrolled.isEmpty)
+            compared += 1
+            // The pan goes on scrolling the layer drawn whole here.
+        }
+        #expect(compared == 6)
+    }
+
+    /// The names at a camera do not depend on how the camera got there: a long pan, a jump, a
+    /// zoom from another level and a fresh renderer all show the same names.
+    @Test func theSameNamesWhicheverWayTheCameraArrived() {
+        let target = CameraPosition(target: Coordinate(latitude: 50, longitude: 10), zoom: 5)
+        let frame = OwnedFrameBuffer(width: Self.size.w, height: Self.size.h)
+        let fresh = MapRenderer()
+        fresh.render(MapScene(camera: target), into: frame.buffer)
+        let expected = fresh.drawnPlaces.map(\.name)
+        #expect(expected.count >= 5)
+        // A long pan ending there (the layer scrolled in strips all the way, from 600 px off).
+        let panned = MapRenderer()
+        var scene = MapScene(camera: Self.panned(target, -600, 250))
+        panned.render(scene, into: frame.buffer)
+        for i in 1...60 {
+            scene.camera = Self.panned(target, -600 + 10 * Double(i), 250 - 250 * Double(i) / 60)
+            panned.render(scene, into: frame.buffer, quality: .interactive)
+        }
+        panned.render(scene, into: frame.buffer, quality: .final)
+        #expect(panned.overlayBuilds == 1 && panned.overlayStrips > 10)
+        #expect(panned.drawnPlaces.map(\.name) == expected)
+        // From zoom 4 then a zoom step.
+        let zoomed = MapRenderer()
+        var z = MapScene(camera: target)
+        z.camera.zoom = 4
+        zoomed.render(z, into: frame.buffer)
+        zoomed.render(MapScene(camera: target), into: frame.buffer)
+        #expect(zoomed.drawnPlaces.map(\.name) == expected)
+        // Every name drawn is where its place projects, whichever renderer drew it.
+        let p = Projection(camera: target, screen: Size(width: Double(Self.size.w), height: Double(Self.size.h)))
+        for place in panned.drawnPlaces {
+            #expect(p.point(for: place.coordinate)!.distance(to: place.point) <= 0.75, "\(place.name)")
+        }
     }
 
     /// Markers over the open Atlantic (no names): a pan frame from the layer equals, byte for
@@ -137,8 +220,11 @@ import TouchCore
             panned.render(s2, into: frame.buffer, quality: .interactive)
         }
         panned.render(s2, into: frame.buffer, quality: .final)
+        // The direct renderer draws its layer whole at the settled camera; the panned one
+        // scrolled its layer in strips and copies the settled frame from it.
+        direct.invalidateOverlayLayer()
         direct.render(s2, into: reference2.buffer, quality: .final)
-        #expect(panned.overlayBuilds == 2 && direct.overlayBuilds == 2)
+        #expect(panned.overlayBuilds == 1 && panned.overlayStrips > 0 && direct.overlayBuilds == 2)
         let exact = Self.differences(frame.buffer, reference2.buffer)
         #expect(exact.count == 0, "\(exact.count) pixels differ")
     }
