@@ -129,7 +129,9 @@ public struct GestureRecognizer: Sendable {
     public mutating func process(_ frame: ContactFrame) -> [GestureEvent] {
         // (Emptying an empty array still costs a call: most frames have no transition.)
         if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
-        if !out.isEmpty { out.removeAll(keepingCapacity: true) }
+        // One removeLast per event: removeAll(keepingCapacity:) went through the generic
+        // replaceSubrange, a sixth of a frame's instructions.
+        while !out.isEmpty { _ = out.removeLast() }
         fireDeadlines(upTo: frame.time)
         now = max(now, frame.time)
         let incoming = frame.contacts // sorted by id, ids unique
@@ -150,12 +152,7 @@ public struct GestureRecognizer: Sendable {
         }
 
         // The common frame: the same fingers as before (both lists sorted by id), new positions.
-        var same = incoming.count == contacts.count
-        if same {
-            for (i, c) in incoming.enumerated() where contacts.id(at: i) != c.id { same = false; break }
-        }
-        if same {
-            for (i, c) in incoming.enumerated() { contacts.setPoint(c.position, at: i) }
+        if contacts.takePositions(ifSameIDs: incoming) {
             if !incoming.isEmpty { handle(.motion) }
             return out
         }
@@ -697,7 +694,7 @@ public struct GestureRecognizer: Sendable {
     mutating func emit(_ kind: GestureKind, _ phase: GesturePhase, at position: Point,
                        anchor: Point? = nil, scale: Double = 1, rotation: Double = 0,
                        tilt: Double = 0, velocity: Point = .zero, fingers: Int = 1,
-                       reason: String? = nil) {
+                       reason: consuming String? = nil) {
         out.append(GestureEvent(kind: kind, phase: phase, time: now, position: position, anchor: anchor,
                                 scale: scale, rotation: rotation, tilt: tilt, velocity: velocity,
                                 fingers: fingers, reason: reason))

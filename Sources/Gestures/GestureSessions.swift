@@ -75,6 +75,8 @@ struct CatchUpDebt: Sendable {
     /// Degrees of tilt not yet applied.
     var tilt = 0.0
 
+    var isZero: Bool { scaleLog2 == 0 && rotation == 0 && tilt == 0 }
+
     /// Takes `fraction` of what is owed, leaving the rest.
     mutating func pay(_ fraction: Double) -> CatchUpDebt {
         let f = min(max(fraction, 0), 1)

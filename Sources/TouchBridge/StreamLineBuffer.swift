@@ -1,4 +1,5 @@
 import MapEngine
+import TouchCore
 
 /// One line of the event stream, built as UTF-8 bytes in a buffer the pipeline reuses from line
 /// to line. Its numbers are byte-identical to `MapEvent.number` (Foundation's
@@ -78,56 +79,22 @@ public struct StreamLineBuffer {
         }
     }
 
-    private static let powersOfTen: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
-                                                100_000_000, 1_000_000_000]
-
-    /// `MapEvent.number(v, decimals)`: `%.{decimals}f` of the exact binary value, the halfway
-    /// case to even as glibc's printf rounds it; "null" when not finite; never "-0.000".
-    ///
-    /// The value is m * 2^e exactly (m < 2^53), so v * 10^decimals = m * 10^decimals / 2^-e:
-    /// one 128-bit product and a shift give the rounded scaled integer with its exact
-    /// remainder. Magnitudes of 2^53 and more (no event carries such a number) and more than 9
-    /// decimals take Foundation's path, so every input still gives the same bytes.
+    /// `MapEvent.number(v, decimals)`: `%.{decimals}f` ("null" when not finite; never "-0.000"),
+    /// by `FixedDecimal`; magnitudes of 2^53 and more (no event carries such a number) and more
+    /// than 9 decimals take Foundation's path, so every input gives the same bytes.
     public mutating func number(_ v: Double, _ decimals: Int) {
         guard v.isFinite else { literal("null"); return }
-        let magnitude = v.magnitude
-        guard magnitude < 9_007_199_254_740_992, (0...9).contains(decimals) else {
-            bytes.append(contentsOf: MapEvent.number(v, decimals).utf8)
-            return
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: FixedDecimal.maxLength))
+        let n = bytes.withUnsafeMutableBufferPointer { all in
+            FixedDecimal.write(v, decimals: decimals, signedZero: false,
+                               into: UnsafeMutableBufferPointer(rebasing: all[start...]))
         }
-        let p = StreamLineBuffer.powersOfTen[decimals]
-        let pattern = magnitude.bitPattern
-        let exponentField = Int(pattern >> 52)
-        let fraction = pattern & 0x000F_FFFF_FFFF_FFFF
-        let m = exponentField == 0 ? fraction : fraction | (1 << 52)
-        let shift = 1075 - max(exponentField, 1) // e = -shift; >= 0 because magnitude < 2^53
-        let product = UInt128(m) * UInt128(p)    // < 2^53 * 10^9 < 2^83
-        var q: UInt128
-        if shift == 0 {
-            q = product
-        } else if shift >= 100 {
-            q = 0 // product / 2^shift < 2^-17: rounds to zero
+        if let n {
+            bytes.removeLast(FixedDecimal.maxLength - n)
         } else {
-            q = product >> shift
-            let remainder = product & ((UInt128(1) << shift) - 1)
-            let half = UInt128(1) << (shift - 1)
-            if remainder > half || (remainder == half && q & 1 == 1) { q += 1 }
-        }
-        if q == 0 {
-            // 0, or a negative value that rounds to zero: "0.000", not "-0.000".
-            bytes.append(UInt8(ascii: "0"))
-            if decimals > 0 {
-                bytes.append(UInt8(ascii: "."))
-                bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: decimals))
-            }
-            return
-        }
-        if v < 0 { bytes.append(UInt8(ascii: "-")) }
-        let whole = UInt64(q / UInt128(p)), part = UInt64(q % UInt128(p))
-        digits(whole, minimumCount: 1)
-        if decimals > 0 {
-            bytes.append(UInt8(ascii: "."))
-            digits(part, minimumCount: decimals)
+            bytes.removeLast(FixedDecimal.maxLength)
+            bytes.append(contentsOf: MapEvent.number(v, decimals).utf8)
         }
     }
 }
