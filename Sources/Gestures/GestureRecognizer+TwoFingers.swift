@@ -441,7 +441,7 @@ extension GestureRecognizer {
                 // Every frame's case, without a reason: built once in place (through `emit`
                 // the event was built, copied and the copy destroyed, a fifth of the frame).
                 out.append(GestureEvent(kind: kind, phase: .changed, time: now, position: g.focal, anchor: anchor,
-                                        scale: s, rotation: r, fingers: 2))
+                                        scale: s, rotation: r, velocity: Point(x: 0, y: 0), fingers: 2, reason: nil))
                 return
             }
             emit(kind, .began, at: g.focal, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: reason)

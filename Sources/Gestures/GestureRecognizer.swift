@@ -693,7 +693,7 @@ public struct GestureRecognizer: Sendable {
 
     mutating func emit(_ kind: GestureKind, _ phase: GesturePhase, at position: Point,
                        anchor: Point? = nil, scale: Double = 1, rotation: Double = 0,
-                       tilt: Double = 0, velocity: Point = .zero, fingers: Int = 1,
+                       tilt: Double = 0, velocity: Point = Point(x: 0, y: 0), fingers: Int = 1,
                        reason: consuming String? = nil) {
         out.append(GestureEvent(kind: kind, phase: phase, time: now, position: position, anchor: anchor,
                                 scale: scale, rotation: rotation, tilt: tilt, velocity: velocity,
