@@ -44,10 +44,10 @@ public struct GestureRecognizer: Sendable {
     var out: [GestureEvent] = []
 
     // State payloads (see GestureSessions.swift); each is meaningful only in its states.
-    var touch: OneFingerTouch
-    var series = TapSeries(point: .zero, liftTime: 0, unconfirmedTap: nil)
+    @usableFromInline var touch: OneFingerTouch
+    @usableFromInline var series = TapSeries(point: .zero, liftTime: 0, unconfirmedTap: nil)
     var pair: TwoFingerSession
-    var grace = LiftGrace(liftTime: 0, liftPoint: .zero)
+    @usableFromInline var grace = LiftGrace(liftTime: 0, liftPoint: .zero)
 
     public init(thresholds: GestureThresholds = GestureThresholds(), mask: GestureMask = .all,
                 density: PixelDensity = .assumed, screen: Size,
@@ -67,7 +67,9 @@ public struct GestureRecognizer: Sendable {
     // MARK: - Public entry points
 
     /// When `expire(at:)` must be called next, seconds (nil: nothing pending).
-    public var nextDeadline: Double? {
+    /// Inlinable: a caller that keeps the recogniser in a class (MapPipeline, every frame)
+    /// otherwise copied the whole recogniser, retains and all, to call this getter.
+    @inlinable public var nextDeadline: Double? {
         switch state {
         case .tapPending:
             return series.liftTime + thresholds.doubleTapTimeout
@@ -85,6 +87,11 @@ public struct GestureRecognizer: Sendable {
             return nil
         }
     }
+
+    /// `nextDeadline`, read in place: for a caller that keeps the recogniser in a class property,
+    /// where reading the property copies all of the recogniser (800 bytes and a retain per
+    /// array, string and closure in it) before the getter runs, on every frame.
+    public mutating func nextDeadlineInPlace() -> Double? { nextDeadline }
 
     /// Fires every deadline at or before `time`.
     public mutating func expire(at time: Double) -> [GestureEvent] {
@@ -688,7 +695,7 @@ public struct GestureRecognizer: Sendable {
 
     // MARK: - Helpers
 
-    func px(_ millimetres: Double) -> Double { millimetres * pixelsPerMillimetre }
+    @usableFromInline func px(_ millimetres: Double) -> Double { millimetres * pixelsPerMillimetre }
     func mm(_ pixels: Double) -> String { fmt(pixels / pixelsPerMillimetre) }
 
     mutating func emit(_ kind: GestureKind, _ phase: GesturePhase, at position: Point,

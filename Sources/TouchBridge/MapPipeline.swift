@@ -168,7 +168,7 @@ public final class MapPipeline {
     }
 
     private func step(to time: Double) {
-        if let rd = recognizer.nextDeadline, rd <= time {
+        if let rd = recognizer.nextDeadlineInPlace(), rd <= time {
             deliver(recognizer.expire(at: rd))
         }
         controller.advance(to: max(time, controller.now))
@@ -220,7 +220,8 @@ public final class MapPipeline {
     /// The earliest time something must happen without input.
     public var nextDeadline: Double? {
         // No array: this runs for every input frame.
-        switch (recognizer.nextDeadline, controller.nextDeadline) {
+        // In place: `recognizer.nextDeadline` copied the whole recogniser first.
+        switch (recognizer.nextDeadlineInPlace(), controller.nextDeadline) {
         case let (a?, b?): return min(a, b)
         case let (a, b): return a ?? b
         }
