@@ -42,7 +42,13 @@ public enum FixedDecimal {
         }
         var n = 0
         if v.sign == .minus && (q != 0 || signedZero) { out[0] = UInt8(ascii: "-"); n = 1 }
-        let whole = UInt64(truncatingIfNeeded: q / UInt128(p)), part = UInt64(truncatingIfNeeded: q % UInt128(p))
+        let whole: UInt64, part: UInt64
+        if q >> 64 == 0 {
+            // Below 2^64 (every value under 1.8e12 at 7 decimals): a 64-bit division, not 128.
+            (whole, part) = UInt64(truncatingIfNeeded: q).quotientAndRemainder(dividingBy: p)
+        } else {
+            (whole, part) = (UInt64(truncatingIfNeeded: q / UInt128(p)), UInt64(truncatingIfNeeded: q % UInt128(p)))
+        }
         n += digits(whole, count: digitCount(whole), into: out, at: n)
         if decimals > 0 {
             out[n] = UInt8(ascii: ".")
