@@ -211,7 +211,7 @@ public final class MapPipeline {
     }
 
     private func drainMapEvents() {
-        for te in controller.drainEvents() {
+        controller.drainEvents { te in
             emit { encoder, line in encoder.mapEvent(te.event, time: te.time, into: &line) }
             dirty = true
         }
