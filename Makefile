@@ -66,6 +66,12 @@ bench-callgrind: release
 	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind-input.$$f | head -1); \
 	  echo "input_path_instructions_per_frame_$${f}f $$((ir / 5000))"; \
 	done
+	@for f in 1 10; do \
+	  valgrind --tool=callgrind --callgrind-out-file=/tmp/touchbridge-callgrind-reader.$$f \
+	    --toggle-collect='*inputPathReaderWorkload*' /tmp/touchbridge-callgrind-bin bench --probe-callgrind $$f >/dev/null 2>&1; \
+	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind-reader.$$f | head -1); \
+	  echo "input_path_reader_instructions_per_frame_$${f}f $$((ir / 5000))"; \
+	done
 
 # The installed binary carries the Swift runtime (--static-swift-stdlib): a kiosk needs only
 # Debian's libraries (libevdev, libdrm, libudev, cairo, pango, sqlite3), not the toolchain.

@@ -40,6 +40,14 @@ struct ContactTable: Sendable {
         return nil
     }
 
+    /// The pair's geometry now, nil when either finger is not down. (On the table, not the
+    /// recogniser: a non-mutating recogniser method called from a mutating one copied all
+    /// 800 bytes of the recogniser first, every frame.)
+    func geometry(of ids: (Int, Int)) -> TwoFingerGeometry? {
+        guard let a = self[ids.0], let b = self[ids.1] else { return nil }
+        return TwoFingerGeometry(a: a, b: b)
+    }
+
     /// The lowest id down, and the lowest one other than `excluded`.
     var lowestID: Int? { entries.first?.id }
     func lowestID(excluding excluded: Int) -> Int? {
@@ -47,6 +55,21 @@ struct ContactTable: Sendable {
     }
 
     mutating func setPoint(_ p: Point, at i: Int) { entries[i].point = p }
+
+    /// The common frame: `incoming` (sorted by id) holds exactly the ids down, so each takes
+    /// its new position and the answer is true; otherwise nothing changes. One pass over both
+    /// buffers (per-contact subscripts each checked the storage's uniqueness and bounds).
+    mutating func takePositions(ifSameIDs incoming: [Contact]) -> Bool {
+        let n = entries.count
+        guard incoming.count == n else { return false }
+        return incoming.withUnsafeBufferPointer { new in
+            entries.withUnsafeMutableBufferPointer { old in
+                for i in 0..<n where old[i].id != new[i].id { return false }
+                for i in 0..<n { old[i].point = new[i].position }
+                return true
+            }
+        }
+    }
 
     /// Adds a contact that is not down yet, in id order.
     mutating func insert(id: Int, point: Point) {

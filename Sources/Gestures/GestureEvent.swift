@@ -41,7 +41,7 @@ public struct GestureEvent: Sendable, Hashable, Codable {
 
     public init(kind: GestureKind, phase: GesturePhase, time: Double, position: Point,
                 anchor: Point? = nil, scale: Double = 1, rotation: Double = 0, tilt: Double = 0,
-                velocity: Point = .zero, fingers: Int = 1, reason: String? = nil) {
+                velocity: Point = Point(x: 0, y: 0), fingers: Int = 1, reason: String? = nil) {
         self.kind = kind
         self.phase = phase
         self.time = time

@@ -11,7 +11,7 @@ extension GestureRecognizer {
     mutating func twoFingersDown(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let g = currentPair() else { return }
+            guard let g = contacts.geometry(of: pair.ids) else { return }
             trackPair(g)
             why = decideTwoFingers(g)
             finishFrame(g)
@@ -79,7 +79,7 @@ extension GestureRecognizer {
     mutating func transforming(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let g = currentPair() else { return }
+            guard let g = contacts.geometry(of: pair.ids) else { return }
             trackPair(g)
             why = emitTransform(g)
             finishFrame(g)
@@ -156,8 +156,8 @@ extension GestureRecognizer {
     mutating func tilting(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let g = currentPair() else { return }
-            let catchUp = pair.debt.pay(catchUpFraction())
+            guard let g = contacts.geometry(of: pair.ids) else { return }
+            let catchUp = payPairDebt()
             let tilt = tiltIncrement(from: pair.previous, to: g) + catchUp.tilt
             if tilt != 0 {
                 emit(.tilt, .changed, at: g.focal, tilt: tilt, fingers: 2)
@@ -180,8 +180,8 @@ extension GestureRecognizer {
     mutating func centreRotating(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let g = currentPair() else { return }
-            let catchUp = pair.debt.pay(catchUpFraction())
+            guard let g = contacts.geometry(of: pair.ids) else { return }
+            let catchUp = payPairDebt()
             let r = centreRotationIncrement(from: pair.previous, to: g) + catchUp.rotation
             if r != 0 {
                 emit(.rotate, .changed, at: screen.center, rotation: r, fingers: 2)
@@ -275,11 +275,6 @@ extension GestureRecognizer {
         pair = next
     }
 
-    func currentPair() -> TwoFingerGeometry? {
-        guard let a = contacts[pair.ids.0], let b = contacts[pair.ids.1] else { return nil }
-        return TwoFingerGeometry(a: a, b: b)
-    }
-
     mutating func trackPair(_ g: TwoFingerGeometry) {
         pair.maxMoveA = max(pair.maxMoveA, g.a.distance(to: pair.start.a))
         pair.maxMoveB = max(pair.maxMoveB, g.b.distance(to: pair.start.b))
@@ -289,6 +284,12 @@ extension GestureRecognizer {
     mutating func finishFrame(_ g: TwoFingerGeometry) {
         pair.previous = g
         pair.lastTime = now
+    }
+
+    /// This frame's payment of the pair's catch-up debt. Nothing owed (most frames): nothing
+    /// paid, without working out the fraction (an exp per frame).
+    mutating func payPairDebt() -> CatchUpDebt {
+        pair.debt.isZero ? CatchUpDebt() : pair.debt.pay(catchUpFraction())
     }
 
     /// Share of the catch-up debt paid this frame: 1 - exp(-dt / catchUpTime), so the payment
@@ -343,7 +344,7 @@ extension GestureRecognizer {
                 + "\(fmt(t.tiltStartDistance)) mm vertically together"
             // The travel before the decision is owed and paid back over the next frames.
             pair.debt.tilt = tiltIncrement(from: start, to: previous)
-            let catchUp = pair.debt.pay(catchUpFraction())
+            let catchUp = payPairDebt()
             emit(.tilt, .began, at: g.focal, tilt: tiltIncrement(from: previous, to: g) + catchUp.tilt, fingers: 2, reason: r)
             state = .tilting
             return r
@@ -371,7 +372,7 @@ extension GestureRecognizer {
             let r = "rotate about the screen centre: fingers moved \(mm(abs(focalMove.x))) mm >= "
                 + "centreRotationStartDistance \(fmt(t.centreRotationStartDistance)) mm horizontally together"
             pair.debt.rotation = centreRotationIncrement(from: start, to: previous)
-            let catchUp = pair.debt.pay(catchUpFraction())
+            let catchUp = payPairDebt()
             emit(.rotate, .began, at: screen.center, rotation: centreRotationIncrement(from: previous, to: g) + catchUp.rotation,
                  fingers: 2, reason: r)
             state = .centreRotating
@@ -425,8 +426,8 @@ extension GestureRecognizer {
             if pair.active.contains(.pan) && newPan == nil { newPan = began }
         }
 
-        let catchUp = pair.debt.pay(catchUpFraction())
-        let scale = (previous.span > 0 ? g.span / previous.span : 1) * exp2(catchUp.scaleLog2)
+        let catchUp = payPairDebt()
+        let scale = (previous.span > 0 ? g.span / previous.span : 1) * (catchUp.scaleLog2 == 0 ? 1 : exp2(catchUp.scaleLog2))
         let rotation = angleDifference(g.angle, previous.angle) + catchUp.rotation
         var translationCarried = false
         let deliveredFocal = pair.deliveredFocal
@@ -435,9 +436,15 @@ extension GestureRecognizer {
             guard active else { return }
             let anchor = translationCarried ? g.focal : deliveredFocal
             translationCarried = true
-            let phase: GesturePhase = reason != nil ? .began : .changed
-            if phase == .changed && anchor == g.focal && s == 1 && r == 0 { return }
-            emit(kind, phase, at: g.focal, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: reason)
+            guard let reason else {
+                if anchor == g.focal && s == 1 && r == 0 { return }
+                // Every frame's case, without a reason: built once in place (through `emit`
+                // the event was built, copied and the copy destroyed, a fifth of the frame).
+                out.append(GestureEvent(kind: kind, phase: .changed, time: now, position: g.focal, anchor: anchor,
+                                        scale: s, rotation: r, velocity: Point(x: 0, y: 0), fingers: 2, reason: nil))
+                return
+            }
+            emit(kind, .began, at: g.focal, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: reason)
         }
         step(.twoFingerPan, pair.active.contains(.pan), newPan, 1, 0)
         step(.pinch, pair.active.contains(.pinch), newPinch, scale, 0)

@@ -44,10 +44,10 @@ public struct GestureRecognizer: Sendable {
     var out: [GestureEvent] = []
 
     // State payloads (see GestureSessions.swift); each is meaningful only in its states.
-    var touch: OneFingerTouch
-    var series = TapSeries(point: .zero, liftTime: 0, unconfirmedTap: nil)
+    @usableFromInline var touch: OneFingerTouch
+    @usableFromInline var series = TapSeries(point: .zero, liftTime: 0, unconfirmedTap: nil)
     var pair: TwoFingerSession
-    var grace = LiftGrace(liftTime: 0, liftPoint: .zero)
+    @usableFromInline var grace = LiftGrace(liftTime: 0, liftPoint: .zero)
 
     public init(thresholds: GestureThresholds = GestureThresholds(), mask: GestureMask = .all,
                 density: PixelDensity = .assumed, screen: Size,
@@ -67,7 +67,9 @@ public struct GestureRecognizer: Sendable {
     // MARK: - Public entry points
 
     /// When `expire(at:)` must be called next, seconds (nil: nothing pending).
-    public var nextDeadline: Double? {
+    /// Inlinable: a caller that keeps the recogniser in a class (MapPipeline, every frame)
+    /// otherwise copied the whole recogniser, retains and all, to call this getter.
+    @inlinable public var nextDeadline: Double? {
         switch state {
         case .tapPending:
             return series.liftTime + thresholds.doubleTapTimeout
@@ -85,6 +87,11 @@ public struct GestureRecognizer: Sendable {
             return nil
         }
     }
+
+    /// `nextDeadline`, read in place: for a caller that keeps the recogniser in a class property,
+    /// where reading the property copies all of the recogniser (800 bytes and a retain per
+    /// array, string and closure in it) before the getter runs, on every frame.
+    public mutating func nextDeadlineInPlace() -> Double? { nextDeadline }
 
     /// Fires every deadline at or before `time`.
     public mutating func expire(at time: Double) -> [GestureEvent] {
@@ -129,7 +136,9 @@ public struct GestureRecognizer: Sendable {
     public mutating func process(_ frame: ContactFrame) -> [GestureEvent] {
         // (Emptying an empty array still costs a call: most frames have no transition.)
         if !trace.isEmpty { trace.removeAll(keepingCapacity: true) }
-        if !out.isEmpty { out.removeAll(keepingCapacity: true) }
+        // One removeLast per event: removeAll(keepingCapacity:) went through the generic
+        // replaceSubrange, a sixth of a frame's instructions.
+        while !out.isEmpty { _ = out.removeLast() }
         fireDeadlines(upTo: frame.time)
         now = max(now, frame.time)
         let incoming = frame.contacts // sorted by id, ids unique
@@ -150,12 +159,7 @@ public struct GestureRecognizer: Sendable {
         }
 
         // The common frame: the same fingers as before (both lists sorted by id), new positions.
-        var same = incoming.count == contacts.count
-        if same {
-            for (i, c) in incoming.enumerated() where contacts.id(at: i) != c.id { same = false; break }
-        }
-        if same {
-            for (i, c) in incoming.enumerated() { contacts.setPoint(c.position, at: i) }
+        if contacts.takePositions(ifSameIDs: incoming) {
             if !incoming.isEmpty { handle(.motion) }
             return out
         }
@@ -691,13 +695,13 @@ public struct GestureRecognizer: Sendable {
 
     // MARK: - Helpers
 
-    func px(_ millimetres: Double) -> Double { millimetres * pixelsPerMillimetre }
+    @usableFromInline func px(_ millimetres: Double) -> Double { millimetres * pixelsPerMillimetre }
     func mm(_ pixels: Double) -> String { fmt(pixels / pixelsPerMillimetre) }
 
     mutating func emit(_ kind: GestureKind, _ phase: GesturePhase, at position: Point,
                        anchor: Point? = nil, scale: Double = 1, rotation: Double = 0,
-                       tilt: Double = 0, velocity: Point = .zero, fingers: Int = 1,
-                       reason: String? = nil) {
+                       tilt: Double = 0, velocity: Point = Point(x: 0, y: 0), fingers: Int = 1,
+                       reason: consuming String? = nil) {
         out.append(GestureEvent(kind: kind, phase: phase, time: now, position: position, anchor: anchor,
                                 scale: scale, rotation: rotation, tilt: tilt, velocity: velocity,
                                 fingers: fingers, reason: reason))

@@ -7,12 +7,12 @@ import TouchCore
 
 /// One finger's touch (oneFingerDown, leftoverFinger, secondTapDown, secondTapHeld,
 /// longPressed, panning, quickZooming).
-struct OneFingerTouch: Sendable {
+@usableFromInline struct OneFingerTouch: Sendable {
     var id: Int
     var downPoint: Point
-    var downTime: Double
+    @usableFromInline var downTime: Double
     /// Farthest the finger has been from `downPoint`, px.
-    var maxMove = 0.0
+    @usableFromInline var maxMove = 0.0
     /// Last position delivered in a pan or quick-zoom event.
     var lastPoint: Point
     var velocity: VelocityTracker
@@ -23,9 +23,9 @@ struct OneFingerTouch: Sendable {
     /// Translation the pan still owes the finger: the dead zone it crossed before the pan
     /// began, paid back a time-based fraction per frame (`catchUpTime`), so the map never
     /// jumps and the point touched first comes back under the finger.
-    var debt = Point.zero
+    @usableFromInline var debt = Point.zero
     /// When the debt was last paid.
-    var debtTime: Double
+    @usableFromInline var debtTime: Double
 
     init(id: Int, at p: Point, time: Double, velocityWindow: Double) {
         self.id = id
@@ -50,9 +50,9 @@ struct OneFingerTouch: Sendable {
 /// The taps of a series (tapPending): where and when the last one lifted, and the single tap
 /// still to confirm when no double tap follows (nil once a double tap ended the series, so the
 /// timeout confirms nothing).
-struct TapSeries: Sendable {
+@usableFromInline struct TapSeries: Sendable {
     var point: Point
-    var liftTime: Double
+    @usableFromInline var liftTime: Double
     var unconfirmedTap: Point?
 }
 
@@ -74,6 +74,8 @@ struct CatchUpDebt: Sendable {
     var rotation = 0.0
     /// Degrees of tilt not yet applied.
     var tilt = 0.0
+
+    var isZero: Bool { scaleLog2 == 0 && rotation == 0 && tilt == 0 }
 
     /// Takes `fraction` of what is owed, leaving the rest.
     mutating func pay(_ fraction: Double) -> CatchUpDebt {
@@ -123,8 +125,8 @@ struct TwoFingerSession: Sendable {
 }
 
 /// A finger lifted in the middle of a pan or transform (panLifted, transformLifted).
-struct LiftGrace: Sendable {
-    var liftTime: Double
+@usableFromInline struct LiftGrace: Sendable {
+    @usableFromInline var liftTime: Double
     /// Where the finger was last seen.
     var liftPoint: Point
     /// The release velocity (panLifted) and why, for the pan's `ended` if no finger returns.

@@ -30,7 +30,9 @@ struct TwoFingerGeometry: Sendable, Hashable {
 
 /// `a - b` in degrees, normalised to -180..<180.
 func angleDifference(_ a: Double, _ b: Double) -> Double {
-    var d = (a - b).truncatingRemainder(dividingBy: 360)
+    var d = a - b
+    // fmod is the identity below 360 (the common case: two angles of one pair, frame to frame).
+    if !(d.magnitude < 360) { d = d.truncatingRemainder(dividingBy: 360) }
     if d >= 180 { d -= 360 }
     if d < -180 { d += 360 }
     return d
@@ -54,5 +56,7 @@ func angleFromHorizontal(_ v: Point) -> Double {
     atan2(abs(v.y), abs(v.x)) * 180 / .pi
 }
 
-/// Compact number for reasons and logs: one decimal.
-func fmt(_ x: Double) -> String { String(format: "%.1f", x) }
+/// Compact number for reasons and logs: one decimal, `String(format: "%.1f", x)` byte for byte
+/// (reasons go into the event stream), without Foundation's format machinery: a gesture's
+/// reasons cost more than all its frames did.
+func fmt(_ x: Double) -> String { FixedDecimal.string(x, decimals: 1) ?? String(format: "%.1f", x) }

@@ -65,15 +65,39 @@ extension Benchmarks {
             add("input_path_ns_per_frame_\(fingers)f", BenchSupport.median(runs) * 1e6 / Double(n), "ns",
                 "evdev events -> assembler -> merger -> recogniser + controller, \(fingers) finger\(fingers > 1 ? "s" : "")")
         }
+        // The same with an event-stream reader: every gesture and map event encoded as its line.
+        for fingers in [1, 10] {
+            let events = Self.inputPathEvents(fingers: fingers, count: n)
+            var sink = 0
+            let runs = BenchSupport.timeRuns(warmup: 1, minRuns: 3, minSeconds: minSeconds) {
+                sink &+= Self.inputPathReaderWorkload(events, screen: screen)
+            }
+            precondition(sink >= 0)
+            add("input_path_reader_ns_per_frame_\(fingers)f", BenchSupport.median(runs) * 1e6 / Double(n), "ns",
+                "  the same with the event stream read, \(fingers) finger\(fingers > 1 ? "s" : "")")
+        }
     }
 
-    /// One pass over `events` through a fresh kiosk input path; returns the frames made.
+    /// One pass over `events` through a fresh kiosk input path with nothing reading the event
+    /// stream (the kiosk without `log.events` or a subscriber); returns the frames made.
     @inline(never)
     public static func inputPathWorkload(_ events: [InputEvent], screen: Size) -> Int {
+        inputPath(events, screen: screen, sink: nil)
+    }
+
+    /// The same with a reader: every line is encoded and handed over (its bytes are counted).
+    @inline(never)
+    public static func inputPathReaderWorkload(_ events: [InputEvent], screen: Size) -> Int {
+        var bytes = 0
+        let frames = inputPath(events, screen: screen) { bytes &+= $0.utf8.count }
+        return frames &+ (bytes & 1)
+    }
+
+    static func inputPath(_ events: [InputEvent], screen: Size, sink: ((String) -> Void)?) -> Int {
         var assembler = FrameAssembler(capabilities: inputPathDevice, screen: screen)
         var merger = ContactMerger()
         let pipeline = MapPipeline(configuration: KioskConfiguration(), screen: screen,
-                                   density: PixelDensity(pixelsPerMillimetre: 8, source: .deviceResolution))
+                                   density: PixelDensity(pixelsPerMillimetre: 8, source: .deviceResolution), sink: sink)
         pipeline.begin(at: events.first?.time ?? 0)
         var frames = 0
         for e in events {

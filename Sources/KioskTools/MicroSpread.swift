@@ -71,6 +71,8 @@ extension Benchmarks {
         // The whole input path (`make bench-callgrind` counts `inputPathWorkload` in a second run).
         let events = inputPathEvents(fingers: max(1, min(fingers, 10)), count: callgrindFrames)
         print(inputPathWorkload(events, screen: Size(width: 1920, height: 1080)))
+        // With an event-stream reader (`inputPathReaderWorkload`, a third run).
+        print(inputPathReaderWorkload(events, screen: Size(width: 1920, height: 1080)))
     }
 
     @inline(never)

@@ -42,7 +42,7 @@ public final class MapController {
     /// willMove has been emitted and idleAt not yet.
     var moving = false
     /// Continuous gestures between began and ended/cancelled.
-    var activeGestures: Set<GestureKind> = []
+    var activeGestures = GestureKindSet()
     var animation: CameraAnimation?
     var momentum: Momentum?
     /// The open pan's lift started the glide: its `ended` after the lift grace keeps it running.
@@ -103,6 +103,20 @@ public final class MapController {
     /// The projection for the current camera and screen.
     public var projection: Projection { Projection(camera: camera, screen: screenSize) }
 
+    /// Hands each event emitted since the last drain to `body`, oldest first (events `body`
+    /// causes come after them), then forgets them and keeps the list's memory: unlike
+    /// `drainEvents()`, no allocation per frame.
+    public func drainEvents(_ body: (TimedMapEvent) -> Void) {
+        guard !events.isEmpty else { return }
+        var i = 0
+        while i < events.count {
+            let e = events[i]
+            i += 1
+            body(e)
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
     /// Events emitted since the last call, oldest first (the delegate has already been called).
     public func drainEvents() -> [TimedMapEvent] {
         defer { events.removeAll() }
@@ -125,7 +139,8 @@ public final class MapController {
     /// When the loop must call `advance(to:)` next: the next animation frame (every
     /// `frameInterval` s while anything moves), a pending idleAt, or the auto-return time.
     public var nextDeadline: Double? {
-        var deadlines: [Double] = []
+        // The earliest, kept as they come (an array of them was a malloc on every frame).
+        var deadlines = EarliestTime()
         if let p = idlePendingAt { deadlines.append(p) }
         if let p = changePendingAt { deadlines.append(p) }
         var tracking = false
@@ -140,7 +155,7 @@ public final class MapController {
         }
         if let r = autoReturnTime { deadlines.append(r) }
         if let h = homeTime { deadlines.append(h) }
-        return deadlines.min()
+        return deadlines.min
     }
 
     var autoReturnTime: Double? {

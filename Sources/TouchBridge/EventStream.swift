@@ -23,6 +23,8 @@ public struct JSONLine {
 }
 
 /// Writes the event stream. `t` is seconds since the first input event (the `start` line has 0).
+/// Each line is built in a `StreamLineBuffer` (the `into:` forms, which the pipeline uses with
+/// one reused buffer); the String forms are the same bytes as a String.
 public struct EventStreamEncoder {
     public private(set) var origin: Double?
     public init(origin: Double? = nil) { self.origin = origin }
@@ -35,58 +37,127 @@ public struct EventStreamEncoder {
     /// The camera object, exactly as in the map events (`MapEvent.cameraJSON`).
     public static func camera(_ c: CameraPosition) -> String { MapEvent.cameraJSON(c) }
 
-    func head(_ time: Double, _ type: String) -> JSONLine {
-        var o = JSONLine()
-        o.number("t", relative(time), 3)
-        o.string("type", type)
-        return o
+    /// `{"lat":..,"lon":..,"zoom":..,"bearing":..,"tilt":..}`, as `MapEvent.cameraJSON`.
+    static func camera(_ c: CameraPosition, into o: inout StreamLineBuffer) {
+        o.literal("{\"lat\":"); o.number(c.target.latitude, 7)
+        o.literal(",\"lon\":"); o.number(c.target.longitude, 7)
+        o.literal(",\"zoom\":"); o.number(c.zoom, 4)
+        o.literal(",\"bearing\":"); o.number(c.bearing, 2)
+        o.literal(",\"tilt\":"); o.number(c.tilt, 2)
+        o.literal("}")
+    }
+
+    /// `{"t":..,"type":"<type>"`, the start of every line but `start`.
+    func head(_ time: Double, _ type: StaticString, into o: inout StreamLineBuffer) {
+        o.literal("{\"t\":"); o.number(relative(time), 3)
+        o.literal(",\"type\":\""); o.literal(type); o.literal("\"")
+    }
+
+    private static func line(_ build: (inout StreamLineBuffer) -> Void) -> String {
+        var o = StreamLineBuffer()
+        build(&o)
+        return o.string
     }
 
     public func start(screen: Size, camera: CameraPosition) -> String {
-        var o = JSONLine()
-        o.number("t", 0, 3)
-        o.string("type", "start")
-        o.raw("screen", "[\(Int(screen.width)),\(Int(screen.height))]")
-        o.raw("camera", Self.camera(camera))
-        return o.text
+        Self.line { start(screen: screen, camera: camera, into: &$0) }
+    }
+
+    public func start(screen: Size, camera: CameraPosition, into o: inout StreamLineBuffer) {
+        o.literal("{\"t\":"); o.number(0, 3)
+        o.literal(",\"type\":\"start\",\"screen\":[")
+        o.int(Int(screen.width)); o.literal(","); o.int(Int(screen.height))
+        o.literal("],\"camera\":"); Self.camera(camera, into: &o)
+        o.literal("}")
     }
 
     public func contacts(_ frame: ContactFrame) -> String {
-        var o = head(frame.time, "contacts")
-        let list = frame.contacts.map { c -> String in
-            var j = JSONLine()
-            j.int("id", c.id)
-            j.number("x", c.position.x, 1)
-            j.number("y", c.position.y, 1)
-            if let p = c.pressure { j.number("pressure", p, 3) }
-            if let m = c.touchMajor { j.number("major", m, 2) }
-            if c.toolType != .finger { j.string("tool", c.toolType.rawValue) }
-            return j.text
+        Self.line { contacts(frame, into: &$0) }
+    }
+
+    public func contacts(_ frame: ContactFrame, into o: inout StreamLineBuffer) {
+        head(frame.time, "contacts", into: &o)
+        o.literal(",\"contacts\":[")
+        for (i, c) in frame.contacts.enumerated() {
+            if i > 0 { o.literal(",") }
+            o.literal("{\"id\":"); o.int(c.id)
+            o.literal(",\"x\":"); o.number(c.position.x, 1)
+            o.literal(",\"y\":"); o.number(c.position.y, 1)
+            if let p = c.pressure { o.literal(",\"pressure\":"); o.number(p, 3) }
+            if let m = c.touchMajor { o.literal(",\"major\":"); o.number(m, 2) }
+            if c.toolType != .finger { o.literal(",\"tool\":"); o.string(c.toolType.rawValue) }
+            o.literal("}")
         }
-        o.raw("contacts", "[" + list.joined(separator: ",") + "]")
-        if !frame.cancelled.isEmpty { o.raw("cancelled", "[" + frame.cancelled.map(String.init).joined(separator: ",") + "]") }
-        return o.text
+        o.literal("]")
+        if !frame.cancelled.isEmpty {
+            o.literal(",\"cancelled\":[")
+            for (i, id) in frame.cancelled.enumerated() {
+                if i > 0 { o.literal(",") }
+                o.int(id)
+            }
+            o.literal("]")
+        }
+        o.literal("}")
     }
 
     public func gesture(_ e: GestureEvent) -> String {
-        var o = head(e.time, "gesture")
-        o.string("gesture", e.kind.rawValue)
-        o.string("phase", e.phase.rawValue)
-        o.number("x", e.position.x, 1)
-        o.number("y", e.position.y, 1)
-        if e.fingers != 1 { o.int("fingers", e.fingers) }
-        if e.scale != 1 { o.number("scale", e.scale, 5) }
-        if e.rotation != 0 { o.number("rotation", e.rotation, 3) }
-        if e.tilt != 0 { o.number("tilt", e.tilt, 3) }
-        if e.velocity != .zero { o.raw("velocity", "[\(JSONLine.number(e.velocity.x, 1)),\(JSONLine.number(e.velocity.y, 1))]") }
-        if let r = e.reason { o.string("reason", r) }
-        return o.text
+        Self.line { gesture(e, into: &$0) }
+    }
+
+    public func gesture(_ e: GestureEvent, into o: inout StreamLineBuffer) {
+        head(e.time, "gesture", into: &o)
+        o.literal(",\"gesture\":"); o.string(e.kind.rawValue)
+        o.literal(",\"phase\":"); o.string(e.phase.rawValue)
+        o.literal(",\"x\":"); o.number(e.position.x, 1)
+        o.literal(",\"y\":"); o.number(e.position.y, 1)
+        if e.fingers != 1 { o.literal(",\"fingers\":"); o.int(e.fingers) }
+        if e.scale != 1 { o.literal(",\"scale\":"); o.number(e.scale, 5) }
+        if e.rotation != 0 { o.literal(",\"rotation\":"); o.number(e.rotation, 3) }
+        if e.tilt != 0 { o.literal(",\"tilt\":"); o.number(e.tilt, 3) }
+        if e.velocity != .zero {
+            o.literal(",\"velocity\":["); o.number(e.velocity.x, 1)
+            o.literal(","); o.number(e.velocity.y, 1); o.literal("]")
+        }
+        if let r = e.reason { o.literal(",\"reason\":"); o.string(r) }
+        o.literal("}")
+    }
+
+    /// A map event's line, byte for byte `event.jsonLine(t: relative(time))`.
+    public func mapEvent(_ event: MapEvent, time: Double, into o: inout StreamLineBuffer) {
+        o.literal("{\"t\":"); o.number(relative(time), 3)
+        o.literal(",\"type\":\""); o.raw(event.typeName); o.literal("\"")
+        switch event {
+        case .willMove(let g): o.literal(",\"gesture\":"); o.bool(g)
+        case .didChange(let c), .idleAt(let c): o.literal(",\"camera\":"); Self.camera(c, into: &o)
+        case .didTapAt(let c), .didLongPressAt(let c): Self.latLon(c, into: &o)
+        case .didTapMarker(let id), .didTapInfoWindow(let id), .didLongPressInfoWindow(let id),
+             .didCloseInfoWindow(let id):
+            o.literal(",\"marker\":"); o.string(id)
+        case .didTapPOI(let name, let c, let cls, let id):
+            o.literal(",\"name\":"); o.string(name)
+            Self.latLon(c, into: &o)
+            o.literal(",\"class\":")
+            if let cls { o.string(cls) } else { o.literal("null") }
+            o.literal(",\"id\":")
+            if let id { o.unsigned(id) } else { o.literal("null") }
+        case .cameraMode(let m): o.literal(",\"mode\":\""); o.raw(m.rawValue); o.literal("\"")
+        }
+        o.literal("}")
+    }
+
+    static func latLon(_ c: Coordinate, into o: inout StreamLineBuffer) {
+        o.literal(",\"lat\":"); o.number(c.latitude, 7)
+        o.literal(",\"lon\":"); o.number(c.longitude, 7)
     }
 
     public func end(time: Double, contacts: Int, camera: CameraPosition) -> String {
-        var o = head(time, "end")
-        o.int("contacts", contacts)
-        o.raw("camera", Self.camera(camera))
-        return o.text
+        Self.line { end(time: time, contacts: contacts, camera: camera, into: &$0) }
+    }
+
+    public func end(time: Double, contacts: Int, camera: CameraPosition, into o: inout StreamLineBuffer) {
+        head(time, "end", into: &o)
+        o.literal(",\"contacts\":"); o.int(contacts)
+        o.literal(",\"camera\":"); Self.camera(camera, into: &o)
+        o.literal("}")
     }
 }

@@ -6,14 +6,22 @@ import Rendering
 
 /// The pure middle of the data flow, wired once for every user (run, demo, replay, tune, bench):
 /// contact frames -> GestureRecognizer -> MapController, with every step written to the event
-/// stream. No fds and no clock: time comes with the frames or is passed to `advance(to:)`.
+/// stream when something reads it. No fds and no clock: time comes with the frames or is
+/// passed to `advance(to:)`.
 public final class MapPipeline {
     public let screen: Size
     public private(set) var recognizer: GestureRecognizer
     public let controller: MapController
     public private(set) var encoder = EventStreamEncoder()
-    /// Receives each line of the event stream (without newline).
-    public var sink: (String) -> Void
+    /// Receives each line of the event stream (without newline). Nil: no line is encoded at all
+    /// (formatting every gesture and map event was nearly all of the input path's cost).
+    /// A new sink reads every line until `sinkHasReader` is set again.
+    public var sink: ((String) -> Void)? { didSet { sinkHasReader = nil } }
+    /// Whether the sink has a reader now (the kiosk: an event-stream file or a control-socket
+    /// subscriber); while it answers false no line is encoded. Nil: the sink always reads.
+    public var sinkHasReader: (() -> Bool)?
+    /// The line being written, its memory reused from line to line.
+    private var line = StreamLineBuffer()
     /// Also write a `contacts` line per frame.
     public var writesContacts = false
     /// Gesture events as they happen (for `tune`).
@@ -31,7 +39,7 @@ public final class MapPipeline {
     private var started = false
 
     public init(screen: Size, camera: CameraPosition, recognizer: GestureRecognizer,
-                mapConfiguration: MapConfiguration, sink: @escaping (String) -> Void = { _ in }) {
+                mapConfiguration: MapConfiguration, sink: ((String) -> Void)? = nil) {
         self.screen = screen
         self.recognizer = recognizer
         self.controller = MapController(camera: camera, screenSize: screen, configuration: mapConfiguration)
@@ -40,7 +48,7 @@ public final class MapPipeline {
 
     /// Builds the recogniser and controller from a kiosk configuration.
     public convenience init(configuration cfg: KioskConfiguration, screen: Size, density: PixelDensity,
-                            sink: @escaping (String) -> Void = { _ in }) {
+                            sink: ((String) -> Void)? = nil) {
         self.init(screen: screen, camera: cfg.map.camera, recognizer: cfg.gestures.recognizer(density: density, screen: screen),
                   mapConfiguration: cfg.mapConfiguration(density: density), sink: sink)
         for m in cfg.markers { controller.add(m.marker) }
@@ -127,7 +135,7 @@ public final class MapPipeline {
     public func start() {
         guard !started else { return }
         started = true
-        sink(encoder.start(screen: screen, camera: controller.camera))
+        emit { encoder, line in encoder.start(screen: screen, camera: controller.camera, into: &line) }
     }
 
     /// Marks where t = 0 is and sets the controller's clock without emitting anything.
@@ -160,7 +168,7 @@ public final class MapPipeline {
     }
 
     private func step(to time: Double) {
-        if let rd = recognizer.nextDeadline, rd <= time {
+        if let rd = recognizer.nextDeadlineInPlace(), rd <= time {
             deliver(recognizer.expire(at: rd))
         }
         controller.advance(to: max(time, controller.now))
@@ -171,7 +179,7 @@ public final class MapPipeline {
     /// One contact frame from the assembler.
     public func handle(_ frame: ContactFrame) {
         advance(to: frame.time)
-        if writesContacts { sink(encoder.contacts(frame)) }
+        if writesContacts { emit { encoder, line in encoder.contacts(frame, into: &line) } }
         frameObserver?(frame)
         if frame.contacts.count != contactsDown {
             // Before the frame's gestures: a touch-down stops the camera in this frame.
@@ -184,9 +192,18 @@ public final class MapPipeline {
         dirty = true // contacts themselves are visible in `tune`
     }
 
+    /// Builds a line with `encode` and hands it to the sink, only when something reads it.
+    @inline(__always)
+    private func emit(_ encode: (EventStreamEncoder, inout StreamLineBuffer) -> Void) {
+        guard let sink, sinkHasReader?() ?? true else { return }
+        line.reset()
+        encode(encoder, &line)
+        sink(line.string)
+    }
+
     private func deliver(_ events: [GestureEvent]) {
         for e in events {
-            sink(encoder.gesture(e))
+            emit { encoder, line in encoder.gesture(e, into: &line) }
             gestureObserver?(e)
             controller.handle(e)
             drainMapEvents()
@@ -194,8 +211,8 @@ public final class MapPipeline {
     }
 
     private func drainMapEvents() {
-        for te in controller.drainEvents() {
-            sink(te.event.jsonLine(t: encoder.relative(te.time)))
+        controller.drainEvents { te in
+            emit { encoder, line in encoder.mapEvent(te.event, time: te.time, into: &line) }
             dirty = true
         }
     }
@@ -203,7 +220,8 @@ public final class MapPipeline {
     /// The earliest time something must happen without input.
     public var nextDeadline: Double? {
         // No array: this runs for every input frame.
-        switch (recognizer.nextDeadline, controller.nextDeadline) {
+        // In place: `recognizer.nextDeadline` copied the whole recogniser first.
+        switch (recognizer.nextDeadlineInPlace(), controller.nextDeadline) {
         case let (a?, b?): return min(a, b)
         case let (a, b): return a ?? b
         }
@@ -224,7 +242,8 @@ public final class MapPipeline {
             t = max(t, d)
             advance(to: t)
         }
-        sink(encoder.end(time: lastTime ?? t, contacts: contactsDown, camera: controller.camera))
+        let time = lastTime ?? t
+        emit { encoder, line in encoder.end(time: time, contacts: contactsDown, camera: controller.camera, into: &line) }
     }
 
     /// What the renderer draws now.

@@ -161,6 +161,8 @@ public final class MapView {
             self?.eventOut?.write(line + "\n")
             self?.control?.broadcast(line)
         }
+        // No file and no subscriber: the pipeline encodes no lines at all.
+        pipeline.sinkHasReader = { [weak self] in self?.eventOut != nil || self?.control?.hasSubscribers == true }
         pipeline.measureInfoWindows(with: renderer)
         if let vector {
             tileWorker = try TileWorkerWake(vector: vector, loop: eventLoop) { [weak self] in

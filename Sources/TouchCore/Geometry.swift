@@ -2,7 +2,7 @@
 public struct Point: Sendable, Hashable, Codable, CustomStringConvertible {
     public var x: Double
     public var y: Double
-    public init(x: Double, y: Double) { self.x = x; self.y = y }
+    @inlinable public init(x: Double, y: Double) { self.x = x; self.y = y }
     public static let zero = Point(x: 0, y: 0)
 
     public static func + (a: Point, b: Point) -> Point { Point(x: a.x + b.x, y: a.y + b.y) }

@@ -41,6 +41,8 @@ public final class ControlServer {
     private var nextNumber = 1
 
     public var clientCount: Int { clients.count }
+    /// Whether any client receives the event stream (else the kiosk does not encode it).
+    public var hasSubscribers: Bool { clients.values.contains { $0.subscribed && !$0.closed } }
 
     /// Creates the socket at `path` with mode 0660 (group: the service's). A stale socket left by
     /// a kiosk that died is replaced; a live one (something accepts connections there) or a path
