@@ -316,15 +316,32 @@ public struct Benchmarks {
 
     /// The child side of `kioskProbe`: a MapView on a memory display at 1080p with the tile set,
     /// a first frame, then two-finger and one-finger gestures for a few seconds of frames.
-    public static func probeKiosk(mbtiles: String?, quick: Bool) throws {
+    public static func probeKiosk(mbtiles: String?, quick: Bool, memoryTrace: Bool = false) throws {
+        var lastPeak = 0
+        /// With --memory-trace: where the resident memory is at a point of the run ("mem" lines,
+        /// ignored by the parent), and after each frame that raised the peak by 1 MiB or more.
+        func trace(_ stage: String, onlyIfPeakRose: Bool = false) {
+            guard memoryTrace, let b = ProcessMemory.breakdown() else { return }
+            if onlyIfPeakRose && b.peakKiB < lastPeak + 1024 { return }
+            lastPeak = b.peakKiB
+            let top = b.mappings.prefix(stage == "settled frame" ? 40 : 8).map { "\($0.name)=\(String(format: "%.1f", Double($0.kib) / 1024))" }.joined(separator: " ")
+            print(String(format: "mem %@ rss=%.1f hwm=%.1f MiB: %@", stage, Double(b.residentKiB) / 1024, Double(b.peakKiB) / 1024, top))
+        }
+        trace("process start")
         var cfg = KioskConfiguration()
         cfg.display.maxFPS = 1000
         if let m = mbtiles { cfg.map.source = .mbtiles(m) }
         cfg.map.camera = CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 2)
         cfg.touch = [.init(match: .path("/nonexistent"))] // no devices: the probe drives the pipeline itself
-        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 1920, height: 1080), log: KioskLog(level: .error))
+        // TOUCHBRIDGE_PROBE_COPY_FRAMES=1: a display whose buffer may not be drawn into (the
+        // renderer draws into a frame of its own and copies it): the "before" of drawing in place.
+        let memory = MemoryDisplay(width: 1920, height: 1080)
+        let display: DisplayBackend = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_COPY_FRAMES"] == "1" ? CopyOnlyDisplay(memory) : memory
+        let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
+        trace("MapView made")
         view.drawAndPresent(now: EventLoop.now())
         print("first-frame"); fflush(nil)
+        trace("first frame")
         var script = TouchScript(screen: view.screen, start: 1)
         let c = view.screen.center
         for k in 0..<(quick ? 1 : 4) {
@@ -336,11 +353,16 @@ public struct Benchmarks {
         for e in script.events {
             if let f = assembler.process(e) {
                 view.pipeline.handle(f)
-                if view.pipeline.takeNeedsRedraw() { view.drawAndPresent(now: f.time) }
+                if view.pipeline.takeNeedsRedraw() {
+                    view.drawAndPresent(now: f.time)
+                    trace("frame at t=\(String(format: "%.2f", f.time)) (\(view.renderer.lastFrameKind), \(f.contacts.count) fingers)", onlyIfPeakRose: true)
+                }
             }
         }
+        trace("gestures done")
         view.pipeline.advance(to: script.time + 3)
         view.drawAndPresent(now: script.time + 3)
+        trace("settled frame")
         for c in view.renderer.cacheSizes { print("cache \(c.bytes) \(c.width)x\(c.height) \(c.name)") }
         print("peak-rss-mib \(BenchSupport.peakRSSMiB() ?? 0)"); fflush(nil)
         view.close()
@@ -358,4 +380,22 @@ public struct Benchmarks {
             return k + String(format: " %12.3f ", f.value) + f.unit
         }.joined(separator: "\n")
     }
+}
+
+/// A display that forwards to another but does not let the map be drawn into its buffer (for
+/// measuring what drawing in place saves).
+final class CopyOnlyDisplay: DisplayBackend {
+    let inner: DisplayBackend
+    init(_ inner: DisplayBackend) { self.inner = inner }
+    var width: Int { inner.width }
+    var height: Int { inner.height }
+    var physicalSizeMM: (width: Int, height: Int)? { inner.physicalSizeMM }
+    var refreshHz: Double { inner.refreshHz }
+    var name: String { inner.name + " (copied into)" }
+    func backBuffer() -> DisplayFrame { inner.backBuffer() }
+    func present() throws -> Bool { try inner.present() }
+    var isFlipPending: Bool { inner.isFlipPending }
+    var eventFileDescriptor: Int32? { inner.eventFileDescriptor }
+    func handleEvents() throws { try inner.handleEvents() }
+    func close() { inner.close() }
 }

@@ -49,7 +49,10 @@ public final class MapView {
 
     let log: KioskLog
     public let renderer: MapRenderer
-    let frame: OwnedFrameBuffer
+    /// The frame the renderer draws into when it cannot draw into the display's back buffer
+    /// (a turned panel, or a backend whose buffer is not ordinary memory); made at the first
+    /// such frame, so a kiosk that draws in place never holds a second full frame.
+    private var ownFrame: OwnedFrameBuffer?
     /// The kiosk's one event loop. A host app adds its own descriptors and timers to it
     /// (`add(fd:interest:handler:)`, `schedule(at:handler:)`), before or during `run()`.
     public let eventLoop: EventLoop
@@ -107,7 +110,6 @@ public final class MapView {
         }
         let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: self.configuration.display.rotation)
         screen = Size(width: Double(w), height: Double(h))
-        frame = OwnedFrameBuffer(width: w, height: h)
         var raster: RasterTileSource? = nil
         var vector: VectorTileSet? = nil
         if case .mbtiles(let path) = configuration.map.source {
@@ -370,11 +372,12 @@ public final class MapView {
         // While something moves, the renderer may resample its cached base map (fast); the
         // frame after the camera goes idle is drawn at full quality.
         let moving = controller.isMoving || pipeline.contactsDown > 0
-        renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: frame.buffer, quality: moving ? .interactive : .final)
+        let (target, inPlace) = drawingTarget()
+        renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: target, quality: moving ? .interactive : .final)
         pipeline.prediction?.didDraw(at: now)
         pipeline.usePlaces(renderer.drawnPlaces, streetLabels: renderer.streetLabels)
-        overlay?(frame.buffer)
-        FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: configuration.display.rotation)
+        overlay?(target)
+        if !inPlace { FrameCopy.copy(target, to: display.backBuffer(), rotation: configuration.display.rotation) }
         do {
             if try display.present() {
                 pacer.didPresent(at: now)
@@ -399,6 +402,21 @@ public final class MapView {
         } catch {
             displayFailed(error, now: now)
         }
+    }
+
+    /// Where the next frame is drawn: the display's back buffer itself when the display allows
+    /// it and the panel is not turned (the frame is the same picture either way: the renderer
+    /// paints every pixel of every frame), else a frame of the map view's own that is then
+    /// copied (and turned) into the back buffer. True in the second element when in place.
+    func drawingTarget() -> (FrameBuffer, Bool) {
+        let back = display.backBuffer()
+        if display.backBufferIsDrawable, configuration.display.rotation == 0,
+           back.width == Int(screen.width), back.height == Int(screen.height), back.stride >= back.width * 4, back.stride % 4 == 0 {
+            return (FrameBuffer(width: back.width, height: back.height, stride: back.stride, pixels: back.pixels), true)
+        }
+        let own = ownFrame ?? OwnedFrameBuffer(width: Int(screen.width), height: Int(screen.height))
+        ownFrame = own
+        return (own.buffer, false)
     }
 
     /// SIGHUP: re-read the file; a bad file keeps the running configuration.

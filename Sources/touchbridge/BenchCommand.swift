@@ -28,6 +28,10 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: .hidden)
     var probeMicro = false
 
+    /// With --probe-kiosk: print where the resident memory is at each stage ("mem" lines).
+    @Flag(help: .hidden)
+    var memoryTrace = false
+
     @Option(help: .hidden)
     var probeCallgrind: Int?
 
@@ -41,7 +45,7 @@ struct BenchCommand: ParsableCommand {
             return
         }
         if probeKiosk {
-            try Benchmarks.probeKiosk(mbtiles: mbtiles, quick: quick)
+            try Benchmarks.probeKiosk(mbtiles: mbtiles, quick: quick, memoryTrace: memoryTrace)
             return
         }
         var opts = Benchmarks.Options()
