@@ -299,11 +299,13 @@ public struct Benchmarks {
                 if line == "first-frame" { firstFrameMS = Double(BenchSupport.nanos() - start) / 1e6 }
                 if line.hasPrefix("peak-rss-mib ") { rss = Double(line.dropFirst(13)) }
                 if line.hasPrefix("cache ") {
-                    // "cache BYTES WxH NAME": the renderer's caches, sized from the screen.
+                    // "cache BYTES WxH NAME | RULE": the renderer's caches and how the screen sized them.
                     let f = line.split(separator: " ", maxSplits: 3)
                     if f.count == 4, let b = Double(f[1]) {
                         cacheBytes += b
-                        progress(String(format: "    cache: %@, %@, %.1f MiB", String(f[3]), String(f[2]), b / 1_048_576))
+                        let parts = f[3].split(separator: "|", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                        progress(String(format: "    cache: %@, %@, %.1f MiB", parts[0], String(f[2]), b / 1_048_576)
+                                 + (parts.count > 1 ? ": " + parts[1] : ""))
                     }
                 }
             }
@@ -363,7 +365,7 @@ public struct Benchmarks {
         view.pipeline.advance(to: script.time + 3)
         view.drawAndPresent(now: script.time + 3)
         trace("settled frame")
-        for c in view.renderer.cacheSizes { print("cache \(c.bytes) \(c.width)x\(c.height) \(c.name)") }
+        for c in view.renderer.cacheSizes { print("cache \(c.bytes) \(c.width)x\(c.height) \(c.name) | \(c.rule)") }
         print("peak-rss-mib \(BenchSupport.peakRSSMiB() ?? 0)"); fflush(nil)
         view.close()
     }

@@ -113,10 +113,10 @@ public final class MapView {
         var raster: RasterTileSource? = nil
         var vector: VectorTileSet? = nil
         if case .mbtiles(let path) = configuration.map.source {
-            // 96 decoded 256 px tiles (24 MiB) cover a 1080p screen, its parents and a margin;
-            // 48 MiB of decoded vector tiles hold a few hundred street-level tiles.
+            // Decoded raster tiles: the screen turned to any angle (RasterTileSource.capacity).
             // Decoded vector tiles: enough for this screen's cached base map and its ring of neighbours.
-            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: 96, vectorCacheBytes: VectorTileSet.cacheBytes(
+            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: RasterTileSource.capacity(screenWidth: w, screenHeight: h),
+                                               vectorCacheBytes: VectorTileSet.cacheBytes(
                 screenWidth: w, screenHeight: h, margin: MapRenderer.cacheMargin(width: w, height: h)))
             raster = opened.raster
             vector = opened.vector
@@ -142,6 +142,7 @@ public final class MapView {
                                                   fixedLatency: configuration.predictionLatency, refreshHz: 1 / pacer.interval)
         }
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
+        self.log(.info, MapView.memoryPlan(display: d, rotation: self.configuration.display.rotation, width: w, height: h, raster: raster, vector: vector))
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         if found.isEmpty {
             self.log(.warning, "no touchscreen found yet: waiting for one to be plugged in (touchbridge devices lists input devices)")
@@ -403,6 +404,24 @@ public final class MapView {
             displayFailed(error, now: now)
         }
     }
+
+    /// The start line about memory: where frames are drawn and the caches the screen sized.
+    static func memoryPlan(display: DisplayBackend, rotation: Int, width w: Int, height h: Int,
+                           raster: RasterTileSource?, vector: VectorTileSet?) -> String {
+        func mib(_ b: Int) -> String { String(format: "%.1f MiB", Double(b) / 1_048_576) }
+        let m = MapRenderer.cacheMargin(width: w, height: h), lm = MapRenderer.overlayMargin(width: w, height: h)
+        var parts = [display.backBufferIsDrawable && rotation == 0 ? "frames drawn straight into the display's buffer"
+                     : "frames drawn into a frame of their own (\(mib(w * h * 4))), then copied into the display's buffer"]
+        parts.append("base map cache \(w + 2 * m)x\(h + 2 * m) (\(mib((w + 2 * m) * (h + 2 * m) * 4)))")
+        parts.append("overlay layer \(w + 2 * lm)x\(h + 2 * lm) (\(mib((w + 2 * lm) * (h + 2 * lm) * 4)))")
+        if let raster { parts.append("up to \(raster.capacity) decoded tiles (\(mib(raster.capacity << 18)))") }
+        if let vector { parts.append("up to \(mib(vector.maxBytes)) of decoded vector tiles") }
+        return "memory: " + parts.joined(separator: "; ")
+    }
+
+    /// The picture last drawn, upright (before any turn for the panel): the display's buffer
+    /// when frames are drawn in place, else the map view's own frame.
+    public var drawnFrame: FrameBuffer { drawingTarget().0 }
 
     /// Where the next frame is drawn: the display's back buffer itself when the display allows
     /// it and the panel is not turned (the frame is the same picture either way: the renderer

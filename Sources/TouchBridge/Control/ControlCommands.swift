@@ -167,7 +167,7 @@ extension MapView {
             let path = try a.requiredString("path")
             try a.finish()
             guard path.hasPrefix("/") else { throw ControlError("\"path\" must be absolute (the kiosk's working folder is not the client's)") }
-            let drawn = drawingTarget().0   // the picture last drawn, upright
+            let drawn = drawnFrame
             do { try drawn.writePNG(to: path) } catch { throw ControlError("\(error)") }
             return [("path", .string(path)), ("width", .number(Double(drawn.width))),
                     ("height", .number(Double(drawn.height)))]

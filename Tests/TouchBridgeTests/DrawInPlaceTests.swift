@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+import TouchCore
+import MapEngine
+import Rendering
+import Display
+@testable import TouchBridge
+
+/// MapView draws straight into the display's buffer when the display says it is ordinary
+/// memory and the panel is not turned; the picture on the display is the one a separate frame
+/// copied there would give.
+@Suite struct DrawInPlaceTests {
+    /// Forwards to a memory display but does not let the map be drawn into its buffer.
+    final class CopyOnly: DisplayBackend {
+        let inner: MemoryDisplay
+        init(_ inner: MemoryDisplay) { self.inner = inner }
+        var width: Int { inner.width }
+        var height: Int { inner.height }
+        var physicalSizeMM: (width: Int, height: Int)? { nil }
+        var refreshHz: Double { 60 }
+        var name: String { "copy-only" }
+        func backBuffer() -> DisplayFrame { inner.backBuffer() }
+        func present() throws -> Bool { try inner.present() }
+        var isFlipPending: Bool { false }
+        var eventFileDescriptor: Int32? { nil }
+        func handleEvents() throws {}
+        func close() {}
+    }
+
+    func makeView(_ display: DisplayBackend, rotation: Int = 0) throws -> MapView {
+        var cfg = KioskConfiguration()
+        cfg.touch = [.init(match: .path("/nonexistent/event99"))]
+        cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47, longitude: 6), zoom: 4.2)
+        cfg.display.rotation = rotation
+        let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
+        view.add(Marker(id: "paris", position: Coordinate(latitude: 48.8566, longitude: 2.3522), title: "Paris", snippet: "Capital"))
+        return view
+    }
+
+    func bytes(_ f: DisplayFrame) -> [UInt8] {
+        (0..<f.height).flatMap { y in Array(UnsafeRawBufferPointer(start: f.pixels + y * f.stride, count: f.width * 4)) }
+    }
+
+    /// The same frames (a first frame, a pan, a turned pinch, the settled frame) on both views.
+    func drive(_ views: [MapView], check: (Int) -> Void) {
+        views.forEach { $0.drawAndPresent(now: 1) }
+        check(0)
+        var script = TouchScript(screen: views[0].screen, start: 2)
+        let c = views[0].screen.center
+        script.move([0: c], [0: c + Point(x: -240, y: 90)], duration: 0.4)
+        script.move([0: c - Point(x: 100, y: 0), 1: c + Point(x: 100, y: 0)], [0: c - Point(x: 220, y: 70), 1: c + Point(x: 220, y: 70)], duration: 0.4)
+        var assemblers = views.map { FrameAssembler(capabilities: script.device, screen: $0.screen) }
+        var n = 1
+        for e in script.events {
+            var drew = false
+            for (i, v) in views.enumerated() {
+                if let f = assemblers[i].process(e) {
+                    v.pipeline.handle(f)
+                    if v.pipeline.takeNeedsRedraw() { v.drawAndPresent(now: f.time); drew = true }
+                }
+            }
+            if drew { check(n); n += 1 }
+        }
+        views.forEach { $0.pipeline.advance(to: script.time + 3); $0.drawAndPresent(now: script.time + 3) }
+        check(n)
+    }
+
+    @Test func theDisplayShowsTheFrameASeparateFrameWouldGive() throws {
+        let direct = MemoryDisplay(width: 1280, height: 800), copied = MemoryDisplay(width: 1280, height: 800)
+        let a = try makeView(direct), b = try makeView(CopyOnly(copied))
+        #expect(a.drawnFrame.pixels == direct.backBuffer().pixels, "drawn in place")
+        #expect(b.drawnFrame.pixels != copied.backBuffer().pixels, "drawn into a frame of its own")
+        var checked = 0
+        drive([a, b]) { n in
+            #expect(bytes(direct.backBuffer()) == bytes(copied.backBuffer()), "frame \(n)")
+            checked += 1
+        }
+        #expect(checked > 5)
+        #expect(direct.presented == copied.presented)
+        #expect(MapView.memoryPlan(display: direct, rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("straight into the display's buffer"))
+        #expect(MapView.memoryPlan(display: CopyOnly(copied), rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("then copied"))
+    }
+
+    @Test func aTurnedPanelIsDrawnIntoAFrameAndTurnedOnTheWay() throws {
+        let upright = MemoryDisplay(width: 1280, height: 800), turned = MemoryDisplay(width: 800, height: 1280)
+        let a = try makeView(upright), b = try makeView(turned, rotation: 90)
+        #expect(b.screen == a.screen)
+        #expect(b.drawnFrame.pixels != turned.backBuffer().pixels)
+        let expected = UnsafeMutableRawPointer.allocate(byteCount: 800 * 1280 * 4, alignment: 64)
+        defer { expected.deallocate() }
+        let target = DisplayFrame(width: 800, height: 1280, stride: 800 * 4, pixels: expected)
+        drive([a, b]) { n in
+            FrameCopy.copy(a.drawnFrame, to: target, rotation: 90)
+            #expect(bytes(target) == bytes(turned.backBuffer()), "frame \(n)")
+        }
+        #expect(MapView.memoryPlan(display: turned, rotation: 90, width: 1280, height: 800, raster: nil, vector: nil).contains("then copied"))
+    }
+}
