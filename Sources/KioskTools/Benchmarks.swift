@@ -67,6 +67,10 @@ public struct Benchmarks {
         if let exe = options.executable {
             progress("A 1080p kiosk run with a tile set, in a fresh process")
             try kioskProbe(executable: exe)
+            if options.streetTiles != nil {
+                progress("The same on the street map (vector tiles, Vaduz), in a fresh process")
+                try kioskProbe(executable: exe, street: true)
+            }
         }
     }
 
@@ -273,11 +277,11 @@ public struct Benchmarks {
 
     /// Starts `touchbridge bench --probe-kiosk` and reads its figures: time from exec to the
     /// first frame presented, and peak RSS after panning a 1080p MBTiles map for a while.
-    mutating func kioskProbe(executable: String) throws {
+    mutating func kioskProbe(executable: String, street: Bool = false) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         var args = ["bench", "--probe-kiosk"]
-        if let m = options.mbtiles { args += ["--mbtiles", m] }
+        if street, let t = options.streetTiles { args += ["--mbtiles", t, "--street-camera"] } else if let m = options.mbtiles { args += ["--mbtiles", m] }
         if options.quick { args.append("--quick") }
         p.arguments = args
         let pipe = Pipe()
@@ -311,6 +315,10 @@ public struct Benchmarks {
             }
         }
         p.waitUntilExit()
+        if street {
+            if let r = rss { add("street_kiosk_peak_rss_mib", r, "MiB", "peak resident memory of a 1080p kiosk run on the street map (fresh process)") }
+            return
+        }
         if let f = firstFrameMS { add("first_frame_ms", f, "ms", "start to first frame (1080p, tile set)") }
         if let r = rss { add("peak_rss_mib", r, "MiB", "peak resident memory of a 1080p kiosk run with a tile set") }
         if cacheBytes > 0 { add("render_caches_mib", cacheBytes / 1_048_576, "MiB", "the renderer's caches in that run (listed above)") }
@@ -318,7 +326,7 @@ public struct Benchmarks {
 
     /// The child side of `kioskProbe`: a MapView on a memory display at 1080p with the tile set,
     /// a first frame, then two-finger and one-finger gestures for a few seconds of frames.
-    public static func probeKiosk(mbtiles: String?, quick: Bool, memoryTrace: Bool = false) throws {
+    public static func probeKiosk(mbtiles: String?, quick: Bool, memoryTrace: Bool = false, street: Bool = false) throws {
         var lastPeak = 0
         /// With --memory-trace: where the resident memory is at a point of the run ("mem" lines,
         /// ignored by the parent), and after each frame that raised the peak by 1 MiB or more.
@@ -334,6 +342,8 @@ public struct Benchmarks {
         cfg.display.maxFPS = 1000
         if let m = mbtiles { cfg.map.source = .mbtiles(m) }
         cfg.map.camera = CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 2)
+        // The street map: Vaduz at street level (the vector tile set of the street-map bench).
+        if street { cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.141, longitude: 9.521), zoom: 15.5) }
         cfg.touch = [.init(match: .path("/nonexistent"))] // no devices: the probe drives the pipeline itself
         // TOUCHBRIDGE_PROBE_COPY_FRAMES=1: a display whose buffer may not be drawn into (the
         // renderer draws into a frame of its own and copies it): the "before" of drawing in place.
