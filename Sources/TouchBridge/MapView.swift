@@ -471,6 +471,11 @@ public final class MapView {
             log(.info, "touch-to-flip latency over \(touchToFlip.count) frames: \(touchToFlip.summary)")
         }
         if refusedPresents > 0 { log(.info, "the display refused \(refusedPresents) frames while busy; each was drawn again") }
+        let caches = renderer.cacheSizes.map { String(format: "%@ %dx%d %.1f MiB", $0.name, $0.width, $0.height, Double($0.bytes) / 1_048_576) }
+        if !caches.isEmpty {
+            log(.info, "caches at exit: " + caches.joined(separator: "; ")
+                + String(format: "; peak resident memory %.1f MiB", ProcessMemory.peakResidentMiB() ?? 0))
+        }
         display.close()
         input.detach()
         input.closeAll()

@@ -4,6 +4,7 @@ import TouchCore
 import MapEngine
 import Rendering
 import Display
+import Logging
 @testable import TouchBridge
 
 /// MapView draws straight into the display's buffer when the display says it is ordinary
@@ -79,6 +80,24 @@ import Display
         #expect(direct.presented == copied.presented)
         #expect(MapView.memoryPlan(display: direct, rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("straight into the display's buffer"))
         #expect(MapView.memoryPlan(display: CopyOnly(copied), rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("then copied"))
+    }
+
+    /// The start line says where frames are drawn and the caches the screen sized; the exit
+    /// report lists the caches as they ended.
+    @Test func theLogSaysWhereFramesAreDrawnAndTheCacheSizes() throws {
+        var cfg = KioskConfiguration()
+        cfg.touch = [.init(match: .path("/nonexistent/event99"))]
+        cfg.map.source = .mbtiles(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("RenderingTests/Fixtures/node-mbtiles_plain_1.mbtiles").path)
+        let out = WrittenText()
+        let logger = Logger(label: "touchbridge") { JournalLogHandler(label: $0, style: .plain, write: out.append) }
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 800, height: 480), log: KioskLog(level: .info, logger: logger))
+        view.drawAndPresent(now: 1)
+        view.close()
+        let text = out.text
+        // 800x480: margins 256 (base map) and 128 (overlay layer); 25 tiles for the 933 px diagonal.
+        #expect(text.contains("memory: frames drawn straight into the display's buffer; base map cache 1312x992 (5.0 MiB); overlay layer 1056x736 (3.0 MiB); up to 25 decoded tiles"), "\(text)")
+        #expect(text.contains("caches at exit: base map (torus) 1312x992 5.0 MiB; overlay layer 1056x736 3.0 MiB; decoded tiles (of 25 at most)"), "\(text)")
     }
 
     @Test func aTurnedPanelIsDrawnIntoAFrameAndTurnedOnTheWay() throws {
