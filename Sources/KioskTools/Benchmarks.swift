@@ -219,6 +219,7 @@ public struct Benchmarks {
         if let path = options.mbtiles {
             let opened = MapRenderer.openRaster(path: path)
             if let raster = opened.source {
+                raster.expandedCapacity = RasterTileSource.expandedCapacity(screenWidth: width, screenHeight: height)
                 let r = MapRenderer(raster: raster)
                 var s = MapScene(camera: CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 3))
                 var j = 0

@@ -130,8 +130,10 @@ public final class MapRenderer {
                         "screen + \(layerMargin ?? 0) px each side (a sixth of the shorter side, at least 128)"))
         }
         if let r = raster {
-            out.append(("decoded tiles (of \(r.capacity) at most)", r.cachedTileCount, 1, r.cachedTileCount * 256 * 256 * 4,
-                        screenSize.map { RasterTileSource.capacityRule(screenWidth: $0.0, screenHeight: $0.1) } ?? ""))
+            out.append(("decoded tiles (of \(r.capacity) at most; \(r.compactTileCount) palette tiles kept compact)", r.cachedTileCount, 1,
+                        r.cachedBytes, screenSize.map { RasterTileSource.capacityRule(screenWidth: $0.0, screenHeight: $0.1) } ?? ""))
+            out.append(("expanded palette tiles (of \(r.expandedCapacity) at most; \(r.expansions) expansions)", r.expandedTileCount, 1,
+                        r.expandedBytes, screenSize.map { RasterTileSource.expandedCapacityRule(screenWidth: $0.0, screenHeight: $0.1) } ?? ""))
         }
         if let v = vector {
             out.append(("decoded vector tiles (of \(v.maxBytes >> 20) MiB at most)", v.cachedTileCount, 1, v.cachedBytes,

@@ -119,6 +119,7 @@ public final class MapView {
                                                vectorCacheBytes: VectorTileSet.cacheBytes(
                 screenWidth: w, screenHeight: h, margin: MapRenderer.cacheMargin(width: w, height: h)))
             raster = opened.raster
+            raster?.expandedCapacity = RasterTileSource.expandedCapacity(screenWidth: w, screenHeight: h)
             vector = opened.vector
             for warning in opened.warnings { self.log(.warning, warning) }
         }
@@ -414,7 +415,10 @@ public final class MapView {
                      : "frames drawn into a frame of their own (\(mib(w * h * 4))), then copied into the display's buffer"]
         parts.append("base map cache \(w + 2 * m)x\(h + 2 * m) (\(mib((w + 2 * m) * (h + 2 * m) * 4)))")
         parts.append("overlay layer \(w + 2 * lm)x\(h + 2 * lm) (\(mib((w + 2 * lm) * (h + 2 * lm) * 4)))")
-        if let raster { parts.append("up to \(raster.capacity) decoded tiles (\(mib(raster.capacity << 18)))") }
+        if let raster {
+            parts.append("up to \(raster.capacity) decoded tiles (\(mib(raster.capacity << 18)); palette tiles kept compact, 1/4 of that or less)")
+            parts.append("up to \(raster.expandedCapacity) expanded palette tiles (\(mib(raster.expandedCapacity << 18)))")
+        }
         if let vector { parts.append("up to \(mib(vector.maxBytes)) of decoded vector tiles") }
         return "memory: " + parts.joined(separator: "; ")
     }
