@@ -229,6 +229,19 @@ public struct Benchmarks {
                     r.render(s, into: frame.buffer)
                 }
                 add("render_mbtiles_\(tag)_ms", BenchSupport.median(mb), "ms", "MBTiles frame (decoded tiles cached)")
+                // A palette tile (most raster tile sets): decoded keeping its indices, expanded
+                // into 4-byte pixels when drawn; beside it, cairo's decode of the same tile.
+                if height == 1080, let data = (0..<16).lazy.compactMap({ try? raster.tiles.tileData(z: 4, x: $0, y: 6) }).first,
+                   let tile = try? PalettedTile.decode(png: data) {
+                    let image = tile.expanded()
+                    let expand = BenchSupport.timeRuns(minSeconds: minSeconds) { tile.expand(into: image) }
+                    add("tile_expand_us", BenchSupport.median(expand) * 1000, "us",
+                        "palette tile \(tile.width)x\(tile.height) at \(tile.depth) bits expanded into 4-byte pixels")
+                    let palette = BenchSupport.timeRuns(minSeconds: minSeconds) { _ = try? PalettedTile.decode(png: data) }
+                    add("tile_decode_palette_us", BenchSupport.median(palette) * 1000, "us", "the same tile decoded, indices kept (libpng)")
+                    let cairo = BenchSupport.timeRuns(minSeconds: minSeconds) { _ = CairoImage.png(data) }
+                    add("tile_decode_cairo_us", BenchSupport.median(cairo) * 1000, "us", "the same tile decoded into 4-byte pixels by cairo")
+                }
             } else if let w = opened.warning {
                 progress("  (no MBTiles frame: \(w))")
             }

@@ -61,6 +61,13 @@ public final class PalettedTile: @unchecked Sendable {
                             format: hasAlpha ? CAIRO_FORMAT_ARGB32 : CAIRO_FORMAT_RGB24)
     }
 
+    /// The compact form of a palette PNG tile, nil for any other image (for `bench` and
+    /// tests); throws what the tile decoder throws for a bad tile.
+    public static func decode(png data: Data) throws -> PalettedTile? {
+        if case let .palette(p) = try TileImageDecoder.decodeCompact(data) { return p }
+        return nil
+    }
+
     /// A new cairo image of the tile's pixels.
     public func expanded() -> CairoImage {
         let image = CairoImage(owning: cairo_image_surface_create(format, Int32(width), Int32(height))!)
@@ -69,12 +76,12 @@ public final class PalettedTile: @unchecked Sendable {
     }
 
     /// Whether `image` can take this tile's pixels (same size and format).
-    func fits(_ image: CairoImage) -> Bool {
+    public func fits(_ image: CairoImage) -> Bool {
         cairo_image_surface_get_format(image.surface) == format && image.width == width && image.height == height
     }
 
     /// Writes the tile's pixels into `image`, which `fits` it.
-    func expand(into image: CairoImage) {
+    public func expand(into image: CairoImage) {
         let surface = image.surface
         cairo_surface_flush(surface)
         guard let data = cairo_image_surface_get_data(surface) else { return }

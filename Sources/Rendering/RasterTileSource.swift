@@ -24,6 +24,10 @@ public final class RasterTileSource: @unchecked Sendable {
     private var clock: UInt64 = 0
     /// Bytes held by the decoded tiles (compact palette tiles at their size).
     public private(set) var cachedBytes = 0
+    /// The clock when the current drawing pass began (`beginPass`; 0: none yet).
+    private var passStart: UInt64 = 0
+    /// Where a tile is expanded when the expanded cache holds only tiles of the current pass.
+    private var scratch: CairoImage?
     /// Palette tiles expanded so far (each a 256x256 tile's table look-ups), for tests and `bench`.
     public private(set) var expansions = 0
 
@@ -135,6 +139,16 @@ public final class RasterTileSource: @unchecked Sendable {
         return .missing
     }
 
+    /// A frame (or a base-map build or strip) begins drawing: the expanded tiles it draws are
+    /// not evicted for other tiles of the same pass. A turned frame touching more tiles than the
+    /// expanded cache holds then finds the cache's tiles again in its next frame and expands only
+    /// the rest (into one scratch surface), where least-recently-used eviction would evict each
+    /// tile just before it is needed again and expand every tile of every frame.
+    public func beginPass() {
+        clock += 1
+        passStart = clock
+    }
+
     /// The palette tile's pixels from the expanded cache. When full, the least recently drawn
     /// expanded tile goes, and its surface takes the new pixels if nobody else holds it (no
     /// allocation, so the heap does not fragment as tiles come and go).
@@ -144,8 +158,19 @@ public final class RasterTileSource: @unchecked Sendable {
             return hit.image
         }
         var candidate: CairoImage?
-        if expanded.count >= expandedCapacity, let oldest = expanded.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            candidate = expanded.removeValue(forKey: oldest)?.image
+        if expanded.count >= expandedCapacity, let oldest = expanded.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            if passStart > 0 && oldest.value.lastUse > passStart {
+                // Every expanded tile was drawn in this pass: expand this one aside, uncached.
+                expansions += 1
+                if isKnownUniquelyReferenced(&scratch), let s = scratch, tile.fits(s) {
+                    tile.expand(into: s)
+                    return s
+                }
+                let fresh = tile.expanded()
+                scratch = fresh
+                return fresh
+            }
+            candidate = expanded.removeValue(forKey: oldest.key)?.image
         }
         let image: CairoImage
         if isKnownUniquelyReferenced(&candidate), let surface = candidate, tile.fits(surface) {
