@@ -364,6 +364,11 @@ public struct Benchmarks {
         let memory = MemoryDisplay(width: 1920, height: 1080)
         let display: DisplayBackend = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_COPY_FRAMES"] == "1" ? CopyOnlyDisplay(memory) : memory
         let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
+        // TOUCHBRIDGE_PROBE_EXPANDED_TILES=N: another size for the expanded palette tiles than
+        // the screen's rule (docs/benchmarks.md compares memory and draw time).
+        if let n = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_EXPANDED_TILES"].flatMap({ Int($0) }) {
+            view.renderer.raster?.expandedCapacity = n
+        }
         trace("MapView made")
         view.drawAndPresent(now: EventLoop.now())
         print("first-frame"); fflush(nil)
@@ -376,11 +381,14 @@ public struct Benchmarks {
             script.wait(0.5)
         }
         var assembler = FrameAssembler(capabilities: script.device, screen: view.screen)
+        var drawn: [Double] = []
         for e in script.events {
             if let f = assembler.process(e) {
                 view.pipeline.handle(f)
                 if view.pipeline.takeNeedsRedraw() {
+                    let t0 = BenchSupport.nanos()
                     view.drawAndPresent(now: f.time)
+                    drawn.append(Double(BenchSupport.nanos() - t0) / 1e6)
                     trace("frame at t=\(String(format: "%.2f", f.time)) (\(view.renderer.lastFrameKind), \(f.contacts.count) fingers)", onlyIfPeakRose: true)
                 }
             }
@@ -390,6 +398,9 @@ public struct Benchmarks {
         view.drawAndPresent(now: script.time + 3)
         trace("settled frame")
         for c in view.renderer.cacheSizes { print("cache \(c.bytes) \(c.width)x\(c.height) \(c.name) | \(c.rule)") }
+        // The gesture frames' draw times (ignored by the parent; for comparing cache sizes by hand).
+        print(String(format: "gesture-frames %d draw-ms total %.1f p50 %.2f p95 %.2f", drawn.count, drawn.reduce(0, +),
+                     BenchSupport.percentile(drawn, 50), BenchSupport.percentile(drawn, 95)))
         print("peak-rss-mib \(BenchSupport.peakRSSMiB() ?? 0)"); fflush(nil)
         view.close()
     }

@@ -87,26 +87,43 @@ public final class PalettedTile: @unchecked Sendable {
         guard let data = cairo_image_surface_get_data(surface) else { return }
         let stride = Int(cairo_image_surface_get_stride(surface))
         let w = width, depth = self.depth, rowBytes = self.rowBytes
-        table.withUnsafeBufferPointer { lut in
-            rows.withUnsafeBufferPointer { src in
-                for y in 0..<height {
-                    let out = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
-                    let row = src.baseAddress! + y * rowBytes
-                    if depth == 8 {
+        if depth == 8 {
+            table.withUnsafeBufferPointer { lut in
+                rows.withUnsafeBufferPointer { src in
+                    for y in 0..<height {
+                        let out = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                        let row = src.baseAddress! + y * rowBytes
                         for x in 0..<w { out[x] = lut[Int(row[x])] }
-                        continue
                     }
-                    // Packed: pixels per byte, most significant bits first.
-                    let perByte = 8 / depth, mask = (1 << depth) - 1
-                    var x = 0
-                    for i in 0..<rowBytes {
-                        let byte = Int(row[i])
-                        var shift = 8 - depth
-                        for _ in 0..<perByte where x < w {
-                            out[x] = lut[(byte >> shift) & mask]
-                            shift -= depth
-                            x += 1
+                }
+            }
+        } else {
+            // Packed indices: a table of the pixels each byte value stands for (8 / depth of
+            // them, most significant bits first), so a byte is one look-up and a copy.
+            let perByte = 8 / depth, mask = (1 << depth) - 1
+            var byteTable = [UInt32](repeating: 0, count: 256 * perByte)
+            for b in 0..<256 { for k in 0..<perByte { byteTable[b * perByte + k] = table[(b >> (8 - depth * (k + 1))) & mask] } }
+            let whole = w / perByte, rest = w % perByte
+            byteTable.withUnsafeBufferPointer { bt in
+                rows.withUnsafeBufferPointer { src in
+                    for y in 0..<height {
+                        var out = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                        let row = src.baseAddress! + y * rowBytes
+                        let t = bt.baseAddress!
+                        switch perByte {
+                        case 2:
+                            for i in 0..<whole { let p = t + Int(row[i]) * 2; out[0] = p[0]; out[1] = p[1]; out += 2 }
+                        case 4:
+                            for i in 0..<whole { let p = t + Int(row[i]) * 4; out[0] = p[0]; out[1] = p[1]; out[2] = p[2]; out[3] = p[3]; out += 4 }
+                        default:
+                            for i in 0..<whole {
+                                let p = t + Int(row[i]) * 8
+                                out[0] = p[0]; out[1] = p[1]; out[2] = p[2]; out[3] = p[3]
+                                out[4] = p[4]; out[5] = p[5]; out[6] = p[6]; out[7] = p[7]
+                                out += 8
+                            }
                         }
+                        if rest > 0 { out.update(from: bt.baseAddress! + Int(row[whole]) * perByte, count: rest) }
                     }
                 }
             }

@@ -50,17 +50,25 @@ public final class RasterTileSource: @unchecked Sendable {
         return "the screen's \(diagonal) px diagonal turned any way: \(side)x\(side) tiles of 256 px"
     }
 
-    /// Expanded palette tiles to keep for a screen: the tiles one flat, upright screen touches
-    /// (ceil(w / 256) + 1 by ceil(h / 256) + 1), so a full redraw or a base-map strip reuses
-    /// them; a turned frame touching more expands the rest again (see `expansions`).
-    /// 1920x1080: 54 tiles (13.5 MiB); 800x480: 15 (3.75 MiB).
+    /// Expanded palette tiles to keep for a screen: the tiles one scroll strip of the base-map
+    /// cache touches (the cache's longer side in tiles of 256 px, plus one, by two rows: a
+    /// strip of `MapRenderer.scrollStep` px crosses at most two), so the next strips of a pan
+    /// find them. Frames that draw tiles directly (turned, tilted) expand what does not fit,
+    /// into one scratch surface (`beginPass`): 20 us a tile here, against 256 KiB a tile kept.
+    /// 1920x1080: 22 tiles (5.5 MiB); 800x480: 14 (3.5 MiB).
     public static func expandedCapacity(screenWidth w: Int, screenHeight h: Int) -> Int {
-        max(4, ((w + 255) / 256 + 1) * ((h + 255) / 256 + 1))
+        stripTiles(w, h) * 2
+    }
+
+    private static func stripTiles(_ w: Int, _ h: Int) -> Int {
+        let m = MapRenderer.cacheMargin(width: w, height: h)
+        return (max(w, h) + 2 * m + 255) / 256 + 1
     }
 
     /// How `expandedCapacity(screenWidth:screenHeight:)` came to its figure.
     public static func expandedCapacityRule(screenWidth w: Int, screenHeight h: Int) -> String {
-        "the tiles of one flat screen: \((w + 255) / 256 + 1)x\((h + 255) / 256 + 1) of 256 px"
+        let m = MapRenderer.cacheMargin(width: w, height: h)
+        return "one scroll strip of the \(max(w, h) + 2 * m) px base map: \(stripTiles(w, h))x2 tiles of 256 px"
     }
 
     public init(tiles: any TileSource, capacity: Int = 256, expandedCapacity: Int = 64) {

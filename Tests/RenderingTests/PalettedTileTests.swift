@@ -146,9 +146,11 @@ import TileSources
         #expect(roomy.pixels == tight.pixels)
     }
 
-    @Test func theExpandedRuleIsOneFlatScreen() {
-        #expect(RasterTileSource.expandedCapacity(screenWidth: 1920, screenHeight: 1080) == 54)
-        #expect(RasterTileSource.expandedCapacity(screenWidth: 800, screenHeight: 480) == 15)
-        #expect(RasterTileSource.expandedCapacityRule(screenWidth: 1920, screenHeight: 1080).contains("9x6"))
+    @Test func theExpandedRuleIsOneScrollStrip() {
+        // 1080p: the base map is 2536 px wide (308 px margins): 10 tiles + 1, two rows.
+        #expect(RasterTileSource.expandedCapacity(screenWidth: 1920, screenHeight: 1080) == 22)
+        // 800x480: 1312 px (256 px margins): 6 + 1, two rows.
+        #expect(RasterTileSource.expandedCapacity(screenWidth: 800, screenHeight: 480) == 14)
+        #expect(RasterTileSource.expandedCapacityRule(screenWidth: 1920, screenHeight: 1080).contains("2536 px base map: 11x2"))
     }
 }
