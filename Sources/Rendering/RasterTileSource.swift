@@ -36,7 +36,7 @@ public final class RasterTileSource: @unchecked Sendable {
     /// touches at most ceil(L / 256) + 1 tiles): a rotated or tilted frame at a whole zoom then
     /// draws from decoded tiles, not from the tile set (a 256 px PNG tile takes about 0.45 ms
     /// to decode here). Pan frames need none (the base map comes from its cache, which draws a
-    /// tile once per build or strip). 1920x1080: 100 tiles (25 MiB); 800x480: 25 (6.25 MiB).
+    /// tile once per build or strip). 1920x1080: 100 tiles (25 MiB as 4-byte pixels; palette tiles a quarter of that or less); 800x480: 25.
     public static func capacity(screenWidth w: Int, screenHeight h: Int) -> Int {
         let diagonal = Int(Double(w * w + h * h).squareRoot().rounded(.up))
         let side = (diagonal + 255) / 256 + 1
