@@ -32,6 +32,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
 
@@ -49,7 +50,7 @@ let package = Package(
         .target(name: "TileSources", dependencies: ["CSQLite", "CZlib"]),
         .target(name: "VectorTiles", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 exclude: ["Proto"], resources: [.copy("Resources")]),
-        .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite", "TileSources", "VectorTiles", "CJPEG", "CWebP"],
+        .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite", "TileSources", "VectorTiles", "CJPEG", "CWebP", "CPNG"],
                 resources: [.copy("Resources")]),
         .target(name: "Display", dependencies: ["Platform", "CDRM", "CCairo"]),
 

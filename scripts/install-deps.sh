@@ -10,6 +10,8 @@ pkgs=(make git ca-certificates binutils gcc libc6-dev libstdc++-12-dev libcurl4-
       libsqlite3-dev fonts-dejavu-core)
 # Street maps: zlib (gzip'd vector tiles, PMTiles), libjpeg-turbo and libwebp (raster tiles).
 pkgs+=(zlib1g-dev libjpeg62-turbo-dev libwebp-dev)
+# Palette PNG tiles kept compact (libpng, read directly).
+pkgs+=(libpng-dev)
 if [ "$want" = test ]; then
   pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio python3 python3-pytest)
 fi

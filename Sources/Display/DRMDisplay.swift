@@ -25,6 +25,10 @@ public final class DRMDisplay: DisplayBackend {
     public private(set) var lastFlipTime: Double?
     /// nil once the card's fd has failed: it must leave the event loop.
     public var eventFileDescriptor: Int32? { fd >= 0 && failure == nil ? fd : nil }
+    /// The back buffer is this backend's own RAM, copied into the hidden dumb buffer at
+    /// `present()`: a dumb buffer's mapping is write-combined on most drivers (VRAM: bochs,
+    /// i915 through the aperture), which cairo must not read, so only the copy touches it.
+    public var backBufferIsDrawable: Bool { true }
     /// False while another DRM master holds the card (a second compositor or kiosk, a VT
     /// switch): frames are not shown, and each `present()` tries to take the display back.
     public private(set) var hasMaster = true

@@ -48,11 +48,22 @@ public protocol DisplayBackend: AnyObject {
     /// How the panel is mounted according to the kernel (DRM "panel orientation"), degrees
     /// clockwise; nil when the output does not say.
     var panelRotation: Int? { get }
+    /// Whether the map may be drawn straight into `backBuffer()` (no frame of the renderer's
+    /// own and no copy, one full frame of memory less): true only when the back buffer is
+    /// ordinary cached memory that keeps what was drawn into it until the next frame is drawn,
+    /// because the renderer reads it back (cairo blends over it, the overlay layer and the
+    /// furniture sprites are composited onto it). The built-in backends hand out such memory
+    /// (each keeps a buffer of its own in RAM and copies it to the scanout memory in
+    /// `present()`: a DRM dumb buffer or an fbdev mapping may be write-combined, where every
+    /// read of a blended pixel is an uncached bus read). False by default, so a host app's
+    /// backend whose back buffer is device memory keeps today's draw-then-copy.
+    var backBufferIsDrawable: Bool { get }
 }
 
 extension DisplayBackend {
     public var lastFlipTime: Double? { nil }
     public var panelRotation: Int? { nil }
+    public var backBufferIsDrawable: Bool { false }
 }
 
 /// Frame pacing to the display's refresh: at most one present per refresh interval. Pure: the

@@ -15,6 +15,9 @@ public final class FBDevDisplay: DisplayBackend {
     public var name: String { "fbdev \(path) \(width)x\(height)" + (doubleBuffered ? " (pan double buffer)" : "") }
     public var isFlipPending: Bool { false }
     public var eventFileDescriptor: Int32? { nil }
+    /// The back buffer is this backend's own RAM (copied into the mapping, which may be
+    /// write-combined, at `present()`), so the map may be drawn straight into it.
+    public var backBufferIsDrawable: Bool { true }
 
     private var fd: Int32
     private var map: UnsafeMutableRawPointer?

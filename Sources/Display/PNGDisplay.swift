@@ -16,6 +16,8 @@ public final class PNGDisplay: DisplayBackend {
     public var name: String { "PNG \(width)x\(height)" }
     public var isFlipPending: Bool { false }
     public var eventFileDescriptor: Int32? { nil }
+    /// Its back buffer is malloc'd memory, read only by the PNG writer at `present()`.
+    public var backBufferIsDrawable: Bool { true }
     /// Frames written so far.
     public private(set) var framesWritten = 0
     /// The last file written.

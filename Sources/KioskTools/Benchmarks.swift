@@ -67,6 +67,10 @@ public struct Benchmarks {
         if let exe = options.executable {
             progress("A 1080p kiosk run with a tile set, in a fresh process")
             try kioskProbe(executable: exe)
+            if options.streetTiles != nil {
+                progress("The same on the street map (vector tiles, Vaduz), in a fresh process")
+                try kioskProbe(executable: exe, street: true)
+            }
         }
     }
 
@@ -215,6 +219,7 @@ public struct Benchmarks {
         if let path = options.mbtiles {
             let opened = MapRenderer.openRaster(path: path)
             if let raster = opened.source {
+                raster.expandedCapacity = RasterTileSource.expandedCapacity(screenWidth: width, screenHeight: height)
                 let r = MapRenderer(raster: raster)
                 var s = MapScene(camera: CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 3))
                 var j = 0
@@ -224,6 +229,19 @@ public struct Benchmarks {
                     r.render(s, into: frame.buffer)
                 }
                 add("render_mbtiles_\(tag)_ms", BenchSupport.median(mb), "ms", "MBTiles frame (decoded tiles cached)")
+                // A palette tile (most raster tile sets): decoded keeping its indices, expanded
+                // into 4-byte pixels when drawn; beside it, cairo's decode of the same tile.
+                if height == 1080, let data = (0..<16).lazy.compactMap({ try? raster.tiles.tileData(z: 4, x: $0, y: 6) }).first,
+                   let tile = try? PalettedTile.decode(png: data) {
+                    let image = tile.expanded()
+                    let expand = BenchSupport.timeRuns(minSeconds: minSeconds) { tile.expand(into: image) }
+                    add("tile_expand_us", BenchSupport.median(expand) * 1000, "us",
+                        "palette tile \(tile.width)x\(tile.height) at \(tile.depth) bits expanded into 4-byte pixels")
+                    let palette = BenchSupport.timeRuns(minSeconds: minSeconds) { _ = try? PalettedTile.decode(png: data) }
+                    add("tile_decode_palette_us", BenchSupport.median(palette) * 1000, "us", "the same tile decoded, indices kept (libpng)")
+                    let cairo = BenchSupport.timeRuns(minSeconds: minSeconds) { _ = CairoImage.png(data) }
+                    add("tile_decode_cairo_us", BenchSupport.median(cairo) * 1000, "us", "the same tile decoded into 4-byte pixels by cairo")
+                }
             } else if let w = opened.warning {
                 progress("  (no MBTiles frame: \(w))")
             }
@@ -315,11 +333,11 @@ public struct Benchmarks {
 
     /// Starts `touchbridge bench --probe-kiosk` and reads its figures: time from exec to the
     /// first frame presented, and peak RSS after panning a 1080p MBTiles map for a while.
-    mutating func kioskProbe(executable: String) throws {
+    mutating func kioskProbe(executable: String, street: Bool = false) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         var args = ["bench", "--probe-kiosk"]
-        if let m = options.mbtiles { args += ["--mbtiles", m] }
+        if street, let t = options.streetTiles { args += ["--mbtiles", t, "--street-camera"] } else if let m = options.mbtiles { args += ["--mbtiles", m] }
         if options.quick { args.append("--quick") }
         p.arguments = args
         let pipe = Pipe()
@@ -341,16 +359,22 @@ public struct Benchmarks {
                 if line == "first-frame" { firstFrameMS = Double(BenchSupport.nanos() - start) / 1e6 }
                 if line.hasPrefix("peak-rss-mib ") { rss = Double(line.dropFirst(13)) }
                 if line.hasPrefix("cache ") {
-                    // "cache BYTES WxH NAME": the renderer's caches, sized from the screen.
+                    // "cache BYTES WxH NAME | RULE": the renderer's caches and how the screen sized them.
                     let f = line.split(separator: " ", maxSplits: 3)
                     if f.count == 4, let b = Double(f[1]) {
                         cacheBytes += b
-                        progress(String(format: "    cache: %@, %@, %.1f MiB", String(f[3]), String(f[2]), b / 1_048_576))
+                        let parts = f[3].split(separator: "|", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                        progress(String(format: "    cache: %@, %@, %.1f MiB", parts[0], String(f[2]), b / 1_048_576)
+                                 + (parts.count > 1 ? ": " + parts[1] : ""))
                     }
                 }
             }
         }
         p.waitUntilExit()
+        if street {
+            if let r = rss { add("street_kiosk_peak_rss_mib", r, "MiB", "peak resident memory of a 1080p kiosk run on the street map (fresh process)") }
+            return
+        }
         if let f = firstFrameMS { add("first_frame_ms", f, "ms", "start to first frame (1080p, tile set)") }
         if let r = rss { add("peak_rss_mib", r, "MiB", "peak resident memory of a 1080p kiosk run with a tile set") }
         if cacheBytes > 0 { add("render_caches_mib", cacheBytes / 1_048_576, "MiB", "the renderer's caches in that run (listed above)") }
@@ -358,15 +382,39 @@ public struct Benchmarks {
 
     /// The child side of `kioskProbe`: a MapView on a memory display at 1080p with the tile set,
     /// a first frame, then two-finger and one-finger gestures for a few seconds of frames.
-    public static func probeKiosk(mbtiles: String?, quick: Bool) throws {
+    public static func probeKiosk(mbtiles: String?, quick: Bool, memoryTrace: Bool = false, street: Bool = false) throws {
+        var lastPeak = 0
+        /// With --memory-trace: where the resident memory is at a point of the run ("mem" lines,
+        /// ignored by the parent), and after each frame that raised the peak by 1 MiB or more.
+        func trace(_ stage: String, onlyIfPeakRose: Bool = false) {
+            guard memoryTrace, let b = ProcessMemory.breakdown() else { return }
+            if onlyIfPeakRose && b.peakKiB < lastPeak + 1024 { return }
+            lastPeak = b.peakKiB
+            let top = b.mappings.prefix(stage == "settled frame" ? 40 : 8).map { "\($0.name)=\(String(format: "%.1f", Double($0.kib) / 1024))" }.joined(separator: " ")
+            print(String(format: "mem %@ rss=%.1f hwm=%.1f MiB: %@", stage, Double(b.residentKiB) / 1024, Double(b.peakKiB) / 1024, top))
+        }
+        trace("process start")
         var cfg = KioskConfiguration()
         cfg.display.maxFPS = 1000
         if let m = mbtiles { cfg.map.source = .mbtiles(m) }
         cfg.map.camera = CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 2)
+        // The street map: Vaduz at street level (the vector tile set of the street-map bench).
+        if street { cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.141, longitude: 9.521), zoom: 15.5) }
         cfg.touch = [.init(match: .path("/nonexistent"))] // no devices: the probe drives the pipeline itself
-        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 1920, height: 1080), log: KioskLog(level: .error))
+        // TOUCHBRIDGE_PROBE_COPY_FRAMES=1: a display whose buffer may not be drawn into (the
+        // renderer draws into a frame of its own and copies it): the "before" of drawing in place.
+        let memory = MemoryDisplay(width: 1920, height: 1080)
+        let display: DisplayBackend = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_COPY_FRAMES"] == "1" ? CopyOnlyDisplay(memory) : memory
+        let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
+        // TOUCHBRIDGE_PROBE_EXPANDED_TILES=N: another size for the expanded palette tiles than
+        // the screen's rule (docs/benchmarks.md compares memory and draw time).
+        if let n = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_EXPANDED_TILES"].flatMap({ Int($0) }) {
+            view.renderer.raster?.expandedCapacity = n
+        }
+        trace("MapView made")
         view.drawAndPresent(now: EventLoop.now())
         print("first-frame"); fflush(nil)
+        trace("first frame")
         var script = TouchScript(screen: view.screen, start: 1)
         let c = view.screen.center
         for k in 0..<(quick ? 1 : 4) {
@@ -375,15 +423,26 @@ public struct Benchmarks {
             script.wait(0.5)
         }
         var assembler = FrameAssembler(capabilities: script.device, screen: view.screen)
+        var drawn: [Double] = []
         for e in script.events {
             if let f = assembler.process(e) {
                 view.pipeline.handle(f)
-                if view.pipeline.takeNeedsRedraw() { view.drawAndPresent(now: f.time) }
+                if view.pipeline.takeNeedsRedraw() {
+                    let t0 = BenchSupport.nanos()
+                    view.drawAndPresent(now: f.time)
+                    drawn.append(Double(BenchSupport.nanos() - t0) / 1e6)
+                    trace("frame at t=\(String(format: "%.2f", f.time)) (\(view.renderer.lastFrameKind), \(f.contacts.count) fingers)", onlyIfPeakRose: true)
+                }
             }
         }
+        trace("gestures done")
         view.pipeline.advance(to: script.time + 3)
         view.drawAndPresent(now: script.time + 3)
-        for c in view.renderer.cacheSizes { print("cache \(c.bytes) \(c.width)x\(c.height) \(c.name)") }
+        trace("settled frame")
+        for c in view.renderer.cacheSizes { print("cache \(c.bytes) \(c.width)x\(c.height) \(c.name) | \(c.rule)") }
+        // The gesture frames' draw times (ignored by the parent; for comparing cache sizes by hand).
+        print(String(format: "gesture-frames %d draw-ms total %.1f p50 %.2f p95 %.2f", drawn.count, drawn.reduce(0, +),
+                     BenchSupport.percentile(drawn, 50), BenchSupport.percentile(drawn, 95)))
         print("peak-rss-mib \(BenchSupport.peakRSSMiB() ?? 0)"); fflush(nil)
         view.close()
     }
@@ -400,4 +459,22 @@ public struct Benchmarks {
             return k + String(format: " %12.3f ", f.value) + f.unit
         }.joined(separator: "\n")
     }
+}
+
+/// A display that forwards to another but does not let the map be drawn into its buffer (for
+/// measuring what drawing in place saves).
+final class CopyOnlyDisplay: DisplayBackend {
+    let inner: DisplayBackend
+    init(_ inner: DisplayBackend) { self.inner = inner }
+    var width: Int { inner.width }
+    var height: Int { inner.height }
+    var physicalSizeMM: (width: Int, height: Int)? { inner.physicalSizeMM }
+    var refreshHz: Double { inner.refreshHz }
+    var name: String { inner.name + " (copied into)" }
+    func backBuffer() -> DisplayFrame { inner.backBuffer() }
+    func present() throws -> Bool { try inner.present() }
+    var isFlipPending: Bool { inner.isFlipPending }
+    var eventFileDescriptor: Int32? { inner.eventFileDescriptor }
+    func handleEvents() throws { try inner.handleEvents() }
+    func close() { inner.close() }
 }

@@ -89,6 +89,9 @@ public final class MapRenderer {
         max(256, OverlayLayer.margin(width: width, height: height) + scrollStep + 32)
     }
 
+    /// Extra pixels the overlay layer extends beyond each screen edge (see OverlayLayer).
+    public static func overlayMargin(width: Int, height: Int) -> Int { OverlayLayer.margin(width: width, height: height) }
+
     public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld? = nil,
                 vector: VectorTileSet? = nil, streetStyle: StreetStyle? = nil) {
         self.style = style
@@ -122,14 +125,34 @@ public final class MapRenderer {
         OverlayPainter.infoWindowSize(title: title, snippet: snippet, image: image.flatMap { icons.image(path: $0) }, text: text)
     }
 
-    /// The renderer's caches as they stand, sized from the screen: name, pixels, bytes.
-    public var cacheSizes: [(name: String, width: Int, height: Int, bytes: Int)] {
-        var out: [(String, Int, Int, Int)] = []
-        if let c = baseCache { out.append(("base map (torus)", c.width, c.height, c.width * c.height * 4)) }
-        if let l = overlayLayer { out.append(("overlay layer", l.width, l.height, l.width * l.height * 4)) }
-        if let r = raster { out.append(("decoded tiles (of \(r.capacity) at most)", r.cachedTileCount, 1, r.cachedTileCount * 256 * 256 * 4)) }
+    /// The renderer's caches as they stand, sized from the screen: name, pixels, bytes, and the
+    /// rule that sized it.
+    public var cacheSizes: [(name: String, width: Int, height: Int, bytes: Int, rule: String)] {
+        var out: [(String, Int, Int, Int, String)] = []
+        if let c = baseCache {
+            out.append(("base map (torus)", c.width, c.height, c.width * c.height * 4,
+                        "screen + \(baseMargin ?? 0) px each side (the overlay layer's margin + \(MapRenderer.scrollStep) px scroll step + 32)"))
+        }
+        if let l = overlayLayer {
+            out.append(("overlay layer", l.width, l.height, l.width * l.height * 4,
+                        "screen + \(layerMargin ?? 0) px each side (a sixth of the shorter side, at least 128)"))
+        }
+        if let r = raster {
+            out.append(("decoded tiles (of \(r.capacity) at most; \(r.compactTileCount) palette tiles kept compact)", r.cachedTileCount, 1,
+                        r.cachedBytes, screenSize.map { RasterTileSource.capacityRule(screenWidth: $0.0, screenHeight: $0.1) } ?? ""))
+            out.append(("expanded palette tiles (of \(r.expandedCapacity) at most; \(r.expansions) expansions)", r.expandedTileCount, 1,
+                        r.expandedBytes, screenSize.map { RasterTileSource.expandedCapacityRule(screenWidth: $0.0, screenHeight: $0.1) } ?? ""))
+        }
+        if let v = vector {
+            out.append(("decoded vector tiles (of \(v.maxBytes >> 20) MiB at most)", v.cachedTileCount, 1, v.cachedBytes,
+                        "the cached base map's tiles at two zooms, their ring and parents, 1 MiB each"))
+        }
         return out
     }
+    /// The frame size of the last render (the caches' screen).
+    private var screenSize: (Int, Int)?
+    private var baseMargin: Int? { screenSize.map { MapRenderer.cacheMargin(width: $0.0, height: $0.1) } }
+    private var layerMargin: Int? { screenSize.map { OverlayLayer.margin(width: $0.0, height: $0.1) } }
 
     /// Forgets the overlay layer (the next frame draws names and markers again): for measuring.
     public func invalidateOverlayLayer() { overlayLayer?.invalidate() }
@@ -142,6 +165,7 @@ public final class MapRenderer {
 
     public func render(_ scene: MapScene, into frame: FrameBuffer, quality: Quality = .final) {
         let screen = Size(width: Double(frame.width), height: Double(frame.height))
+        screenSize = (frame.width, frame.height)
         let projection = Projection(camera: scene.camera, screen: screen)
         let view = GroundView(projection: projection)
         let surface = cairo_image_surface_create_for_data(frame.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,

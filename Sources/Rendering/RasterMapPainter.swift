@@ -14,6 +14,7 @@ struct RasterMapPainter {
     static let maxTiles = 160
 
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double) {
+        source.beginPass()
         let meta = source.tiles.metadata
         var tz = max(meta.minZoom, Int(zoom.rounded()))
         func count(_ z: Int) -> Int {

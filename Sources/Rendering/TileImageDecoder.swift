@@ -1,5 +1,6 @@
 import CCairo
 import CJPEG
+import CPNG
 import CWebP
 import Foundation
 import TileSources
@@ -21,13 +22,33 @@ enum TileImageDecoder {
         }
     }
 
-    static func decode(_ data: Data) throws -> CairoImage {
+    /// A decoded tile: palette PNGs stay compact (`PalettedTile`), every other tile is a cairo
+    /// image.
+    enum Decoded {
+        case image(CairoImage)
+        case palette(PalettedTile)
+    }
+
+    static func decodeCompact(_ data: Data) throws -> Decoded {
         guard data.count <= TileLimits.maxStoredTileBytes else { throw Failure.corrupt(format: "image", reason: "\(data.count) bytes") }
         switch TileImageFormat.sniff(data) {
-        case .png: return try png(data)
-        case .jpeg: return try jpeg(data)
-        case .webp: return try webp(data)
+        case .png:
+            let (w, h, depth, colourType) = try pngHeader(data)
+            if colourType == 3 && [1, 2, 4, 8].contains(depth) {
+                return .palette(try PalettedTile.decode(data, width: w, height: h, depth: depth))
+            }
+            return .image(try png(data))
+        case .jpeg: return .image(try jpeg(data))
+        case .webp: return .image(try webp(data))
         case .unknown: throw Failure.unknownFormat
+        }
+    }
+
+    /// The tile as a cairo image (palette tiles expanded).
+    static func decode(_ data: Data) throws -> CairoImage {
+        switch try decodeCompact(data) {
+        case let .image(img): return img
+        case let .palette(p): return p.expanded()
         }
     }
 
@@ -35,12 +56,18 @@ enum TileImageDecoder {
         guard w > 0, h > 0, w <= TileLimits.maxImageSide, h <= TileLimits.maxImageSide else { throw Failure.tooLarge(width: w, height: h) }
     }
 
-    /// PNG: the IHDR chunk (bytes 16..23) holds width and height; checked before cairo decodes.
-    static func png(_ data: Data) throws -> CairoImage {
-        let b = [UInt8](data.prefix(24))
-        guard b.count == 24, b[12...15].elementsEqual(Array("IHDR".utf8)) else { throw Failure.corrupt(format: "PNG", reason: "no IHDR header") }
+    /// PNG: the IHDR chunk (bytes 16..25) holds width, height, bit depth and colour type;
+    /// the size is checked before anything is decoded.
+    static func pngHeader(_ data: Data) throws -> (width: Int, height: Int, depth: Int, colourType: Int) {
+        let b = [UInt8](data.prefix(26))
+        guard b.count == 26, b[12...15].elementsEqual(Array("IHDR".utf8)) else { throw Failure.corrupt(format: "PNG", reason: "no IHDR header") }
         func be(_ o: Int) -> Int { Int(b[o]) << 24 | Int(b[o + 1]) << 16 | Int(b[o + 2]) << 8 | Int(b[o + 3]) }
         try checkSize(be(16), be(20))
+        return (be(16), be(20), Int(b[24]), Int(b[25]))
+    }
+
+    static func png(_ data: Data) throws -> CairoImage {
+        _ = try pngHeader(data)
         guard let img = CairoImage.png(data) else { throw Failure.corrupt(format: "PNG", reason: "cairo could not decode it") }
         return img
     }

@@ -49,7 +49,10 @@ public final class MapView {
 
     let log: KioskLog
     public let renderer: MapRenderer
-    let frame: OwnedFrameBuffer
+    /// The frame the renderer draws into when it cannot draw into the display's back buffer
+    /// (a turned panel, or a backend whose buffer is not ordinary memory); made at the first
+    /// such frame, so a kiosk that draws in place never holds a second full frame.
+    private var ownFrame: OwnedFrameBuffer?
     /// The kiosk's one event loop. A host app adds its own descriptors and timers to it
     /// (`add(fd:interest:handler:)`, `schedule(at:handler:)`), before or during `run()`.
     public let eventLoop: EventLoop
@@ -107,16 +110,16 @@ public final class MapView {
         }
         let (w, h) = FrameCopy.logicalSize(width: d.width, height: d.height, rotation: self.configuration.display.rotation)
         screen = Size(width: Double(w), height: Double(h))
-        frame = OwnedFrameBuffer(width: w, height: h)
         var raster: RasterTileSource? = nil
         var vector: VectorTileSet? = nil
         if case .mbtiles(let path) = configuration.map.source {
-            // 96 decoded 256 px tiles (24 MiB) cover a 1080p screen, its parents and a margin;
-            // 48 MiB of decoded vector tiles hold a few hundred street-level tiles.
+            // Decoded raster tiles: the screen turned to any angle (RasterTileSource.capacity).
             // Decoded vector tiles: enough for this screen's cached base map and its ring of neighbours.
-            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: 96, vectorCacheBytes: VectorTileSet.cacheBytes(
+            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: RasterTileSource.capacity(screenWidth: w, screenHeight: h),
+                                               vectorCacheBytes: VectorTileSet.cacheBytes(
                 screenWidth: w, screenHeight: h, margin: MapRenderer.cacheMargin(width: w, height: h)))
             raster = opened.raster
+            raster?.expandedCapacity = RasterTileSource.expandedCapacity(screenWidth: w, screenHeight: h)
             vector = opened.vector
             for warning in opened.warnings { self.log(.warning, warning) }
         }
@@ -140,6 +143,7 @@ public final class MapView {
                                                   fixedLatency: configuration.predictionLatency, refreshHz: 1 / pacer.interval)
         }
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
+        self.log(.info, MapView.memoryPlan(display: d, rotation: self.configuration.display.rotation, width: w, height: h, raster: raster, vector: vector))
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         if found.isEmpty {
             self.log(.warning, "no touchscreen found yet: waiting for one to be plugged in (touchbridge devices lists input devices)")
@@ -372,11 +376,12 @@ public final class MapView {
         // While something moves, the renderer may resample its cached base map (fast); the
         // frame after the camera goes idle is drawn at full quality.
         let moving = controller.isMoving || pipeline.contactsDown > 0
-        renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: frame.buffer, quality: moving ? .interactive : .final)
+        let (target, inPlace) = drawingTarget()
+        renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: target, quality: moving ? .interactive : .final)
         pipeline.prediction?.didDraw(at: now)
         pipeline.usePlaces(renderer.drawnPlaces, streetLabels: renderer.streetLabels)
-        overlay?(frame.buffer)
-        FrameCopy.copy(frame.buffer, to: display.backBuffer(), rotation: configuration.display.rotation)
+        overlay?(target)
+        if !inPlace { FrameCopy.copy(target, to: display.backBuffer(), rotation: configuration.display.rotation) }
         do {
             if try display.present() {
                 pacer.didPresent(at: now)
@@ -401,6 +406,42 @@ public final class MapView {
         } catch {
             displayFailed(error, now: now)
         }
+    }
+
+    /// The start line about memory: where frames are drawn and the caches the screen sized.
+    static func memoryPlan(display: DisplayBackend, rotation: Int, width w: Int, height h: Int,
+                           raster: RasterTileSource?, vector: VectorTileSet?) -> String {
+        func mib(_ b: Int) -> String { String(format: "%.1f MiB", Double(b) / 1_048_576) }
+        let m = MapRenderer.cacheMargin(width: w, height: h), lm = MapRenderer.overlayMargin(width: w, height: h)
+        var parts = [display.backBufferIsDrawable && rotation == 0 ? "frames drawn straight into the display's buffer"
+                     : "frames drawn into a frame of their own (\(mib(w * h * 4))), then copied into the display's buffer"]
+        parts.append("base map cache \(w + 2 * m)x\(h + 2 * m) (\(mib((w + 2 * m) * (h + 2 * m) * 4)))")
+        parts.append("overlay layer \(w + 2 * lm)x\(h + 2 * lm) (\(mib((w + 2 * lm) * (h + 2 * lm) * 4)))")
+        if let raster {
+            parts.append("up to \(raster.capacity) decoded tiles (\(mib(raster.capacity << 18)); palette tiles kept compact, 1/4 of that or less)")
+            parts.append("up to \(raster.expandedCapacity) expanded palette tiles (\(mib(raster.expandedCapacity << 18)))")
+        }
+        if let vector { parts.append("up to \(mib(vector.maxBytes)) of decoded vector tiles") }
+        return "memory: " + parts.joined(separator: "; ")
+    }
+
+    /// The picture last drawn, upright (before any turn for the panel): the display's buffer
+    /// when frames are drawn in place, else the map view's own frame.
+    public var drawnFrame: FrameBuffer { drawingTarget().0 }
+
+    /// Where the next frame is drawn: the display's back buffer itself when the display allows
+    /// it and the panel is not turned (the frame is the same picture either way: the renderer
+    /// paints every pixel of every frame), else a frame of the map view's own that is then
+    /// copied (and turned) into the back buffer. True in the second element when in place.
+    func drawingTarget() -> (FrameBuffer, Bool) {
+        let back = display.backBuffer()
+        if display.backBufferIsDrawable, configuration.display.rotation == 0,
+           back.width == Int(screen.width), back.height == Int(screen.height), back.stride >= back.width * 4, back.stride % 4 == 0 {
+            return (FrameBuffer(width: back.width, height: back.height, stride: back.stride, pixels: back.pixels), true)
+        }
+        let own = ownFrame ?? OwnedFrameBuffer(width: Int(screen.width), height: Int(screen.height))
+        ownFrame = own
+        return (own.buffer, false)
     }
 
     /// SIGHUP: re-read the file; a bad file keeps the running configuration.
@@ -436,6 +477,11 @@ public final class MapView {
             log(.info, "touch-to-flip latency over \(touchToFlip.count) frames: \(touchToFlip.summary)")
         }
         if refusedPresents > 0 { log(.info, "the display refused \(refusedPresents) frames while busy; each was drawn again") }
+        let caches = renderer.cacheSizes.map { String(format: "%@ %dx%d %.1f MiB", $0.name, $0.width, $0.height, Double($0.bytes) / 1_048_576) }
+        if !caches.isEmpty {
+            log(.info, "caches at exit: " + caches.joined(separator: "; ")
+                + String(format: "; peak resident memory %.1f MiB", ProcessMemory.peakResidentMiB() ?? 0))
+        }
         display.close()
         input.detach()
         input.closeAll()

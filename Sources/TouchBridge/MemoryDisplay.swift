@@ -10,6 +10,8 @@ public final class MemoryDisplay: DisplayBackend {
     public var name: String { "memory \(width)x\(height)" }
     public var isFlipPending: Bool { false }
     public var eventFileDescriptor: Int32? { nil }
+    /// Its back buffer is ordinary memory that nothing else reads.
+    public var backBufferIsDrawable: Bool { true }
     public private(set) var presented = 0
     /// The next this many presents are refused (return false with no flip pending), as a DRM
     /// driver does when its previous commit is still being cleaned up (EBUSY).

@@ -38,6 +38,56 @@ public enum ProcessMemory {
         return tb_set_malloc_arena_max(count) == 1
     }
 
+    /// Where the resident memory is, from /proc/self/smaps: resident kilobytes per kind of
+    /// mapping (the heap, anonymous mmaps, each shared library by file name, the stacks), largest
+    /// first, with VmRSS and VmHWM. For `bench --probe-kiosk --memory-trace`, which prints it at
+    /// a few points of a kiosk run to find what the peak is made of.
+    public struct Breakdown: Sendable {
+        public var residentKiB = 0
+        public var peakKiB = 0
+        /// (mapping, resident KiB), largest first.
+        public var mappings: [(name: String, kib: Int)] = []
+    }
+
+    public static func breakdown() -> Breakdown? {
+        guard let text = readProcFile("/proc/self/smaps") else { return nil }
+        var out = Breakdown()
+        var sums: [String: Int] = [:]
+        var current = "?"
+        for line in text.split(separator: "\n") {
+            let head = line.prefix { $0 != " " }
+            if head.contains("-"), head.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
+                // "start-end perms offset dev inode [path]": a new mapping.
+                let f = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+                let path = f.count > 5 ? f[5].trimmingCharacters(in: .whitespaces) : ""
+                current = path.isEmpty ? "[anonymous mmap]" : (path.hasPrefix("[") ? path : String(path.split(separator: "/").last ?? Substring(path)))
+            } else if line.hasPrefix("Rss:") {
+                let kib = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+                sums[current, default: 0] += kib
+            }
+        }
+        out.mappings = sums.filter { $0.value > 0 }.map { ($0.key, $0.value) }.sorted { $0.1 > $1.1 }
+        out.residentKiB = (residentBytes() ?? 0) / 1024
+        out.peakKiB = (peakResidentBytes() ?? 0) / 1024
+        return out
+    }
+
+    /// A /proc file read to its end (they report size 0, and one read may return part of one).
+    static func readProcFile(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     static func mib(_ bytes: Int?) -> Double? { bytes.map { Double($0) / 1_048_576 } }
     /// The same in MiB.
     public static func residentMiB() -> Double? { mib(residentBytes()) }

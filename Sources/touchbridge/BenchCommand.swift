@@ -28,6 +28,14 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: .hidden)
     var probeMicro = false
 
+    /// With --probe-kiosk: print where the resident memory is at each stage ("mem" lines).
+    @Flag(help: .hidden)
+    var memoryTrace = false
+
+    /// With --probe-kiosk: the camera on Vaduz at street level (for the vector tile set).
+    @Flag(help: .hidden)
+    var streetCamera = false
+
     @Option(help: .hidden)
     var probeCallgrind: Int?
 
@@ -41,7 +49,7 @@ struct BenchCommand: ParsableCommand {
             return
         }
         if probeKiosk {
-            try Benchmarks.probeKiosk(mbtiles: mbtiles, quick: quick)
+            try Benchmarks.probeKiosk(mbtiles: mbtiles, quick: quick, memoryTrace: memoryTrace, street: streetCamera)
             return
         }
         var opts = Benchmarks.Options()

@@ -54,7 +54,7 @@ import MapEngine
         view.selectedMarker = "paris"
         view.drawAndPresent(now: 1)
         let (origin, size) = try #require(view.controller.infoWindowFrame())
-        let f = view.frame.buffer
+        let f = view.drawnFrame
         func rgb(_ p: Point) -> UInt32 { f.pixel(x: Int(p.x), y: Int(p.y)) & 0xffffff }
         // White just inside the top and bottom of the box, map just outside it.
         #expect(rgb(origin + Point(x: size.width / 2, y: 3)) == 0xffffff)
@@ -78,7 +78,7 @@ import MapEngine
         #expect(scene.infoWindow?.snippet == "line one\nline two")
         view.drawAndPresent(now: 1)
         let (origin, size) = try #require(view.controller.infoWindowFrame())
-        #expect(view.frame.buffer.pixel(x: Int(origin.x + size.width / 2), y: Int(origin.y + 3)) & 0xffffff == 0xFFF3C4)
+        #expect(view.drawnFrame.pixel(x: Int(origin.x + size.width / 2), y: Int(origin.y + 3)) & 0xffffff == 0xFFF3C4)
     }
 
     @Test func aDelegateThatHandlesTheMarkerTapKeepsTheWindowClosed() throws {

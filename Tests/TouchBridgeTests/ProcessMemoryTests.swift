@@ -19,6 +19,26 @@ import Testing
         #expect(abs((ProcessMemory.residentMiB() ?? 0) - Double(ProcessMemory.residentBytes() ?? 0) / 1_048_576) < 8)
     }
 
+    /// smaps, summed by mapping: the parts add up to the resident figure, and memory the
+    /// process touches shows in its heap or anonymous mappings.
+    @Test func theBreakdownAddsUpAndShowsTouchedMemory() throws {
+        func anonymous(_ b: ProcessMemory.Breakdown) -> Int {
+            b.mappings.filter { $0.name == "[heap]" || $0.name == "[anonymous mmap]" }.reduce(0) { $0 + $1.kib }
+        }
+        let before = try #require(ProcessMemory.breakdown())
+        let bytes = 32 << 20
+        let p = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 4096)
+        defer { p.deallocate() }
+        for offset in stride(from: 0, to: bytes, by: 4096) { p.storeBytes(of: 1, toByteOffset: offset, as: UInt8.self) }
+        let after = try #require(ProcessMemory.breakdown())
+        #expect(anonymous(after) - anonymous(before) >= 30 << 10, "heap and anonymous mappings grew by \(anonymous(after) - anonymous(before)) KiB")
+        let sum = after.mappings.reduce(0) { $0 + $1.kib }
+        #expect(abs(sum - after.residentKiB) < after.residentKiB / 10, "mappings \(sum) KiB against VmRSS \(after.residentKiB) KiB")
+        #expect(after.peakKiB >= after.residentKiB - 1024)
+        #expect(after.mappings.contains { $0.name.hasPrefix("libswiftCore") }, "shared libraries are named by file")
+        #expect(zip(after.mappings, after.mappings.dropFirst()).allSatisfy { $0.kib >= $1.kib }, "largest first")
+    }
+
     /// glibc takes the arena cap (mallopt returns 1); the environment's MALLOC_ARENA_MAX wins.
     @Test func theMallocArenaCapIsTakenUnlessTheEnvironmentSetsIt() {
         let fromEnvironment = getenv("MALLOC_ARENA_MAX") != nil

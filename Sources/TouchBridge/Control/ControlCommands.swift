@@ -167,9 +167,10 @@ extension MapView {
             let path = try a.requiredString("path")
             try a.finish()
             guard path.hasPrefix("/") else { throw ControlError("\"path\" must be absolute (the kiosk's working folder is not the client's)") }
-            do { try frame.buffer.writePNG(to: path) } catch { throw ControlError("\(error)") }
-            return [("path", .string(path)), ("width", .number(Double(frame.buffer.width))),
-                    ("height", .number(Double(frame.buffer.height)))]
+            let drawn = drawnFrame
+            do { try drawn.writePNG(to: path) } catch { throw ControlError("\(error)") }
+            return [("path", .string(path)), ("width", .number(Double(drawn.width))),
+                    ("height", .number(Double(drawn.height)))]
         case "reload":
             try a.finish()
             if let problem = reload() { throw ControlError(problem) }

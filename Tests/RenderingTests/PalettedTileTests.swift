@@ -1,0 +1,157 @@
+import CCairo
+import Foundation
+import Testing
+import MapEngine
+import TouchCore
+@testable import Rendering
+import TileSources
+
+/// Palette PNG tiles are kept compact (packed indices and a table of cairo pixels) and expanded
+/// when drawn; the expanded pixels must be the very bytes cairo's PNG reader gives, and a tile
+/// cairo refuses must still be refused with a message.
+@Suite struct PalettedTileTests {
+    /// Small PNGs made for these tests (scripts in the commit message's spirit: random indices,
+    /// random palettes): palette tiles at 8, 4, 2 and 1 bits, with and without tRNS (alphas 0,
+    /// 1, 128, 254, 255 and entries past the tRNS list), Adam7 interlaced, odd widths (packed
+    /// rows ending mid-byte), an index past the palette, extra image data and a bad ancillary
+    /// chunk CRC (libpng warnings, which cairo ignores); and two non-palette PNGs.
+    static let pngs: [String: String] = [
+        "palette8Alpha": "iVBORw0KGgoAAAANSUhEUgAAACUAAAATCAMAAAAgYzSBAAACWFBMVEXuHQ0tIFWRwxFPkl+qU66j+nfqltRuVtqe7Z4fqUSnEwKbMyu5OmwsvVD886JF4fNvc9YPemIl03/yjJVZr+ZIpIeNIPKH58YEUtCsBGwd95E+uYS6mnQQfgz+JNsQybFwh4uSHgKDuwZyQ+QSoS28EWaZg2wEvdgwho/Db0+ZHFXpnDlULxpnZ3e9kvwAItznVDOp+8kC0elkDzsMiaZiXGXFPYluZ4RFuUqcKyz3mdDXqmd/e5iLxphVY82tcogIY663lu6+zM+MUm8Th9CweVOn9hl+WGJuMT7YoB99QUmxgAtvsNQvgqUo17O+em2kSvPcERxW1xseIa7TVry1jhEN3vtZDKZzRChXH9vxfhqoJXQMCwNJLq9ppw8e9UFZSdgiHKx0pmaO+mFsfuZFRNnp/c8zM8tXipU9HWVQCdFRXUZRvrQcncaFEIX8mlx+KBKPt/7Y01wdff4W9YcaKpPAWpweOetqL9+EoQe5tPsBndvEmD9RgHF0wqJAS6IqK61UTa6V2GZqwzLIAPvsjc3+SsGY86Mamn9sGy3W3tCLZYzLdt1pcNdNp2VS62cd87JYnJCob+sSV8fmkUtxof3eZQeKwJsK1ECSdLZjK4vvlGfV3wyUM6EzCEXsJn7nu5Tz//c7IlIZKC680u0uyofvmo6E9zK0nNzXh6E0EpIFRe7kB9PhA1FydaqFtHTz3aGnzVSRCRjT+ouL5XDKgqIj2Slrqnhmht2dMXDKG/sJPcwBveFRDXCaCdT72RPz2vQgmH15Ad5HubvX1JQcHOQIknZwOSZY7idqAAAAQnRSTlMAgP8B/k3Um7uUWY44DX/E1oGizUYfR2RNa6k/I57RKfJI0awJ3b4atRn0vwLPejttf7gdiCCNYkKAnbKjV6owi6snNmaTAAAC3UlEQVR4nAHSAi39AAIMwFkEd75FeaINujJPQhO/t3wFnpCGryNnfLuXZC4yQCatHDYADIlOUFAMKWsXsMVPQKhnehOKFYuiPTmIQ5MpSwy5fJZkfDiNaACEoHETdcA3OntRMF2ZB76TkYRsDVSUK447nFBeLME2TW9bcpcXAIQbhQIxk7SNwy1zdnKBI4mMeXMDS0MvAndWwFQ2DUQZhKqzAwcAHHi1TZw0xxnHBnSJwjimB2YfbQ69ig8wiUNEW1iLlGpnAYbAVgAUwb8IoLtIU1IeVSCJPn5IcR9BPxKua0+vM3tdIDaBkiZLFW9wAIdjx4WawiepjyQqlohRfkhoEJ08K7YmxzxtjFKKwnHAgCBJPn4AQIAwXwGiH1V+E24Wg2A+KxJLEklWw3ZSJia+RE5iU5ODoSRvGgDBp6DGQTw3Noteum9gRRROZ6U0UAMJkZUPWqymfWdsnEKwTXPFACnAajYwNVy8tTI6w6JhEnSoMlq4gCCVe7xxpRYhPG/EZDqvZmAAfFWxPVNiNix+AnkZaKZ7GS9/B0N4ITIoQSUJH0pwDRZLnKVCiABPpWCEQ5AIxqUHtYlIiJwStA5GS51ZezbEgBsLX196clTCfl04AAKZHVmEJmEdnI4UCrZkHK2+diSmMoxxDK1EBJcbxRgjeThPpEwATZtUjQRvFmIAonYaU4nAUrx1xA58F4ild0ybH7mXqifDEq1SrgAJJ5KtM0u/axUbw2EOfYNoacOsQ5M9kIC8Z5ohxbw4VDuoUXhQADaeGTTAh3c1cG9db54NMh8/AUINQrZcbWK0C4iPhcQDBqCKwVIAs5dSqixblZupUZk9RJJxchwgBiN0gSe3cZYBASxhYKizZhlHMQAzJLYEm3dTJnk4bLNcQrW6cngWLBo/fz9PGkKEuZRBUnNCgmQCAHNEvymDNjYaCFsdtgowWsRTOjWBLCmTm54CfQi2w6d1aWpVhYqYfg1xgGR4/wAAAABJRU5ErkJggg==",
+        "palette8Opaque": "iVBORw0KGgoAAAANSUhEUgAAACgAAAAeCAMAAABpA6zvAAADAFBMVEUT8kCE7tNX+3dPFqCard5D0pc6oTOa0joJf7cQ25KkxbpWogSudeIQ8aWRysHjr2wO7QjdVEA6OHz6A/ldZrFi/bFjweEjJ6DE1sqm59EnmKzgNuShL6GtP6PYeF6ULeLoVsF4qJFIvOZfCjip1neRFynvY/IKYPM2d2WtOdhQbYaLVuWw+dGy479ydIPZCi54g1L7OaPvZjWMbFW/Zy9dRKMckalyBSsTdLAT3t5catMQ9NibL7h+ExgoOd7QPZ1b5tW0OyLz3cE80x3Fd4FFy+sqzSPiXWlirREqLGGoeM5avEnmxJRlVjUsFZepSQGBcpkxkHagrOX56MjCeMQESxx+PJzpxS5JpHmg9Z7XYkRtEUs5BUnJjdhLR8gcEqozYdxdtzrWW3maJhGVEBJFYKTmAATLNS1f/IZdA0jzKXhVMJiKcw05C4RUXMzKdfeT6yvoZSVQQcJzz5cvkNLdH55h5xj/uboN77/ogHdpqhlV0j9zOmxXBTbhmXfVE1nYS6UC5v+wMKZxpMJZIr8i5Y4/aJ88vEsOkW/S7jHQMNWOE01RX9VkZvWAK1peghNLLCFAhXAo8yZlrjk7JdUtN9cAFyU1UeJG0j/WLHZ8DHCzondFcFKA3dcOFEueYhFiv82CfyMmX09GRuZF5DzpdFFq+9ftuYWAqfXVbYvkppHYv42hXCHF8h3nGivsxy8hc1fpaxIt4U3EnwHy4tJIC9v+vI8e17DWWCMQLxxUhtmPF7uq6d5IMVwevMEg0twB63h9TcDNYquGQjquYD8n+7C6UwkXF0uWCZgLzP+WvNJykDTiktbD180VsqQxsU5iVk7e3OuCQq2Hhj+rBNqn7DICHrvz2PtvgJOGNVvOfr1ReQn/4uhL1Ol13jfrqvTLwxRrHz8F6wsGk2Nv/SOQM7ude/IFSacl2DaTwlEE3ZbkqHLmMKguizplNZJYjYXCINy0gxkBn4s5t3zPAO3PqYH+h+XITNUu0Ot1qaLTneQiNj9+cekF1DmtckRARR6fkydxAAAE2UlEQVR4nAHOBDH7AHcONx/00AfFgdlTk5UULGkjNlUp5Fli0sPArggQFtQsvZxwUm7zzy8AZAde+C+tt9oFfCNXgBRaKipT5DpB53SSMLq0kc36QewHmRzwahcr2wCSW3BIvT0UhnEqG052xpEfE+1Cnb69LYy+as+Ytb98c1/cBYgzR/mbAHOLpzU3Ayv9csD5B7NmEb+rYJyz6WBLtDRLe5SKps0B9UfVcHJ5g88AVNBepoaJ4dT+J5qtuOYRQYXhdjImZfcziajwkgFRYZ7n/70KOX7QtQAb3eK985SRDJVTTlswLT5lwYf0m4xVC1ZwXy5nQjNnxhSTpuwvA8E6ABXn1Ubc0uHLsNXaKf49KuWIEOnYZqcZyExOszNuIe9tuUWSBGalk+8A60X/RGHrHuDpXcouFmIzalz1Nr9pcIM8dvqT+zWpEod14XdyLvlqMwC+a5vO8V+EjHvfw+LwmlfC2i1WJIJU1CYwfbxDyiZ/UfbHA1caV5OAAF1MSoCPejwRAWXDGiB/J3a/3zVwORLOWVS0hET940PyWosZ0SRXP5EAzCrYidGxTYSsmm0lqYpvDs5i68tOy/Xr4G+qSLKrvBpMS8K1zV3fYQAeAsKh8eZl4JTMmzUKrAfG55VQ4aDwdOOGDL+gYmsluLtGSichrPtEAGjtMI6b+fG8td7jGkMdTe3hRBVwhK6vDiVx/KF4GhpvYUFXY1TitPYA27xnVoWKlY90vR12YrXk3hzpbtGtS7RAeCVDrX+qb9FF7XVh+vSg3gDbqquZiDq3swEEIZRgRoJH8j0w8uGmJfqmm0C3CdOiNodeZa16IfsXAJkCVQ/aSmfPkuDZSFs+DxHbJgbT/MRzHC34zQuuLsSYg1lgAIgtpHoAwPl+mpQeu4674vXv6FEITtZCT0qO7yia/mZPmrKIUoZDZrPs+VqvrQCeND8VEG7sTB5pjnoHyD2ytBCgJ3bBPROxEQsb3soSfo3ZJ0KNpwz1AIuwJ5MHqm5YKcRtgnTu1qIeGYU1bWEEzWVNmQhdezRdL9UlMWa3ddoADwmvEY593X8Vmem9mLzQVGbdET4o5nS6mhjvjI19fiXx9HG7HsQDuABnhhTp0QW+3xgO8auEuSs47fTfR02sPEYDt36JPj6IwjfBhnU/vDA0ALi2YMnMf0OVWtS6dgl7yuWDj3lP6QC01PEP4CMbZIeamMYcw78eH/kA99xIv+AZwt2EnXi65zYn5vmQKtVYEH5aQbCvAISl8l3DHm2yFO+OGgC0AQossBQGiYQoPBB4SCj/86/Vp5/L3EQTUQQmHLSVvPK9zQYNswpAAI5PXsrKgCRooVKzWHEM+QH0eR9bQLhBMS/TPAUujyZbbGyTV4yCyT4A6J/QihDOvXgDf9RyNz5lroC1EGStGUsVLg4Ld/wcLMkGpNx0JGUDqgDjr4Lh4DfxNKECBwVPFOLH2JxwITOmNVvZHy5bOHLbb8LcD8KVPmXlAI0flbJorLVHCN3SeKV1mee9/zGhRdi1w8aqh+AqpG2MHA+xS5Z7f6UAtbtKg5uhdMN6xIazDnN7DBLLsFhSEEfitZvVdcf5A+QHCh02Tt2LBQAPujqn2oXHeEBbcmxd0zn7i+gX7P0IfDdktC3pOg3XSN4PMT+blNSJ9odPPjhqtLUAAAAASUVORK5CYII=",
+        "palette4": "iVBORw0KGgoAAAANSUhEUgAAAA0AAAAJBAMAAAAbVLtZAAAAMFBMVEVHOfhnPv7hRsWq+a49REDt6MmA88x+E0HfgWqmAB+tmoqErgQ3ctgGaY5zDiZyxL9P0P1qAAAAU0lEQVR4nAFIALf/AIaFEEDPwzAAYOddTWxHUAClLY/AdZrAAGYNgmuLjFAAeipMaQJ5UACvTstKbXhQAIZYwILvXuAAot3ICQSdIAA7c4ge1pag/dIc8gfBs4YAAAAASUVORK5CYII=",
+        "palette4Alpha": "iVBORw0KGgoAAAANSUhEUgAAAA0AAAAJBAMAAAAbVLtZAAAAIVBMVEXYM5w/2VNlwt4AIU2zPlOy4l5YyJ2S1c10kuLylXh5s2Ib6vWVAAAAA3RSTlMAMsiCudotAAAAUUlEQVR4nGMwX2bSaWTlwMDZEDGLtaWBYamCYfoqpQkMmYWLJ7UGKTCUTymbWjTdgME0tCLZ2FSBwZW50KlQMIEheZESR6tCA0OzOsfk0CoBAD3dFhs1PTVlAAAAAElFTkSuQmCC",
+        "palette2": "iVBORw0KGgoAAAANSUhEUgAAAAcAAAAFAgMAAAD09B5LAAAADFBMVEUv0ATkZpk+1W43Pt1u6SEvAAAAF0lEQVR4nGNI/sPw4wiDLQ/Dwz8MWm8AMGYGWDEtvyUAAAAASUVORK5CYII=",
+        "palette1": "iVBORw0KGgoAAAANSUhEUgAAAAkAAAADAQMAAAB7xLc1AAAABlBMVEV4PfkwuzoFn1goAAAAAXRSTlMAQObYZgAAABFJREFUeJxjcGZgkGhg0G8AAAV3AYvoNjGiAAAAAElFTkSuQmCC",
+        "palette8Interlaced": "iVBORw0KGgoAAAANSUhEUgAAABUAAAARCAMAAAFyXyckAAAAeFBMVEWNu/HK0vV/tidlu6Ir8WQ7IvJauEJ3QwK5lNPss/uvVyQAwZleFqmGouu79GuDpDVocjL9Pyd7gg2RhkLTKbIISEu6LZoQi8lKttZHkCiDHuSymh3eHBaa7dDHzibZsVQJKz6nq1YsQkuCCjKNOeDZLQ/ozkA7aCqVqpP4AAAAA3RSTlMJAP/YpRDcAAABHUlEQVR4nA3NC7pEIAAG0F+J6IEQlTIzKfvf4b0LON9ByIClBJ+7gU4t6ksh+Q2f6GA4RLw23WG7tdSI494QzCMbOH65ZxaqNa2Af+bAfHZ9pRDiCuz0l90Z7FtGrZi7j4LGftZx2KLpvriXnyLd6cQXI3mNr09yIyoP43oe5ga2oTAGdsgFYCzMq23rP6tTU/R7PDPKhLf7mSsV8D2vuufL43ByzE95yX/t2z4KsfovI2ENlWdhOeBDSg3ljmQqmRSliEW+6EJclMs1l4uelBpPHU0gctmVILRUpXZVF0+XMf8Xlu7M99WY1gcTm7WJE9SjZB7WqZ0Gv/mMSlLnEZcrfutDsz6oqJU/kJLg8ENy4dPGm2llXXv95o/9A12MGoDOW1JbAAAAAElFTkSuQmCC",
+        "palette4Interlaced": "iVBORw0KGgoAAAANSUhEUgAAAAsAAAAKBAMAAAHn2YkmAAAAMFBMVEXR9S8gJApALFEmyHQlEC9Cy+cGD4VO0Cc9SbEmLUAkawg8lT4pN0dkziv6A1xRsKxUpouPAAAAXklEQVR4nAFTAKz/ANgAvgBgAOAASNAA+WAASdAARFAAnKNQACC9egBAlGAAqErwAMJ1gAAI7JAAOxBwAC9Vs6OfoAAZaLgTTrAACbGzRH1AAFOQxKWg8ACt4r/lhXDkfSC8cRj7AQAAAABJRU5ErkJggg==",
+        "indexBeyondPalette": "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAMAAADz0U65AAAAD1BMVEUqt/MDJ5N+Uqlc1KCd86OK2/JeAAAAAXRSTlNkCjl9JwAAADVJREFUeJwVi8ERAEEIgzBuNP1XfN6TAZAjeY3U2/XMW3VlzHJki9rfVEjjPqDmjp5ALsvwASSmAQWtQt6/AAAAAElFTkSuQmCC",
+        "extraImageData": "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAMAAADz0U65AAAAD1BMVEWJZpfbPQkjc+vsx1SOGY+zS1F8AAAAMUlEQVR4nG2KsQ3AQBDCsGH/mXP6Oi6wBERWW3J0C7GXjWEDJG0n78BNLKJXm9PzHx8baAB6d3gOzwAAAABJRU5ErkJggg==",
+        "badAncillaryCRC": "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAMAAADz0U65AAAAD1BMVEWIadDg14ykWxYCrUc8XhSyhhmeAAAAA3RFWHRhAGLcSaI6AAAAMElEQVR4nB2LuQEAMBCC8Nl/5ngpLFRAjcDFCZWN2SAvRUHanMTVsPWDz/jv+EnoARAFAHF1uBC1AAAAAElFTkSuQmCC",
+        "rgb": "iVBORw0KGgoAAAANSUhEUgAAAAoAAAAHCAIAAAC+zks0AAAA5ElEQVR4nAHZACb/AHiFF9kqn6WyHgCNinaCYiLb+8yELO31FT7pQsNaLQCuJsklgmWiHvkOR0K3ZNixqzWPRCleiLXsoAgXxl8A62sA+waUX87ABI5pD3/Bks0DebWBkjyiPm6+qqbqAAcvpzX3jC79pSL3CtbVHIJ8ZZN1zLvfAKvEJzAfRQDIZFvSElD/qTUQizNd/ezy7dAWTIQ9vxUdl2UDkrEAtxWEYaKcrU18O/srJbttEOwQzJUKvT3tOXpZg3rCAHZQlsF3wF2k16f1nOlTrBWXvLcLM/ZbHVzzoYDtYkljZ/PwcfbjAAAAAElFTkSuQmCC",
+        "rgba": "iVBORw0KGgoAAAANSUhEUgAAAAoAAAAHCAYAAAAxrNxjAAABKklEQVR4nAEfAeD+ANekKDgg7NgFCHqFEdjGiTF2+OXFaDcdqbn8cK9OoGGOPeWYcbfZQ6wArAQNhj454yWSwlAiAXRh0BwSdTdth9D6txtfGYMjax7h9SIuCqLTGgD68EX2yTZZMoOrCK9pzzuyc2E/XJvElo+M2Vqh+aR5rf9jD5fogZpgALCln6Oy8f7O6KHCTqPMgl+jGCEgQA8rUmROfn6k5zPyTWLC6vIzyF0ARPtdFD0cTNryLht6+fZ2ZXBdCyPOqJT7x6+s5HoDT2jTOna89p3COgBGoMmh+mck0erPqQlKcrtX27Pj+6Q2/ueo/eqPJ6CtKr2zoSXaJTlXAAtoDg7h6pGgdcW7rNK/rbhvrc6Gx663u0kQzdfG36ETTXxV07J6NgXrc5NnES6bSgAAAABJRU5ErkJggg==",
+    ]
+    /// Palette PNGs cairo refuses: cut in half, and a flipped byte in the image data.
+    static let corrupt: [String: String] = [
+        "truncated": "iVBORw0KGgoAAAANSUhEUgAAACgAAAAeCAMAAABpA6zvAAADAFBMVEUT8kCE7tNX+3dPFqCard5D0pc6oTOa0joJf7cQ25KkxbpWogSudeIQ8aWRysHjr2wO7QjdVEA6OHz6A/ldZrFi/bFjweEjJ6DE1sqm59EnmKzgNuShL6GtP6PYeF6ULeLoVsF4qJFIvOZfCjip1neRFynvY/IKYPM2d2WtOdhQbYaLVuWw+dGy479ydIPZCi54g1L7OaPvZjWMbFW/Zy9dRKMckalyBSsTdLAT3t5catMQ9NibL7h+ExgoOd7QPZ1b5tW0OyLz3cE80x3Fd4FFy+sqzSPiXWlirREqLGGoeM5avEnmxJRlVjUsFZepSQGBcpkxkHagrOX56MjCeMQESxx+PJzpxS5JpHmg9Z7XYkRtEUs5BUnJjdhLR8gcEqozYdxdtzrWW3maJhGVEBJFYKTmAATLNS1f/IZdA0jzKXhVMJiKcw05C4RUXMzKdfeT6yvoZSVQQcJzz5cvkNLdH55h5xj/uboN77/ogHdpqhlV0j9zOmxXBTbhmXfVE1nYS6UC5v+wMKZxpMJZIr8i5Y4/aJ88vEsOkW/S7jHQMNWOE01RX9VkZvWAK1peghNLLCFAhXAo8yZlrjk7JdUtN9cAFyU1UeJG0j/WLHZ8DHCzondFcFKA3dcOFEueYhFiv82CfyMmX09GRuZF5DzpdFFq+9ftuYWAqfXVbYvkppHYv42hXCHF8h3nGivsxy8hc1fpaxIt4U3EnwHy4tJIC9v+vI8e17DWWCMQLxxUhtmPF7uq6d5IMVwevMEg0twB63h9TcDNYquGQjquYD8n+7C6UwkXF0uWCZgLzP+WvNJykDTiktbD180VsqQxsU5iVk7e3OuCQq2Hhj+rBNqn7DICHrvz2PtvgJOGNVvOfr1ReQn/4uhL1Ol13jfrqvTLwxRrHz8F6wsGk2Nv/SOQM7ude/IFSacl2DaTwlEE3ZbkqHLmMKguizplNZJYjYXCINy0gxkBn4s5t3zPAO3PqYH+h+XITNUu0Ot1qaLTneQiNj9+cekF1DmtckRARR6fkydxAAAE2UlEQVR4nAHOBDH7AHcONx/00AfFgdlTk5UULGkjNlUp5Fli0sPArggQFtQsvZxwUm7zzy8AZAde+C+tt9oFfCNXgBRaKipT5DpB53SSMLq0kc36QewHmRzwahcr2wCSW3BIvT0UhnEqG052xpEfE+1Cnb69LYy+as+Ytb98c1/cBYgzR/mbAHOLpzU3Ayv9csD5B7NmEb+rYJyz6WBLtDRLe5SKps0B9UfVcHJ5g88AVNBepoaJ4dT+J5qtuOYRQYXhdjImZfcziajwkgFRYZ7n/70KOX7QtQAb3eK98w==",
+        "idatCRC": "iVBORw0KGgoAAAANSUhEUgAAACgAAAAeCAMAAABpA6zvAAADAFBMVEUT8kCE7tNX+3dPFqCard5D0pc6oTOa0joJf7cQ25KkxbpWogSudeIQ8aWRysHjr2wO7QjdVEA6OHz6A/ldZrFi/bFjweEjJ6DE1sqm59EnmKzgNuShL6GtP6PYeF6ULeLoVsF4qJFIvOZfCjip1neRFynvY/IKYPM2d2WtOdhQbYaLVuWw+dGy479ydIPZCi54g1L7OaPvZjWMbFW/Zy9dRKMckalyBSsTdLAT3t5catMQ9NibL7h+ExgoOd7QPZ1b5tW0OyLz3cE80x3Fd4FFy+sqzSPiXWlirREqLGGoeM5avEnmxJRlVjUsFZepSQGBcpkxkHagrOX56MjCeMQESxx+PJzpxS5JpHmg9Z7XYkRtEUs5BUnJjdhLR8gcEqozYdxdtzrWW3maJhGVEBJFYKTmAATLNS1f/IZdA0jzKXhVMJiKcw05C4RUXMzKdfeT6yvoZSVQQcJzz5cvkNLdH55h5xj/uboN77/ogHdpqhlV0j9zOmxXBTbhmXfVE1nYS6UC5v+wMKZxpMJZIr8i5Y4/aJ88vEsOkW/S7jHQMNWOE01RX9VkZvWAK1peghNLLCFAhXAo8yZlrjk7JdUtN9cAFyU1UeJG0j/WLHZ8DHCzondFcFKA3dcOFEueYhFiv82CfyMmX09GRuZF5DzpdFFq+9ftuYWAqfXVbYvkppHYv42hXCHF8h3nGivsxy8hc1fpaxIt4U3EnwHy4tJIC9v+vI8e17DWWCMQLxxUhtmPF7uq6d5IMVwevMEg0twB63h9TcDNYquGQjquYD8n+7C6UwkXF0uWCZgLzP+WvNJykDTiktbD180VsqQxsU5iVk7e3OuCQq2Hhj+rBNqn7DICHrvz2PtvgJOGNVvOfr1ReQn/4uhL1Ol13jfrqvTLwxRrHz8F6wsGk2Nv/SOQM7ude/IFSacl2DaTwlEE3ZbkqHLmMKguizplNZJYjYXCINy0gxkBn4s5t3zPAO3PqYH+h+XITNUu0Ot1qaLTneQiNj9+cekF1DmtckRARR6fkydxAAAE2UlEQVR4nAHOBDEEAHcONx/00AfFgdlTk5UULGkjNlUp5Fli0sPArggQFtQsvZxwUm7zzy8AZAde+C+tt9oFfCNXgBRaKipT5DpB53SSMLq0kc36QewHmRzwahcr2wCSW3BIvT0UhnEqG052xpEfE+1Cnb69LYy+as+Ytb98c1/cBYgzR/mbAHOLpzU3Ayv9csD5B7NmEb+rYJyz6WBLtDRLe5SKps0B9UfVcHJ5g88AVNBepoaJ4dT+J5qtuOYRQYXhdjImZfcziajwkgFRYZ7n/70KOX7QtQAb3eK985SRDJVTTlswLT5lwYf0m4xVC1ZwXy5nQjNnxhSTpuwvA8E6ABXn1Ubc0uHLsNXaKf49KuWIEOnYZqcZyExOszNuIe9tuUWSBGalk+8A60X/RGHrHuDpXcouFmIzalz1Nr9pcIM8dvqT+zWpEod14XdyLvlqMwC+a5vO8V+EjHvfw+LwmlfC2i1WJIJU1CYwfbxDyiZ/UfbHA1caV5OAAF1MSoCPejwRAWXDGiB/J3a/3zVwORLOWVS0hET940PyWosZ0SRXP5EAzCrYidGxTYSsmm0lqYpvDs5i68tOy/Xr4G+qSLKrvBpMS8K1zV3fYQAeAsKh8eZl4JTMmzUKrAfG55VQ4aDwdOOGDL+gYmsluLtGSichrPtEAGjtMI6b+fG8td7jGkMdTe3hRBVwhK6vDiVx/KF4GhpvYUFXY1TitPYA27xnVoWKlY90vR12YrXk3hzpbtGtS7RAeCVDrX+qb9FF7XVh+vSg3gDbqquZiDq3swEEIZRgRoJH8j0w8uGmJfqmm0C3CdOiNodeZa16IfsXAJkCVQ/aSmfPkuDZSFs+DxHbJgbT/MRzHC34zQuuLsSYg1lgAIgtpHoAwPl+mpQeu4674vXv6FEITtZCT0qO7yia/mZPmrKIUoZDZrPs+VqvrQCeND8VEG7sTB5pjnoHyD2ytBCgJ3bBPROxEQsb3soSfo3ZJ0KNpwz1AIuwJ5MHqm5YKcRtgnTu1qIeGYU1bWEEzWVNmQhdezRdL9UlMWa3ddoADwmvEY593X8Vmem9mLzQVGbdET4o5nS6mhjvjI19fiXx9HG7HsQDuABnhhTp0QW+3xgO8auEuSs47fTfR02sPEYDt36JPj6IwjfBhnU/vDA0ALi2YMnMf0OVWtS6dgl7yuWDj3lP6QC01PEP4CMbZIeamMYcw78eH/kA99xIv+AZwt2EnXi65zYn5vmQKtVYEH5aQbCvAISl8l3DHm2yFO+OGgC0AQossBQGiYQoPBB4SCj/86/Vp5/L3EQTUQQmHLSVvPK9zQYNswpAAI5PXsrKgCRooVKzWHEM+QH0eR9bQLhBMS/TPAUujyZbbGyTV4yCyT4A6J/QihDOvXgDf9RyNz5lroC1EGStGUsVLg4Ld/wcLMkGpNx0JGUDqgDjr4Lh4DfxNKECBwVPFOLH2JxwITOmNVvZHy5bOHLbb8LcD8KVPmXlAI0flbJorLVHCN3SeKV1mee9/zGhRdi1w8aqh+AqpG2MHA+xS5Z7f6UAtbtKg5uhdMN6xIazDnN7DBLLsFhSEEfitZvVdcf5A+QHCh02Tt2LBQAPujqn2oXHeEBbcmxd0zn7i+gX7P0IfDdktC3pOg3XSN4PMT+blNSJ9odPPjhqtLUAAAAASUVORK5CYII=",
+    ]
+
+    static func bytes(_ image: CairoImage) -> (format: cairo_format_t, pixels: [UInt8]) {
+        cairo_surface_flush(image.surface)
+        let stride = Int(cairo_image_surface_get_stride(image.surface))
+        let data = cairo_image_surface_get_data(image.surface)!
+        var out: [UInt8] = []
+        for y in 0..<image.height { out += UnsafeBufferPointer(start: data + y * stride, count: image.width * 4) }
+        return (cairo_image_surface_get_format(image.surface), out)
+    }
+
+    @Test(arguments: pngs.keys.sorted())
+    func theCompactTileExpandsToTheBytesCairoDecodes(name: String) throws {
+        let data = try #require(Data(base64Encoded: Self.pngs[name]!))
+        let old = try #require(CairoImage.png(data), "cairo decodes \(name)")
+        let compact = try TileImageDecoder.decodeCompact(data)
+        let isPalette = data[25] == 3
+        let new: CairoImage
+        switch compact {
+        case let .palette(p):
+            #expect(isPalette)
+            #expect(p.bytes < p.width * p.height * 4 || p.width * p.height < 512, "smaller than its pixels")
+            new = p.expanded()
+        case let .image(img):
+            #expect(!isPalette, "only non-palette PNGs stay images")
+            new = img
+        }
+        let a = Self.bytes(old), b = Self.bytes(new)
+        #expect(a.format == b.format, "\(name): the same cairo format (RGB24 without tRNS, ARGB32 with it)")
+        let differing = zip(a.pixels, b.pixels).filter { $0 != $1 }.count
+        #expect(a.pixels.count == b.pixels.count && differing == 0, "\(name): \(differing) bytes differ")
+    }
+
+    @Test func aTileWithTransparencyIsPremultipliedAsCairoDoes() throws {
+        let data = try #require(Data(base64Encoded: Self.pngs["palette8Alpha"]!))
+        guard case let .palette(p) = try TileImageDecoder.decodeCompact(data) else { Issue.record("not compact"); return }
+        #expect(p.format == CAIRO_FORMAT_ARGB32)
+        let pixels = Self.bytes(p.expanded()).pixels
+        let alphas = Set(stride(from: 3, to: pixels.count, by: 4).map { pixels[$0] })
+        #expect(alphas.contains(0) && alphas.contains(128) && alphas.contains(255), "transparent, half and opaque entries drawn")
+    }
+
+    @Test(arguments: corrupt.keys.sorted())
+    func aCorruptPaletteTileIsRefusedWithAMessage(name: String) throws {
+        let data = try #require(Data(base64Encoded: Self.corrupt[name]!))
+        #expect(CairoImage.png(data) == nil, "cairo refuses it too")
+        do {
+            _ = try TileImageDecoder.decodeCompact(data)
+            Issue.record("\(name) decoded")
+        } catch let e as TileImageDecoder.Failure {
+            guard case let .corrupt(format, reason) = e else { Issue.record("\(e)"); return }
+            #expect(format == "PNG" && reason.hasPrefix("libpng: ") && reason.count > 8, "\(e)")
+        }
+    }
+
+    /// A tile set of one palette tile per corrupt or good PNG: the source skips the bad tile with
+    /// a warning naming the file and the tile, as it did when cairo decoded every tile.
+    @Test func theSourceWarnsAboutACorruptPaletteTile() throws {
+        final class OneTile: TileSource, @unchecked Sendable {
+            let data: Data
+            init(_ d: Data) { data = d }
+            var path: String { "/tmp/one.mbtiles" }
+            var metadata: TileSetMetadata { TileSetMetadata(minZoom: 0, maxZoom: 0) }
+            func tileData(z: Int, x: Int, y: Int) throws -> Data? { data }
+        }
+        let source = RasterTileSource(tiles: OneTile(try #require(Data(base64Encoded: Self.corrupt["truncated"]!))))
+        #expect(source.image(z: 0, x: 0, y: 0) == nil)
+        #expect(source.warnings.count == 1 && source.warnings[0].contains("/tmp/one.mbtiles: tile 0/0/0 is skipped: it is not a decodable PNG"))
+    }
+
+    /// Every tile of the fixture (palette PNGs at 1, 2 and 4 bits) comes out of the source with
+    /// the bytes cairo decodes from the same tile.
+    @Test func theFixturesTilesComeOutAsCairoDecodesThem() throws {
+        let tiles = try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles"))
+        let source = RasterTileSource(tiles: tiles, capacity: 400, expandedCapacity: 8)
+        var checked = 0
+        for z in 0...4 { for x in 0..<(1 << z) { for y in 0..<(1 << z) {
+            guard let data = try tiles.tileData(z: z, x: x, y: y) else { continue }
+            let old = try #require(CairoImage.png(data))
+            let new = try #require(source.image(z: z, x: x, y: y))
+            let a = Self.bytes(old), b = Self.bytes(new)
+            #expect(a.format == b.format && a.pixels.elementsEqual(b.pixels), "tile \(z)/\(x)/\(y) differs")
+            checked += 1
+        }}}
+        #expect(checked == 285)
+        #expect(source.compactTileCount == checked, "all kept compact")
+        #expect(source.cachedBytes < checked * 256 * 256 / 2, "at most 4 bits a pixel: \(source.cachedBytes)")
+        #expect(source.expandedTileCount == 8)
+    }
+
+    /// A frame drawn twice expands nothing the second time when the expanded cache holds its
+    /// tiles; a cache smaller than the frame expands the tiles it cannot hold again, and the
+    /// pictures are the same.
+    @Test func aFrameDrawnAgainReusesExpandedTiles() throws {
+        func draw(expandedCapacity: Int) throws -> (first: Int, second: Int, pixels: [UInt8]) {
+            let source = RasterTileSource(tiles: try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles")), expandedCapacity: expandedCapacity)
+            let renderer = MapRenderer(raster: source)
+            let frame = OwnedFrameBuffer(width: 800, height: 480)
+            let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 4, bearing: 30))
+            renderer.render(scene, into: frame.buffer)
+            let first = source.expansions
+            renderer.render(scene, into: frame.buffer)
+            let p = frame.buffer.pixels.assumingMemoryBound(to: UInt8.self)
+            return (first, source.expansions - first, Array(UnsafeBufferPointer(start: p, count: frame.buffer.stride * 480)))
+        }
+        let roomy = try draw(expandedCapacity: 64), tight = try draw(expandedCapacity: 4)
+        #expect(roomy.first > 4 && roomy.second == 0)
+        // Too small for the frame: the 4 tiles it keeps are found again, only the rest expanded
+        // (least-recently-used eviction would expand every tile again).
+        #expect(tight.first == roomy.first && tight.second == tight.first - 4)
+        #expect(roomy.pixels.elementsEqual(tight.pixels), "the same picture")
+    }
+
+    @Test func theExpandedRuleIsOneScrollStrip() {
+        // 1080p: the base map is 2536 px wide (308 px margins): 10 tiles + 1, two rows.
+        #expect(RasterTileSource.expandedCapacity(screenWidth: 1920, screenHeight: 1080) == 22)
+        // 800x480: 1312 px (256 px margins): 6 + 1, two rows.
+        #expect(RasterTileSource.expandedCapacity(screenWidth: 800, screenHeight: 480) == 14)
+        #expect(RasterTileSource.expandedCapacityRule(screenWidth: 1920, screenHeight: 1080).contains("2536 px base map: 11x2"))
+    }
+}

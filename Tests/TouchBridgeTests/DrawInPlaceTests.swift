@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TouchCore
+import MapEngine
+import Rendering
+import Display
+import Logging
+@testable import TouchBridge
+
+/// MapView draws straight into the display's buffer when the display says it is ordinary
+/// memory and the panel is not turned; the picture on the display is the one a separate frame
+/// copied there would give.
+@Suite struct DrawInPlaceTests {
+    /// Forwards to a memory display but does not let the map be drawn into its buffer.
+    final class CopyOnly: DisplayBackend {
+        let inner: MemoryDisplay
+        init(_ inner: MemoryDisplay) { self.inner = inner }
+        var width: Int { inner.width }
+        var height: Int { inner.height }
+        var physicalSizeMM: (width: Int, height: Int)? { nil }
+        var refreshHz: Double { 60 }
+        var name: String { "copy-only" }
+        func backBuffer() -> DisplayFrame { inner.backBuffer() }
+        func present() throws -> Bool { try inner.present() }
+        var isFlipPending: Bool { false }
+        var eventFileDescriptor: Int32? { nil }
+        func handleEvents() throws {}
+        func close() {}
+    }
+
+    func makeView(_ display: DisplayBackend, rotation: Int = 0) throws -> MapView {
+        var cfg = KioskConfiguration()
+        cfg.touch = [.init(match: .path("/nonexistent/event99"))]
+        cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47, longitude: 6), zoom: 4.2)
+        cfg.display.rotation = rotation
+        let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
+        view.add(Marker(id: "paris", position: Coordinate(latitude: 48.8566, longitude: 2.3522), title: "Paris", snippet: "Capital"))
+        return view
+    }
+
+    func bytes(_ f: DisplayFrame) -> [UInt8] {
+        (0..<f.height).flatMap { y in Array(UnsafeRawBufferPointer(start: f.pixels + y * f.stride, count: f.width * 4)) }
+    }
+
+    /// The same frames (a first frame, a pan, a turned pinch, the settled frame) on both views.
+    func drive(_ views: [MapView], check: (Int) -> Void) {
+        views.forEach { $0.drawAndPresent(now: 1) }
+        check(0)
+        var script = TouchScript(screen: views[0].screen, start: 2)
+        let c = views[0].screen.center
+        script.move([0: c], [0: c + Point(x: -240, y: 90)], duration: 0.4)
+        script.move([0: c - Point(x: 100, y: 0), 1: c + Point(x: 100, y: 0)], [0: c - Point(x: 220, y: 70), 1: c + Point(x: 220, y: 70)], duration: 0.4)
+        var assemblers = views.map { FrameAssembler(capabilities: script.device, screen: $0.screen) }
+        var n = 1
+        for e in script.events {
+            var drew = false
+            for (i, v) in views.enumerated() {
+                if let f = assemblers[i].process(e) {
+                    v.pipeline.handle(f)
+                    if v.pipeline.takeNeedsRedraw() { v.drawAndPresent(now: f.time); drew = true }
+                }
+            }
+            if drew { check(n); n += 1 }
+        }
+        views.forEach { $0.pipeline.advance(to: script.time + 3); $0.drawAndPresent(now: script.time + 3) }
+        check(n)
+    }
+
+    @Test func theDisplayShowsTheFrameASeparateFrameWouldGive() throws {
+        let direct = MemoryDisplay(width: 1280, height: 800), copied = MemoryDisplay(width: 1280, height: 800)
+        let a = try makeView(direct), b = try makeView(CopyOnly(copied))
+        #expect(a.drawnFrame.pixels == direct.backBuffer().pixels, "drawn in place")
+        #expect(b.drawnFrame.pixels != copied.backBuffer().pixels, "drawn into a frame of its own")
+        var checked = 0
+        drive([a, b]) { n in
+            #expect(bytes(direct.backBuffer()) == bytes(copied.backBuffer()), "frame \(n)")
+            checked += 1
+        }
+        #expect(checked > 5)
+        #expect(direct.presented == copied.presented)
+        #expect(MapView.memoryPlan(display: direct, rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("straight into the display's buffer"))
+        #expect(MapView.memoryPlan(display: CopyOnly(copied), rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("then copied"))
+    }
+
+    /// The start line says where frames are drawn and the caches the screen sized; the exit
+    /// report lists the caches as they ended.
+    @Test func theLogSaysWhereFramesAreDrawnAndTheCacheSizes() throws {
+        var cfg = KioskConfiguration()
+        cfg.touch = [.init(match: .path("/nonexistent/event99"))]
+        cfg.map.source = .mbtiles(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("RenderingTests/Fixtures/node-mbtiles_plain_1.mbtiles").path)
+        let out = WrittenText()
+        let logger = Logger(label: "touchbridge") { JournalLogHandler(label: $0, style: .plain, write: out.append) }
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 800, height: 480), log: KioskLog(level: .info, logger: logger))
+        view.drawAndPresent(now: 1)
+        view.close()
+        let text = out.text
+        // 800x480: margins 256 (base map) and 128 (overlay layer); 25 tiles for the 933 px diagonal.
+        // Expanded palette tiles: one scroll strip of the 1312 px base map, 7x2 tiles.
+        #expect(text.contains("memory: frames drawn straight into the display's buffer; base map cache 1312x992 (5.0 MiB); overlay layer 1056x736 (3.0 MiB); up to 25 decoded tiles (6.2 MiB; palette tiles kept compact, 1/4 of that or less); up to 14 expanded palette tiles (3.5 MiB)"), "\(text)")
+        #expect(text.contains("caches at exit: base map (torus) 1312x992 5.0 MiB; overlay layer 1056x736 3.0 MiB; decoded tiles (of 25 at most; "), "\(text)")
+        // The fixture's tiles are all palette PNGs: every decoded tile is compact, none takes 256 KiB.
+        let exit = try #require(text.split(separator: "\n").first { $0.contains("caches at exit") })
+        let decoded = try #require(exit.firstMatch(of: /decoded tiles \(of 25 at most; (\d+) palette tiles kept compact\) (\d+)x1 ([0-9.]+) MiB/))
+        #expect(Int(decoded.1) == Int(decoded.2) && Int(decoded.2)! > 0)
+        #expect(Double(decoded.3)! < Double(decoded.2)! * 0.25 / 4)
+        #expect(exit.contains(/expanded palette tiles \(of 14 at most; \d+ expansions\) \d+x1/))
+    }
+
+    @Test func aTurnedPanelIsDrawnIntoAFrameAndTurnedOnTheWay() throws {
+        let upright = MemoryDisplay(width: 1280, height: 800), turned = MemoryDisplay(width: 800, height: 1280)
+        let a = try makeView(upright), b = try makeView(turned, rotation: 90)
+        #expect(b.screen == a.screen)
+        #expect(b.drawnFrame.pixels != turned.backBuffer().pixels)
+        let expected = UnsafeMutableRawPointer.allocate(byteCount: 800 * 1280 * 4, alignment: 64)
+        defer { expected.deallocate() }
+        let target = DisplayFrame(width: 800, height: 1280, stride: 800 * 4, pixels: expected)
+        drive([a, b]) { n in
+            FrameCopy.copy(a.drawnFrame, to: target, rotation: 90)
+            #expect(bytes(target) == bytes(turned.backBuffer()), "frame \(n)")
+        }
+        #expect(MapView.memoryPlan(display: turned, rotation: 90, width: 1280, height: 800, raster: nil, vector: nil).contains("then copied"))
+    }
+}
