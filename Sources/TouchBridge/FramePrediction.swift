@@ -19,6 +19,8 @@ public final class FramePrediction {
     public private(set) var frame: ContactFrame?
     /// How far (screen px) the last camera given out led the real one at the focal point.
     public private(set) var lastLead: Double = 0
+    /// Whether the last camera given out was not the controller's own.
+    public private(set) var drewPrediction = false
     /// When a frame must be drawn again so that a lead left on screen goes away once the fingers
     /// hold still (a still finger sends no input, so nothing else would redraw it).
     public var settleAt: Double?
@@ -48,6 +50,15 @@ public final class FramePrediction {
     /// The camera to draw at `now`: the controller's, moved as the fingers are expected to move
     /// by the time the frame is flipped.
     public func camera(for controller: MapController, now: Double) -> CameraPosition {
+        let c = predictedCamera(for: controller, now: now)
+        // Any difference from the real camera, even one far under a pixel at the fingers, can
+        // move the frame's whole-pixel copy offset or its zoom: such a frame must not be the
+        // last one left on the glass.
+        drewPrediction = c != controller.camera
+        return c
+    }
+
+    private func predictedCamera(for controller: MapController, now: Double) -> CameraPosition {
         lastLead = 0
         let target = now + drawToFlip()
         // No finger on the map: a fling or an animation is shown where it will be at the flip,
@@ -91,7 +102,7 @@ public final class FramePrediction {
     /// After drawing at `now`: when the frame led the fingers, ask for a frame once the device
     /// would have reported again had the finger kept moving.
     public func didDraw(at now: Double) {
-        settleAt = lastLead > 0.25 ? now + predictor.settings.maxLead : nil
+        settleAt = lastLead > 0.25 || drewPrediction ? now + predictor.settings.maxLead : nil
     }
 }
 
