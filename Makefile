@@ -60,18 +60,12 @@ bench-callgrind: release
 	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind.$$f | head -1); \
 	  echo "recognizer_instructions_per_frame_$${f}f $$((ir / 5000))"; \
 	done
-	@for f in 1 10; do \
-	  valgrind --tool=callgrind --callgrind-out-file=/tmp/touchbridge-callgrind-input.$$f \
-	    --toggle-collect='*inputPathWorkload*' /tmp/touchbridge-callgrind-bin bench --probe-callgrind $$f >/dev/null 2>&1; \
-	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind-input.$$f | head -1); \
-	  echo "input_path_instructions_per_frame_$${f}f $$((ir / 5000))"; \
-	done
-	@for f in 1 10; do \
-	  valgrind --tool=callgrind --callgrind-out-file=/tmp/touchbridge-callgrind-reader.$$f \
-	    --toggle-collect='*inputPathReaderWorkload*' /tmp/touchbridge-callgrind-bin bench --probe-callgrind $$f >/dev/null 2>&1; \
-	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind-reader.$$f | head -1); \
-	  echo "input_path_reader_instructions_per_frame_$${f}f $$((ir / 5000))"; \
-	done
+	@for w in inputPath:input_path inputPathReader:input_path_reader; do for f in 1 10; do \
+	  valgrind --tool=callgrind --callgrind-out-file=/tmp/touchbridge-callgrind-$${w%%:*}.$$f \
+	    --toggle-collect="*$${w%%:*}Workload*" /tmp/touchbridge-callgrind-bin bench --probe-callgrind $$f >/dev/null 2>&1; \
+	  ir=$$(sed -n 's/^\(summary\|totals\): *\([0-9]*\).*/\2/p' /tmp/touchbridge-callgrind-$${w%%:*}.$$f | head -1); \
+	  echo "$${w##*:}_instructions_per_frame_$${f}f $$((ir / 5000))"; \
+	done; done
 
 # The installed binary carries the Swift runtime (--static-swift-stdlib): a kiosk needs only
 # Debian's libraries (libevdev, libdrm, libudev, cairo, pango, sqlite3), not the toolchain.

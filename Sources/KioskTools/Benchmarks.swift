@@ -464,21 +464,3 @@ public struct Benchmarks {
         }.joined(separator: "\n")
     }
 }
-
-/// A display that forwards to another but does not let the map be drawn into its buffer (for
-/// measuring what drawing in place saves).
-final class CopyOnlyDisplay: DisplayBackend {
-    let inner: DisplayBackend
-    init(_ inner: DisplayBackend) { self.inner = inner }
-    var width: Int { inner.width }
-    var height: Int { inner.height }
-    var physicalSizeMM: (width: Int, height: Int)? { inner.physicalSizeMM }
-    var refreshHz: Double { inner.refreshHz }
-    var name: String { inner.name + " (copied into)" }
-    func backBuffer() -> DisplayFrame { inner.backBuffer() }
-    func present() throws -> Bool { try inner.present() }
-    var isFlipPending: Bool { inner.isFlipPending }
-    var eventFileDescriptor: Int32? { inner.eventFileDescriptor }
-    func handleEvents() throws { try inner.handleEvents() }
-    func close() { inner.close() }
-}

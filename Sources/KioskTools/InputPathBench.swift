@@ -55,26 +55,23 @@ extension Benchmarks {
     mutating func inputPath() {
         let n = options.quick ? 2_000 : 50_000
         let screen = Size(width: 1920, height: 1080)
-        for fingers in [1, 10] {
-            let events = Self.inputPathEvents(fingers: fingers, count: n)
-            var sink = 0
-            let runs = BenchSupport.timeRuns(warmup: 1, minRuns: 3, minSeconds: minSeconds) {
-                sink &+= Self.inputPathWorkload(events, screen: screen)
+        // Without and then with an event-stream reader (every gesture and map event encoded as
+        // its line).
+        let variants: [(key: String, what: String, workload: ([InputEvent], Size) -> Int)] = [
+            ("input_path", "evdev events -> assembler -> merger -> recogniser + controller", Self.inputPathWorkload),
+            ("input_path_reader", "  the same with the event stream read", Self.inputPathReaderWorkload),
+        ]
+        for v in variants {
+            for fingers in [1, 10] {
+                let events = Self.inputPathEvents(fingers: fingers, count: n)
+                var sink = 0
+                let runs = BenchSupport.timeRuns(warmup: 1, minRuns: 3, minSeconds: minSeconds) {
+                    sink &+= v.workload(events, screen)
+                }
+                precondition(sink >= 0)
+                add("\(v.key)_ns_per_frame_\(fingers)f", BenchSupport.median(runs) * 1e6 / Double(n), "ns",
+                    "\(v.what), \(fingers) finger\(fingers > 1 ? "s" : "")")
             }
-            precondition(sink >= 0)
-            add("input_path_ns_per_frame_\(fingers)f", BenchSupport.median(runs) * 1e6 / Double(n), "ns",
-                "evdev events -> assembler -> merger -> recogniser + controller, \(fingers) finger\(fingers > 1 ? "s" : "")")
-        }
-        // The same with an event-stream reader: every gesture and map event encoded as its line.
-        for fingers in [1, 10] {
-            let events = Self.inputPathEvents(fingers: fingers, count: n)
-            var sink = 0
-            let runs = BenchSupport.timeRuns(warmup: 1, minRuns: 3, minSeconds: minSeconds) {
-                sink &+= Self.inputPathReaderWorkload(events, screen: screen)
-            }
-            precondition(sink >= 0)
-            add("input_path_reader_ns_per_frame_\(fingers)f", BenchSupport.median(runs) * 1e6 / Double(n), "ns",
-                "  the same with the event stream read, \(fingers) finger\(fingers > 1 ? "s" : "")")
         }
     }
 

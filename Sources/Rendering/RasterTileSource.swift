@@ -38,15 +38,21 @@ public final class RasterTileSource: @unchecked Sendable {
     /// to decode here). Pan frames need none (the base map comes from its cache, which draws a
     /// tile once per build or strip). 1920x1080: 100 tiles (25 MiB as 4-byte pixels; palette tiles a quarter of that or less); 800x480: 25.
     public static func capacity(screenWidth w: Int, screenHeight h: Int) -> Int {
-        let diagonal = Int(Double(w * w + h * h).squareRoot().rounded(.up))
-        let side = (diagonal + 255) / 256 + 1
+        let side = turnedScreen(w, h).side
         return max(16, side * side)
+    }
+
+    /// The screen's diagonal (px) and the tiles of 256 px along it, at any offset. In floating
+    /// point and bounded (a screen is at most 65,536 px a side), so no size traps.
+    private static func turnedScreen(_ w: Int, _ h: Int) -> (diagonal: Int, side: Int) {
+        let cw = Double(min(max(w, 0), 65_536)), ch = Double(min(max(h, 0), 65_536))
+        let diagonal = Int((cw * cw + ch * ch).squareRoot().rounded(.up))
+        return (diagonal, (diagonal + 255) / 256 + 1)
     }
 
     /// How `capacity(screenWidth:screenHeight:)` came to its figure, for `bench` and the log.
     public static func capacityRule(screenWidth w: Int, screenHeight h: Int) -> String {
-        let diagonal = Int(Double(w * w + h * h).squareRoot().rounded(.up))
-        let side = (diagonal + 255) / 256 + 1
+        let (diagonal, side) = turnedScreen(w, h)
         return "the screen's \(diagonal) px diagonal turned any way: \(side)x\(side) tiles of 256 px"
     }
 

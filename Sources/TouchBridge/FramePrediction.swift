@@ -99,10 +99,10 @@ public final class FramePrediction {
         return controller.cameraFollowing(anchor: real, position: predicted, scale: scale, rotation: rotation)
     }
 
-    /// After drawing at `now`: when the frame led the fingers, ask for a frame once the device
-    /// would have reported again had the finger kept moving.
+    /// After drawing at `now`: when the frame was not drawn at the real camera, ask for a frame
+    /// once the device would have reported again had the finger kept moving.
     public func didDraw(at now: Double) {
-        settleAt = lastLead > 0.25 || drewPrediction ? now + predictor.settings.maxLead : nil
+        settleAt = drewPrediction ? now + predictor.settings.maxLead : nil
     }
 }
 

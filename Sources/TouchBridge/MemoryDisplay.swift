@@ -38,3 +38,22 @@ public final class MemoryDisplay: DisplayBackend {
     public func handleEvents() throws {}
     public func close() {}
 }
+
+/// A display that forwards to another but does not let the map be drawn into its buffer: the
+/// map view draws into a frame of its own and copies it (for measuring and testing what drawing
+/// in place saves).
+public final class CopyOnlyDisplay: DisplayBackend {
+    public let inner: DisplayBackend
+    public init(_ inner: DisplayBackend) { self.inner = inner }
+    public var width: Int { inner.width }
+    public var height: Int { inner.height }
+    public var physicalSizeMM: (width: Int, height: Int)? { inner.physicalSizeMM }
+    public var refreshHz: Double { inner.refreshHz }
+    public var name: String { inner.name + " (copied into)" }
+    public func backBuffer() -> DisplayFrame { inner.backBuffer() }
+    public func present() throws -> Bool { try inner.present() }
+    public var isFlipPending: Bool { inner.isFlipPending }
+    public var eventFileDescriptor: Int32? { inner.eventFileDescriptor }
+    public func handleEvents() throws { try inner.handleEvents() }
+    public func close() { inner.close() }
+}

@@ -11,23 +11,6 @@ import Logging
 /// memory and the panel is not turned; the picture on the display is the one a separate frame
 /// copied there would give.
 @Suite struct DrawInPlaceTests {
-    /// Forwards to a memory display but does not let the map be drawn into its buffer.
-    final class CopyOnly: DisplayBackend {
-        let inner: MemoryDisplay
-        init(_ inner: MemoryDisplay) { self.inner = inner }
-        var width: Int { inner.width }
-        var height: Int { inner.height }
-        var physicalSizeMM: (width: Int, height: Int)? { nil }
-        var refreshHz: Double { 60 }
-        var name: String { "copy-only" }
-        func backBuffer() -> DisplayFrame { inner.backBuffer() }
-        func present() throws -> Bool { try inner.present() }
-        var isFlipPending: Bool { false }
-        var eventFileDescriptor: Int32? { nil }
-        func handleEvents() throws {}
-        func close() {}
-    }
-
     func makeView(_ display: DisplayBackend, rotation: Int = 0) throws -> MapView {
         var cfg = KioskConfiguration()
         cfg.touch = [.init(match: .path("/nonexistent/event99"))]
@@ -68,7 +51,7 @@ import Logging
 
     @Test func theDisplayShowsTheFrameASeparateFrameWouldGive() throws {
         let direct = MemoryDisplay(width: 1280, height: 800), copied = MemoryDisplay(width: 1280, height: 800)
-        let a = try makeView(direct), b = try makeView(CopyOnly(copied))
+        let a = try makeView(direct), b = try makeView(CopyOnlyDisplay(copied))
         #expect(a.drawnFrame.pixels == direct.backBuffer().pixels, "drawn in place")
         #expect(b.drawnFrame.pixels != copied.backBuffer().pixels, "drawn into a frame of its own")
         var checked = 0
@@ -79,7 +62,7 @@ import Logging
         #expect(checked > 5)
         #expect(direct.presented == copied.presented)
         #expect(MapView.memoryPlan(display: direct, rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("straight into the display's buffer"))
-        #expect(MapView.memoryPlan(display: CopyOnly(copied), rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("then copied"))
+        #expect(MapView.memoryPlan(display: CopyOnlyDisplay(copied), rotation: 0, width: 1280, height: 800, raster: nil, vector: nil).contains("then copied"))
     }
 
     /// The start line says where frames are drawn and the caches the screen sized; the exit

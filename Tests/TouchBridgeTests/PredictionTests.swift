@@ -90,15 +90,21 @@ import MapEngine
         #expect((on.overshoots.max() ?? 0) < BenchSupport.median(off.lags))
     }
 
-    /// A pinch that stops with the fingers still down: the predicted frames lead in scale (the
-    /// focal point stays put), and a still finger sends no input, so the kiosk must ask for a
-    /// frame of its own that shows the real camera once the fingers have gone quiet.
-    @Test func aStillPinchIsRedrawnWithoutItsPredictedScale() throws {
+    /// A 1280x800 map view on a memory display with touch prediction for a fixed 30 ms
+    /// draw-to-flip time.
+    static func predictingView() throws -> MapView {
         var cfg = KioskConfiguration()
         var t = KioskConfiguration.TouchSettings(match: .path("/nonexistent/event99"))
         t.predictionLatencyMS = 30
         cfg.touch = [t]
-        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 1280, height: 800), log: KioskLog(level: .error))
+        return try MapView(configuration: cfg, display: MemoryDisplay(width: 1280, height: 800), log: KioskLog(level: .error))
+    }
+
+    /// A pinch that stops with the fingers still down: the predicted frames lead in scale (the
+    /// focal point stays put), and a still finger sends no input, so the kiosk must ask for a
+    /// frame of its own that shows the real camera once the fingers have gone quiet.
+    @Test func aStillPinchIsRedrawnWithoutItsPredictedScale() throws {
+        let view = try Self.predictingView()
         var script = TouchScript(screen: view.screen)
         var a = FrameAssembler(capabilities: script.device, screen: view.screen)
         // Spread at a constant speed about the screen's centre, then hold.
@@ -135,11 +141,7 @@ import MapEngine
     /// pixel off the camera the stream reported).
     @Test(arguments: [60.0, 70.0])
     func aFrameLeadingByLessThanAPixelStillAsksForARedraw(speed: Double) throws {
-        var cfg = KioskConfiguration()
-        var t = KioskConfiguration.TouchSettings(match: .path("/nonexistent/event99"))
-        t.predictionLatencyMS = 30
-        cfg.touch = [t]
-        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 1280, height: 800), log: KioskLog(level: .error))
+        let view = try Self.predictingView()
         var script = TouchScript(screen: view.screen)
         var a = FrameAssembler(capabilities: script.device, screen: view.screen)
         // Both fingers move apart at `speed` px/s (12 to 14 mm/s at this panel's 5 px/mm),
