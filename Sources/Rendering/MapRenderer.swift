@@ -45,6 +45,12 @@ public final class MapRenderer {
     /// Use the cached base map for frames without bearing or tilt.
     public var usesBaseMapCache = true
     public private(set) var lastFrameKind: FrameKind = .full
+    /// The last frame was final, flat and north-up, but drawn directly because its zoom was new
+    /// (a zoom animation whose frames are all final, or the first frame after a pinch whose last
+    /// changes never reached the display): drawing the same scene again builds the base-map
+    /// cache and gives the frame a pan and a fresh renderer give (names at the whole-pixel
+    /// offset). A kiosk that is about to go still does so, or that picture stays on the glass.
+    public private(set) var settledFrameIsDue = false
     /// The place names drawn in the last frame (labels that did not fit are not drawn): a POI tap
     /// can be matched against exactly these.
     public private(set) var drawnPlaces: [DrawnPlace] = []
@@ -178,6 +184,7 @@ public final class MapRenderer {
         // come with the overlay layer when the base map comes from its cache.
         layerScene = usesOverlayLayer && !streets ? scene : nil
         layerUsed = false
+        settledFrameIsDue = false
         lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
         previousZoom = scene.camera.zoom
         let overlay = OverlayPainter(style: style)
@@ -472,6 +479,7 @@ public final class MapRenderer {
                 return .cacheRebuilt
             }
         }
+        settledFrameIsDue = usesBaseMapCache && flatNorthUp && quality == .final
         cairo_surface_flush(surface)
         paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
                          view: view, zoom: camera.zoom, antialias: quality == .final)

@@ -379,6 +379,9 @@ public final class MapView {
         let (target, inPlace) = drawingTarget()
         renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: target, quality: moving ? .interactive : .final)
         pipeline.prediction?.didDraw(at: now)
+        // The first still frame at a new zoom was drawn directly: draw it once more through the
+        // cache (at the next refresh), so the still picture is the one `render` gives.
+        if renderer.settledFrameIsDue { pipeline.setNeedsRedraw() }
         pipeline.usePlaces(renderer.drawnPlaces, streetLabels: renderer.streetLabels)
         overlay?(target)
         if !inPlace { FrameCopy.copy(target, to: display.backBuffer(), rotation: configuration.display.rotation) }

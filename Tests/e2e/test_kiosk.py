@@ -145,6 +145,32 @@ def render(binary: Path, cam: dict, out: Path, info: str | None = None) -> tuple
 MASKS = ((1280 - 90, 0, 90, 90),)
 
 
+# The stream gives the zoom to 4 decimals: the kiosk's zoom is anywhere within 5e-5 of it. The
+# picture depends on the zoom through more than its scale (0.02 px across the screen): the base
+# map is copied at the whole world pixel nearest the view and names are drawn at their world
+# positions, so at zoom 6 a zoom 5e-5 off moves the view's world position by up to 0.4 px, which
+# can move the whole copy by a pixel and every name's glyphs by a fraction of one (after the
+# tour's pinch: 0.05 % of pixels differ at the reported zoom, 2.5 % at 5e-5 below it, for one
+# run's screenshot). When the reported camera does not match, renders across that interval are
+# tried and the closest one counts.
+ZOOM_HALF_STEP = 5e-5
+
+
+def closest_render(binary: Path, cam: dict, shot, out: Path) -> tuple[int, int, float]:
+    w, h, ref = render(binary, cam, out)
+    best = differing_fraction(shot.rgb, ref, w, h, masks=MASKS)
+    if best >= 0.01 and cam["zoom"] != round(cam["zoom"]):
+        for k in range(-5, 6):
+            if k == 0:
+                continue
+            near = dict(cam, zoom=cam["zoom"] + ZOOM_HALF_STEP * k / 5)
+            w, h, ref = render(binary, near, out)
+            best = min(best, differing_fraction(shot.rgb, ref, w, h, masks=MASKS))
+            if best < 0.002:
+                break
+    return w, h, best
+
+
 def test_screenshots_show_the_map_the_event_stream_reports(kiosk, kiosk_binary, tmp_path):
     seg = segments(kiosk)
     start = stream(kiosk)[0]["camera"]
@@ -153,9 +179,8 @@ def test_screenshots_show_the_map_the_event_stream_reports(kiosk, kiosk_binary, 
     for n in (0, 3, 5, 6, 7, 9):
         cam = start if n == 0 else last_camera(seg[n - 1]) or start
         shot = kiosk.screenshots[f"step{n:02d}"]
-        w, h, ref = render(kiosk_binary, cam, tmp_path / f"ref{n:02d}.png")
+        w, h, diff = closest_render(kiosk_binary, cam, shot, tmp_path / f"ref{n:02d}.png")
         assert (w, h) == (shot.width, shot.height) == (1280, 800)
-        diff = differing_fraction(shot.rgb, ref, w, h, masks=MASKS)
         assert diff < 0.01, f"step {n}: screenshot differs from the PNG renderer's frame in {diff:.1%} of pixels"
         if prev is not None:
             moved = differing_fraction(shot.rgb, prev, w, h, masks=MASKS)
