@@ -361,7 +361,7 @@ public final class MapRenderer {
         let style = style
         // The paths are built once, here; the bands only fill and stroke them.
         let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
-        let paths = painter.paths(view: view, zoom: zoom)
+        let paths = painter.paths(view: view, zoom: zoom, parallel: true)
         defer { paths.free() }
         DispatchQueue.concurrentPerform(iterations: n) { i in
             let y0 = height * i / n, y1 = height * (i + 1) / n

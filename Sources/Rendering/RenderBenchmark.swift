@@ -99,8 +99,7 @@ public enum RenderBenchmark {
                                                           Int32(frame.width), Int32(frame.height), Int32(frame.stride))!
         let sc = cairo_create(scratch)!
         func part(_ keep: (inout VectorMapPainter.Paths) -> Void) -> String {
-            var only = VectorMapPainter.Paths()
-            only.land = built.land; only.rivers = built.rivers; only.borders = built.borders
+            var only = built
             keep(&only)
             return ms { painter.paint(cr: sc, paths: only, zoom: zoom) }
         }
@@ -126,6 +125,7 @@ public enum RenderBenchmark {
             base map paths built (one thread): \(paths)
             base map in bands (paths, fill, stroke): \(bands)
               one thread: land filled \(land), rivers stroked \(rivers), borders stroked \(borders)
+              (\(built.riverSegments.count / 4) river segments, \(built.borderSegments.count / 4) border segments)
             names placed over the world at zoom \(zoom) (\(labels.labels.count) names): \(place)
             names drawn (\(count) reach the screen): \(names)
             pins drawn (\(flat.markers.count) markers): \(pins)

@@ -48,6 +48,7 @@ final class TextRenderer {
             return hit.layout
         }
         if layouts.count >= capacity, let old = layouts.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            sprites.remove(layout: old.value.layout)
             g_object_unref(UnsafeMutableRawPointer(old.value.layout))
             layouts.removeValue(forKey: old.key)
         }
@@ -112,14 +113,37 @@ final class TextRenderer {
         pango_cairo_show_layout(cr, layout)
     }
 
+    /// Haloed labels kept as images (see LabelSprites).
+    let sprites = LabelSprites()
+    /// Draw haloed labels from their sprites (false: the nine pango runs every time, for tests
+    /// and measuring).
+    var usesLabelSprites = true
+
     /// Draws a layout with a halo: 8 offset copies in the halo colour (8x cheaper than stroking
-    /// the glyph outlines).
+    /// the glyph outlines), then the text. At a whole-pixel position under a whole-pixel
+    /// translation (every place name) it comes from the layout's sprite, drawn once.
     func drawWithHalo(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, color: RGBColor, halo: RGBColor) {
+        if usesLabelSprites, x == x.rounded(), y == y.rounded(), Self.wholePixelTranslation(cr),
+           let s = sprites.sprite(LabelSprites.Key(layout: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout))), color: color, halo: halo),
+                                  layout: layout, draw: { c, ox, oy in self.haloRuns(layout, cr: c, x: ox, y: oy, color: color, halo: halo) }) {
+            LabelSprites.paint(s, cr: cr, x: x, y: y)
+            return
+        }
+        haloRuns(layout, cr: cr, x: x, y: y, color: color, halo: halo)
+    }
+
+    private func haloRuns(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, color: RGBColor, halo: RGBColor) {
         cairo_set_source_rgba(cr, halo.r, halo.g, halo.b, 0.85)
         for (dx, dy) in [(-1.0, -1.0), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
             cairo_move_to(cr, x + dx, y + dy)
             pango_cairo_show_layout(cr, layout)
         }
         draw(layout, cr: cr, x: x, y: y, color: color)
+    }
+
+    private static func wholePixelTranslation(_ cr: OpaquePointer) -> Bool {
+        var m = cairo_matrix_t()
+        cairo_get_matrix(cr, &m)
+        return m.xx == 1 && m.yy == 1 && m.xy == 0 && m.yx == 0 && m.x0 == m.x0.rounded() && m.y0 == m.y0.rounded()
     }
 }
