@@ -84,10 +84,18 @@ public final class MapRenderer {
     /// margin plus the drift allowed before the cache scrolls, so the layer can always be copied
     /// out of it. (It used to cover the screen turned to any angle, 30 MiB at 1080p; now a
     /// rotation frame resamples the cache while the turned screen fits in it, and beyond that
-    /// draws the base map directly, on both cores.)
+    /// draws the base map directly, on both cores.) Since the overlay layer holds only its
+    /// tiles with names and pins (64 px margin), this is 64 + 96 + 32 = 192 px on any screen; it
+    /// was at least 256 (308 at 1080p): 2.0 MiB less at 1080p, interactive rotation frames
+    /// resampled up to about 11 degrees at 1080p instead of 18 (drawn directly beyond).
     public static func cacheMargin(width: Int, height: Int) -> Int {
-        max(256, OverlayLayer.margin(width: width, height: height) + scrollStep + 32)
+        max(cacheMarginFloor, OverlayLayer.margin(width: width, height: height) + scrollStep + 32)
     }
+
+    /// The least cache margin, px (none: the rule above). Interactive rotation frames resample
+    /// the cache while the turned screen fits in it, so a larger margin resamples to larger
+    /// angles for more memory (for measuring: TOUCHBRIDGE_CACHE_MARGIN_FLOOR, read once).
+    static let cacheMarginFloor = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_CACHE_MARGIN_FLOOR"] ?? "") ?? 0
 
     /// Extra pixels the overlay layer extends beyond each screen edge (see OverlayLayer).
     public static func overlayMargin(width: Int, height: Int) -> Int { OverlayLayer.margin(width: width, height: height) }
@@ -302,12 +310,31 @@ public final class MapRenderer {
     private func drawLayer(_ layer: OverlayLayer, _ c: BaseCache, scene: MapScene, x: Int, y: Int, w: Int, h: Int) {
         guard let labels = layer.labels else { return }
         let overlay = OverlayPainter(style: style)
+        // The layer is drawn in chunks of tile rows; each chunk is given only the markers near it
+        // (a superset of those `paintMarkers` draws: it keeps points within 64 px of its view),
+        // in the same order, so 10,000 markers are not projected again for every chunk. Where
+        // the world is not much wider than a chunk (zoom 2 and below) the nearest copy of a
+        // point is ambiguous and every chunk gets them all.
+        let worldWidth = WebMercator.worldSize(zoom: layer.zoom)
+        let points = layer.markerPoints ?? scene.markers.map { WebMercator.worldPoint($0.coordinate, zoom: layer.zoom) }
+        layer.markerPoints = points
+        let filters = worldWidth >= 4 * Double(layer.width + layer.height) && scene.markers.count > 16
         layer.draw(x: x, y: y, w: w, h: h, base: { bx, by, bw, bh, dst, stride in
             self.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
         }, paint: { cr, px, py, pw, ph in
             labels.paint(cr: cr, x: Double(px), y: Double(py), w: Double(pw), h: Double(ph), style: style, text: text)
             let view = layer.view(x: px, y: py, w: pw, h: ph)
-            overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
+            var near = scene
+            if filters {
+                let cx = Double(px) + Double(pw) / 2, cy = Double(py) + Double(ph) / 2
+                let rx = Double(pw) / 2 + 96, ry = Double(ph) / 2 + 96
+                near.markers = zip(scene.markers, points).compactMap { m, p in
+                    var dx = (p.x - cx).truncatingRemainder(dividingBy: worldWidth)
+                    if dx > worldWidth / 2 { dx -= worldWidth } else if dx < -worldWidth / 2 { dx += worldWidth }
+                    return abs(dx) <= rx && abs(p.y - cy) <= ry ? m : nil
+                }
+            }
+            overlay.paintMarkers(cr: cr, scene: near, view: view, icons: icons)
             if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
         })
     }

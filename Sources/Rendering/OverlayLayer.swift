@@ -39,6 +39,9 @@ final class OverlayLayer {
     /// The names it draws, placed over the world at its zoom.
     private(set) var labels: WorldLabels?
     private(set) var valid = false
+    /// The markers' world pixels at `zoom`, worked out once per reset (a chunk draws only the
+    /// markers near it; `MapRenderer.drawLayer`).
+    var markerPoints: [Point]?
 
     /// Row-major, `columns` x `rows`: a tile's pixels (XRGB8888, `tileSize` px a row) or nil
     /// where the layer is the base map.
@@ -122,6 +125,7 @@ final class OverlayLayer {
         baseGeneration = g
         self.labels = labels
         valid = true
+        markerPoints = nil
         for i in tiles.indices { release(i) }
     }
 
