@@ -295,11 +295,21 @@ public final class MapRenderer {
         return true
     }
 
-    /// The frame from the base-map cache with the layer's held tiles over it: the bytes a whole
-    /// layer (the base map with the names drawn on it) gave.
+    /// Compose the frame run by run (every pixel written once; default) or copy the whole base
+    /// map and then the held tiles over it (TOUCHBRIDGE_LAYER_COMPOSE=0, for measuring).
+    static let composesLayer = ProcessInfo.processInfo.environment["TOUCHBRIDGE_LAYER_COMPOSE"] != "0"
+
+    /// The frame from the base-map cache and the layer's held tiles: the bytes a whole layer
+    /// (the base map with the names drawn on it) gave.
     private func present(_ layer: OverlayLayer, _ c: BaseCache, viewX: Int, viewY: Int, frame: FrameBuffer) {
-        copy(c, worldX: viewX, worldY: viewY, width: frame.width, height: frame.height, into: frame.pixels, stride: frame.stride)
-        layer.copyTiles(x: viewX, y: viewY, into: frame)
+        if MapRenderer.composesLayer {
+            layer.compose(x: viewX, y: viewY, into: frame) { x, y, w, h, dst, stride in
+                self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
+            }
+        } else {
+            copy(c, worldX: viewX, worldY: viewY, width: frame.width, height: frame.height, into: frame.pixels, stride: frame.stride)
+            layer.copyTiles(x: viewX, y: viewY, into: frame)
+        }
         drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
     }
 
@@ -312,13 +322,12 @@ public final class MapRenderer {
         let overlay = OverlayPainter(style: style)
         // The layer is drawn in chunks of tile rows; each chunk is given only the markers near it
         // (a superset of those `paintMarkers` draws: it keeps points within 64 px of its view),
-        // in the same order, so 10,000 markers are not projected again for every chunk. Where
-        // the world is not much wider than a chunk (zoom 2 and below) the nearest copy of a
-        // point is ambiguous and every chunk gets them all.
+        // in the same order, so 10,000 markers are not projected again for every chunk. The
+        // distance is taken the short way round the antimeridian, as `Projection` takes it.
         let worldWidth = WebMercator.worldSize(zoom: layer.zoom)
         let points = layer.markerPoints ?? scene.markers.map { WebMercator.worldPoint($0.coordinate, zoom: layer.zoom) }
         layer.markerPoints = points
-        let filters = worldWidth >= 4 * Double(layer.width + layer.height) && scene.markers.count > 16
+        let filters = scene.markers.count > 16
         layer.draw(x: x, y: y, w: w, h: h, base: { bx, by, bw, bh, dst, stride in
             self.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
         }, paint: { cr, px, py, pw, ph in

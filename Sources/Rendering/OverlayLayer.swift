@@ -7,10 +7,10 @@ import TouchCore
 /// a little larger than the screen at one zoom, kept sparse: the rectangle is cut into square
 /// tiles of `tileSize` px and only a tile where something is drawn holds pixels (the base map
 /// with the names and markers drawn on it, as the whole layer used to hold them everywhere); a
-/// tile with nothing on it is the base map itself and holds none. A pan frame copies the
-/// base-map cache's rows, then the rows of the held tiles on screen over them: the same bytes a
-/// whole layer gave, for the tiles' share of memory (at 1080p with the world's names a few MiB
-/// instead of a 12.5 MiB second copy of the base map).
+/// tile with nothing on it is the base map itself and holds none. A pan frame takes each run of
+/// empty tiles from the base-map cache's rows and each held tile from its own (`compose`): the
+/// same bytes a whole layer gave, for the tiles' share of memory (at 1080p with the world's
+/// names about 2 MiB instead of a 12.5 MiB second copy of the base map).
 ///
 /// The rectangle is a torus, as the base-map cache is: world pixel (originX + i, originY + j)
 /// lives at layer pixel ((phaseX + i) mod width, (phaseY + j) mod height), and the tile grid is
@@ -296,8 +296,40 @@ final class OverlayLayer {
         return tiles[i] != nil && !equalsBase(i, base: base)
     }
 
+    /// Puts the screen whose top left is world pixel (x, y) (inside the layer) into the frame:
+    /// each run of tiles without pixels from the base map (`base`), each held tile from its own
+    /// rows, so every pixel is written once (a pan frame costs one frame copy however many
+    /// tiles are held).
+    func compose(x: Int, y: Int, into frame: FrameBuffer, base: BaseCopy) {
+        let t = OverlayLayer.tileSize
+        for p in pieces(x: x, y: y, w: frame.width, h: frame.height) where p.w > 0 && p.h > 0 {
+            for ty in (p.iy / t)...((p.iy + p.h - 1) / t) {
+                let y0 = max(p.iy, ty * t), y1 = min(p.iy + p.h, ty * t + t)
+                let rowsAt = frame.pixels + (p.y - y + y0 - p.iy) * frame.stride
+                var run = -1   // layer x where the current run of base-map tiles started
+                func flush(_ end: Int) {
+                    guard run >= 0, end > run else { return }
+                    base(p.x + run - p.ix, p.y + y0 - p.iy, end - run, y1 - y0, rowsAt + (p.x - x + run - p.ix) * 4, frame.stride)
+                    run = -1
+                }
+                for tx in (p.ix / t)...((p.ix + p.w - 1) / t) {
+                    let x0 = max(p.ix, tx * t), x1 = min(p.ix + p.w, tx * t + t)
+                    guard let tile = tiles[ty * columns + tx] else {
+                        if run < 0 { run = x0 }
+                        continue
+                    }
+                    flush(x0)
+                    let from = tile + (y0 - ty * t) * t * 4 + (x0 - tx * t) * 4
+                    let to = rowsAt + (p.x - x + x0 - p.ix) * 4
+                    for r in 0..<(y1 - y0) { (to + r * frame.stride).copyMemory(from: from + r * t * 4, byteCount: (x1 - x0) * 4) }
+                }
+                flush(p.ix + p.w)
+            }
+        }
+    }
+
     /// Copies the held tiles' rows of the screen whose top left is world pixel (x, y) into the
-    /// frame, which holds the base map there already.
+    /// frame, which holds the base map there already (the other way to `compose`).
     func copyTiles(x: Int, y: Int, into frame: FrameBuffer) {
         guard heldTiles > 0 else { return }
         let t = OverlayLayer.tileSize
