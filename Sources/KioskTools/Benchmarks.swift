@@ -428,6 +428,7 @@ public struct Benchmarks {
         }
         var assembler = FrameAssembler(capabilities: script.device, screen: view.screen)
         var drawn: [Double] = []
+        var kinds: [String: Int] = [:]
         for e in script.events {
             if let f = assembler.process(e) {
                 view.pipeline.handle(f)
@@ -435,6 +436,7 @@ public struct Benchmarks {
                     let t0 = BenchSupport.nanos()
                     view.drawAndPresent(now: f.time)
                     drawn.append(Double(BenchSupport.nanos() - t0) / 1e6)
+                    kinds["\(view.renderer.lastFrameKind)", default: 0] += 1
                     trace("frame at t=\(String(format: "%.2f", f.time)) (\(view.renderer.lastFrameKind), \(f.contacts.count) fingers)", onlyIfPeakRose: true)
                 }
             }
@@ -446,7 +448,8 @@ public struct Benchmarks {
         for c in view.renderer.cacheSizes { print("cache \(c.bytes) \(c.width)x\(c.height) \(c.name) | \(c.rule)") }
         // The gesture frames' draw times (ignored by the parent; for comparing cache sizes by hand).
         print(String(format: "gesture-frames %d draw-ms total %.1f p50 %.2f p95 %.2f", drawn.count, drawn.reduce(0, +),
-                     BenchSupport.percentile(drawn, 50), BenchSupport.percentile(drawn, 95)))
+                     BenchSupport.percentile(drawn, 50), BenchSupport.percentile(drawn, 95))
+              + " kinds " + kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " "))
         print("peak-rss-mib \(BenchSupport.peakRSSMiB() ?? 0)"); fflush(nil)
         view.close()
     }

@@ -90,13 +90,30 @@ public final class MapRenderer {
     /// margin plus the drift allowed before the cache scrolls, so the layer can always be copied
     /// out of it. (It used to cover the screen turned to any angle, 30 MiB at 1080p; now a
     /// rotation frame resamples the cache while the turned screen fits in it, and beyond that
-    /// draws the base map directly, on both cores.)
+    /// draws the base map directly, on both cores.) Since the overlay layer holds only its
+    /// tiles with names and pins (64 px margin), this is 64 + 96 + 32 = 192 px on any screen; it
+    /// was at least 256 (308 at 1080p): 2.0 MiB less at 1080p, interactive rotation frames
+    /// resampled up to about 11 degrees at 1080p instead of 18 (drawn directly beyond).
     public static func cacheMargin(width: Int, height: Int) -> Int {
-        max(256, OverlayLayer.margin(width: width, height: height) + scrollStep + 32)
+        max(cacheMarginFloor, OverlayLayer.margin(width: width, height: height) + scrollStep + 32)
     }
+
+    /// The least cache margin, px (none: the rule above). Interactive rotation frames resample
+    /// the cache while the turned screen fits in it, so a larger margin resamples to larger
+    /// angles for more memory (for measuring: TOUCHBRIDGE_CACHE_MARGIN_FLOOR, read once).
+    static let cacheMarginFloor = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_CACHE_MARGIN_FLOOR"] ?? "") ?? 0
 
     /// Extra pixels the overlay layer extends beyond each screen edge (see OverlayLayer).
     public static func overlayMargin(width: Int, height: Int) -> Int { OverlayLayer.margin(width: width, height: height) }
+
+    /// The overlay layer a screen gets: its size, its tiles (side, count) and the bytes of its
+    /// scratch rows; each tile with names, pins or the info window on it holds side x side x 4 bytes.
+    public static func overlayLayerPlan(width: Int, height: Int) -> (width: Int, height: Int, tileSize: Int, tiles: Int, scratchBytes: Int) {
+        let m = OverlayLayer.margin(width: width, height: height), t = OverlayLayer.tileSize
+        let w = width + 2 * m, h = height + 2 * m
+        let pad = OverlayLayer.scratchPad
+        return (w, h, t, ((w + t - 1) / t) * ((h + t - 1) / t), (w + 2 * pad) * (t + 2 * pad) * 4 + t * t * 4)
+    }
 
     public init(style: MapStyle = .standard, raster: RasterTileSource? = nil, world: BuiltInWorld? = nil,
                 vector: VectorTileSet? = nil, streetStyle: StreetStyle? = nil) {
@@ -140,8 +157,9 @@ public final class MapRenderer {
                         "screen + \(baseMargin ?? 0) px each side (the overlay layer's margin + \(MapRenderer.scrollStep) px scroll step + 32)"))
         }
         if let l = overlayLayer {
-            out.append(("overlay layer", l.width, l.height, l.width * l.height * 4,
-                        "screen + \(layerMargin ?? 0) px each side (a sixth of the shorter side, at least 128)"))
+            let t = OverlayLayer.tileSize
+            out.append(("overlay layer (\(l.heldTiles) of \(l.tileCount) tiles of \(t) px held)", l.width, l.height, l.bytes,
+                        "screen + \(layerMargin ?? 0) px each side (twice its 32 px scroll step); only the \(t) px tiles with names, pins or the info window on them hold pixels, plus a row of tiles' scratch"))
         }
         if let r = raster {
             out.append(("decoded tiles (of \(r.capacity) at most; \(r.compactTileCount) palette tiles kept compact)", r.cachedTileCount, 1,
@@ -247,7 +265,8 @@ public final class MapRenderer {
     /// jumped; scrolled, drawing only the strips that come in, when the view drifted), then
     /// copies the frame from it. False when the base cache does not cover the layer's rectangle.
     private func copyFromLayer(_ c: BaseCache, scene: MapScene, viewX: Int, viewY: Int, frame: FrameBuffer, quality: Quality) -> Bool {
-        let layer = overlayLayer.flatMap { $0.width == frame.width + 2 * OverlayLayer.margin(width: frame.width, height: frame.height) ? $0 : nil }
+        let lm = OverlayLayer.margin(width: frame.width, height: frame.height)
+        let layer = overlayLayer.flatMap { $0.width == frame.width + 2 * lm && $0.height == frame.height + 2 * lm ? $0 : nil }
             ?? OverlayLayer(width: frame.width, height: frame.height)
         overlayLayer = layer
         let labels = placedNames(zoom: scene.camera.zoom)
@@ -273,40 +292,77 @@ public final class MapRenderer {
             // the view and lies inside the base cache (so its pixels stay the cache's).
             if baseScrolledThisFrame && layer.covers(x: viewX, y: viewY, width: frame.width, height: frame.height)
                 && c.covers(x: Double(layer.originX), y: Double(layer.originY), layer.width, layer.height) {
-                layer.copy(x: viewX, y: viewY, into: frame)
-                drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
+                present(layer, c, viewX: viewX, viewY: viewY, frame: frame)
                 return true
             }
             for s in layer.scroll(dx: dx, dy: dy) { drawLayer(layer, c, scene: scene, x: s.x, y: s.y, w: s.w, h: s.h) }
             overlayStrips += 1
         }
-        layer.copy(x: viewX, y: viewY, into: frame)
-        drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
+        present(layer, c, viewX: viewX, viewY: viewY, frame: frame)
         return true
+    }
+
+    /// Compose the frame run by run (every pixel written once; default) or copy the whole base
+    /// map and then the held tiles over it (TOUCHBRIDGE_LAYER_COMPOSE=0, for measuring).
+    static let composesLayer = ProcessInfo.processInfo.environment["TOUCHBRIDGE_LAYER_COMPOSE"] != "0"
+
+    /// The frame from the base-map cache and the layer's held tiles: the bytes a whole layer
+    /// (the base map with the names drawn on it) gave.
+    private func present(_ layer: OverlayLayer, _ c: BaseCache, viewX: Int, viewY: Int, frame: FrameBuffer) {
+        if MapRenderer.composesLayer {
+            layer.compose(x: viewX, y: viewY, into: frame) { x, y, w, h, dst, stride in
+                self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
+            }
+        } else {
+            copy(c, worldX: viewX, worldY: viewY, width: frame.width, height: frame.height, into: frame.pixels, stride: frame.stride)
+            layer.copyTiles(x: viewX, y: viewY, into: frame)
+        }
+        drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
     }
 
     /// Draws a world rectangle of the overlay layer (inside its current rectangle): the base map
     /// copied out of the cache, then the names, markers and info window that reach it, clipped
-    /// to it. The whole layer and a strip of it draw the same pixels.
+    /// to it; the layer keeps the tiles where that differs from the base map. The whole layer and
+    /// a strip of it draw the same pixels.
     private func drawLayer(_ layer: OverlayLayer, _ c: BaseCache, scene: MapScene, x: Int, y: Int, w: Int, h: Int) {
-        let surface = layer.image.surface
-        cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface), let labels = layer.labels else { return }
-        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard let labels = layer.labels else { return }
         let overlay = OverlayPainter(style: style)
-        for p in layer.pieces(x: x, y: y, w: w, h: h) {
-            copy(c, worldX: p.x, worldY: p.y, width: p.w, height: p.h, into: UnsafeMutableRawPointer(data + p.iy * stride + p.ix * 4), stride: stride)
-            cairo_surface_mark_dirty(surface)
-            let cr = cairo_create(surface)!
-            cairo_rectangle(cr, Double(p.ix), Double(p.iy), Double(p.w), Double(p.h))
-            cairo_clip(cr)
-            cairo_translate(cr, Double(p.ix), Double(p.iy))
-            labels.paint(cr: cr, x: Double(p.x), y: Double(p.y), w: Double(p.w), h: Double(p.h), style: style, text: text)
-            let view = layer.view(x: p.x, y: p.y, w: p.w, h: p.h)
-            overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
+        // The layer is drawn in chunks of tile rows; each chunk is given only the markers near it
+        // (a superset of those `paintMarkers` draws: it keeps points within 64 px of its view),
+        // in the same order, so 10,000 markers are not projected again for every chunk. The
+        // distance is taken the short way round the antimeridian, as `Projection` takes it.
+        let worldWidth = WebMercator.worldSize(zoom: layer.zoom)
+        let points = layer.markerPoints ?? scene.markers.map { WebMercator.worldPoint($0.coordinate, zoom: layer.zoom) }
+        layer.markerPoints = points
+        let filters = scene.markers.count > 16
+        layer.draw(x: x, y: y, w: w, h: h, base: { bx, by, bw, bh, dst, stride in
+            self.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
+        }, paint: { cr, px, py, pw, ph in
+            labels.paint(cr: cr, x: Double(px), y: Double(py), w: Double(pw), h: Double(ph), style: style, text: text)
+            let view = layer.view(x: px, y: py, w: pw, h: ph)
+            var near = scene
+            if filters {
+                let cx = Double(px) + Double(pw) / 2, cy = Double(py) + Double(ph) / 2
+                let rx = Double(pw) / 2 + 96, ry = Double(ph) / 2 + 96
+                near.markers = zip(scene.markers, points).compactMap { m, p in
+                    var dx = (p.x - cx).truncatingRemainder(dividingBy: worldWidth)
+                    if dx > worldWidth / 2 { dx -= worldWidth } else if dx < -worldWidth / 2 { dx += worldWidth }
+                    return abs(dx) <= rx && abs(p.y - cy) <= ry ? m : nil
+                }
+            }
+            overlay.paintMarkers(cr: cr, scene: near, view: view, icons: icons)
             if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
-            cairo_destroy(cr)
-            cairo_surface_flush(surface)
+        })
+    }
+
+    /// The overlay layer (tests).
+    var overlayLayerForTesting: OverlayLayer? { overlayLayer }
+
+    /// Whether the overlay layer's tile i holds pixels other than the base-map cache's (tests).
+    func overlayTileDiffersFromBase(_ i: Int) -> Bool {
+        guard let layer = overlayLayer, let c = baseCache else { return false }
+        return layer.heldTileDiffersFromBase(i) { x, y, w, h, dst, stride in
+            self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
         }
     }
 

@@ -148,10 +148,10 @@ import TileSources
     }
 
     @Test func theExpandedRuleIsOneScrollStrip() {
-        // 1080p: the base map is 2536 px wide (308 px margins): 10 tiles + 1, two rows.
-        #expect(RasterTileSource.expandedCapacity(screenWidth: 1920, screenHeight: 1080) == 22)
-        // 800x480: 1312 px (256 px margins): 6 + 1, two rows.
-        #expect(RasterTileSource.expandedCapacity(screenWidth: 800, screenHeight: 480) == 14)
-        #expect(RasterTileSource.expandedCapacityRule(screenWidth: 1920, screenHeight: 1080).contains("2536 px base map: 11x2"))
+        // 1080p: the base map is 2304 px wide (192 px margins): 9 tiles + 1, two rows.
+        #expect(RasterTileSource.expandedCapacity(screenWidth: 1920, screenHeight: 1080) == 20)
+        // 800x480: 1184 px (192 px margins): 5 + 1, two rows.
+        #expect(RasterTileSource.expandedCapacity(screenWidth: 800, screenHeight: 480) == 12)
+        #expect(RasterTileSource.expandedCapacityRule(screenWidth: 1920, screenHeight: 1080).contains("2304 px base map: 10x2"))
     }
 }

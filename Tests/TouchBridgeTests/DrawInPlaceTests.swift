@@ -78,16 +78,23 @@ import Logging
         view.drawAndPresent(now: 1)
         view.close()
         let text = out.text
-        // 800x480: margins 256 (base map) and 128 (overlay layer); 25 tiles for the 933 px diagonal.
-        // Expanded palette tiles: one scroll strip of the 1312 px base map, 7x2 tiles.
-        #expect(text.contains("memory: frames drawn straight into the display's buffer; base map cache 1312x992 (5.0 MiB); overlay layer 1056x736 (3.0 MiB); up to 25 decoded tiles (6.2 MiB; palette tiles kept compact, 1/4 of that or less); up to 14 expanded palette tiles (3.5 MiB)"), "\(text)")
-        #expect(text.contains("caches at exit: base map (torus) 1312x992 5.0 MiB; overlay layer 1056x736 3.0 MiB; decoded tiles (of 25 at most; "), "\(text)")
+        // 800x480: margins 192 (base map: the layer's 64 + 96 + 32) and 64 (overlay layer, 15x10
+        // tiles of 64 px, held only where something is drawn); 25 tiles for the 933 px diagonal.
+        // Expanded palette tiles: one scroll strip of the 1184 px base map, 6x2 tiles.
+        #expect(text.contains("memory: frames drawn straight into the display's buffer; base map cache 1184x864 (3.9 MiB); overlay layer 928x608 in 150 tiles of 64 px, only those with names, pins or the info window on them held (all: 2.3 MiB) + 0.3 MiB scratch; up to 25 decoded tiles (6.2 MiB; palette tiles kept compact, 1/4 of that or less); up to 12 expanded palette tiles (3.0 MiB)"), "\(text)")
+        #expect(text.contains(#/caches at exit: base map \(torus\) 1184x864 3.9 MiB; overlay layer \(\d+ of 150 tiles of 64 px held\) 928x608 [0-9.]+ MiB; decoded tiles \(of 25 at most; /#), "\(text)")
+        // The layer holds a part of its tiles (the names and pins of the first frame), and its bytes are those tiles and the scratch.
+        let layer = try #require(text.firstMatch(of: /overlay layer \((\d+) of 150 tiles of 64 px held\) 928x608 ([0-9.]+) MiB/))
+        let held = try #require(Int(layer.1)), mib = try #require(Double(layer.2))
+        #expect(held > 0 && held < 150, "\(layer.0)")
+        let expectedMiB = Double(held * 16_384 + 318_464) / 1_048_576
+        #expect(abs(mib - expectedMiB) < 0.051, "\(layer.0)")
         // The fixture's tiles are all palette PNGs: every decoded tile is compact, none takes 256 KiB.
         let exit = try #require(text.split(separator: "\n").first { $0.contains("caches at exit") })
         let decoded = try #require(exit.firstMatch(of: /decoded tiles \(of 25 at most; (\d+) palette tiles kept compact\) (\d+)x1 ([0-9.]+) MiB/))
         #expect(Int(decoded.1) == Int(decoded.2) && Int(decoded.2)! > 0)
         #expect(Double(decoded.3)! < Double(decoded.2)! * 0.25 / 4)
-        #expect(exit.contains(/expanded palette tiles \(of 14 at most; \d+ expansions\) \d+x1/))
+        #expect(exit.contains(/expanded palette tiles \(of 12 at most; \d+ expansions\) \d+x1/))
     }
 
     @Test func aTurnedPanelIsDrawnIntoAFrameAndTurnedOnTheWay() throws {
