@@ -1,6 +1,15 @@
 import CCairo
 import Foundation
 
+/// Whether cr draws in device pixels, moved by whole pixels at most (no scale, rotation or
+/// fractional offset): the fast paths that write pixels themselves (label sprites, thin lines)
+/// hold only then.
+func isWholePixelTranslation(_ cr: OpaquePointer) -> Bool {
+    var m = cairo_matrix_t()
+    cairo_get_matrix(cr, &m)
+    return m.xx == 1 && m.yy == 1 && m.xy == 0 && m.yx == 0 && m.x0 == m.x0.rounded() && m.y0 == m.y0.rounded()
+}
+
 /// A cairo image surface with its reference released on deinit (cairo counts references, so
 /// a class is the honest wrapper).
 public final class CairoImage: @unchecked Sendable {

@@ -103,9 +103,6 @@ public final class MapRenderer {
     /// angles for more memory (for measuring: TOUCHBRIDGE_CACHE_MARGIN_FLOOR, read once).
     static let cacheMarginFloor = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_CACHE_MARGIN_FLOOR"] ?? "") ?? 0
 
-    /// Extra pixels the overlay layer extends beyond each screen edge (see OverlayLayer).
-    public static func overlayMargin(width: Int, height: Int) -> Int { OverlayLayer.margin(width: width, height: height) }
-
     /// The overlay layer a screen gets: its size, its tiles (side, count) and the bytes of its
     /// scratch rows; each tile with names, pins or the info window on it holds side x side x 4 bytes.
     public static func overlayLayerPlan(width: Int, height: Int) -> (width: Int, height: Int, tileSize: Int, tiles: Int, scratchBytes: Int) {
@@ -302,20 +299,11 @@ public final class MapRenderer {
         return true
     }
 
-    /// Compose the frame run by run (every pixel written once; default) or copy the whole base
-    /// map and then the held tiles over it (TOUCHBRIDGE_LAYER_COMPOSE=0, for measuring).
-    static let composesLayer = ProcessInfo.processInfo.environment["TOUCHBRIDGE_LAYER_COMPOSE"] != "0"
-
-    /// The frame from the base-map cache and the layer's held tiles: the bytes a whole layer
-    /// (the base map with the names drawn on it) gave.
+    /// The frame from the base-map cache and the layer's held tiles, every pixel written once:
+    /// the bytes a whole layer (the base map with the names drawn on it) gave.
     private func present(_ layer: OverlayLayer, _ c: BaseCache, viewX: Int, viewY: Int, frame: FrameBuffer) {
-        if MapRenderer.composesLayer {
-            layer.compose(x: viewX, y: viewY, into: frame) { x, y, w, h, dst, stride in
-                self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
-            }
-        } else {
-            copy(c, worldX: viewX, worldY: viewY, width: frame.width, height: frame.height, into: frame.pixels, stride: frame.stride)
-            layer.copyTiles(x: viewX, y: viewY, into: frame)
+        layer.compose(x: viewX, y: viewY, into: frame) { x, y, w, h, dst, stride in
+            self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
         }
         drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
     }

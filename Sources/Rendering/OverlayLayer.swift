@@ -328,25 +328,6 @@ final class OverlayLayer {
         }
     }
 
-    /// Copies the held tiles' rows of the screen whose top left is world pixel (x, y) into the
-    /// frame, which holds the base map there already (the other way to `compose`).
-    func copyTiles(x: Int, y: Int, into frame: FrameBuffer) {
-        guard heldTiles > 0 else { return }
-        let t = OverlayLayer.tileSize
-        for p in pieces(x: x, y: y, w: frame.width, h: frame.height) where p.w > 0 && p.h > 0 {
-            for ty in (p.iy / t)...((p.iy + p.h - 1) / t) {
-                let y0 = max(p.iy, ty * t), y1 = min(p.iy + p.h, ty * t + t)
-                for tx in (p.ix / t)...((p.ix + p.w - 1) / t) {
-                    guard let tile = tiles[ty * columns + tx] else { continue }
-                    let x0 = max(p.ix, tx * t), x1 = min(p.ix + p.w, tx * t + t)
-                    let from = tile + (y0 - ty * t) * t * 4 + (x0 - tx * t) * 4
-                    let to = frame.pixels + (p.y - y + y0 - p.iy) * frame.stride + (p.x - x + x0 - p.ix) * 4
-                    for r in 0..<(y1 - y0) { (to + r * frame.stride).copyMemory(from: from + r * t * 4, byteCount: (x1 - x0) * 4) }
-                }
-            }
-        }
-    }
-
     /// The place names as seen on the screen whose top left is world pixel (x, y): those whose
     /// label touches the screen, in screen pixels.
     func placesOnScreen(x: Int, y: Int, width w: Int, height h: Int) -> [DrawnPlace] {

@@ -123,7 +123,7 @@ final class TextRenderer {
     /// the glyph outlines), then the text. At a whole-pixel position under a whole-pixel
     /// translation (every place name) it comes from the layout's sprite, drawn once.
     func drawWithHalo(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, color: RGBColor, halo: RGBColor) {
-        if usesLabelSprites, x == x.rounded(), y == y.rounded(), Self.wholePixelTranslation(cr),
+        if usesLabelSprites, x == x.rounded(), y == y.rounded(), isWholePixelTranslation(cr),
            let s = sprites.sprite(LabelSprites.Key(layout: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout))), color: color, halo: halo),
                                   layout: layout, draw: { c, ox, oy in self.haloRuns(layout, cr: c, x: ox, y: oy, color: color, halo: halo) }) {
             LabelSprites.paint(s, cr: cr, x: x, y: y)
@@ -139,11 +139,5 @@ final class TextRenderer {
             pango_cairo_show_layout(cr, layout)
         }
         draw(layout, cr: cr, x: x, y: y, color: color)
-    }
-
-    private static func wholePixelTranslation(_ cr: OpaquePointer) -> Bool {
-        var m = cairo_matrix_t()
-        cairo_get_matrix(cr, &m)
-        return m.xx == 1 && m.yy == 1 && m.xy == 0 && m.yx == 0 && m.x0 == m.x0.rounded() && m.y0 == m.y0.rounded()
     }
 }

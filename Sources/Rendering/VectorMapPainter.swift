@@ -137,8 +137,7 @@ struct VectorMapPainter {
         var m = cairo_matrix_t()
         cairo_get_matrix(cr, &m)
         guard cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE, cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24,
-              m.xx == 1, m.yy == 1, m.xy == 0, m.yx == 0, m.x0 == m.x0.rounded(), m.y0 == m.y0.rounded(),
-              let data = cairo_image_surface_get_data(target) else {
+              isWholePixelTranslation(cr), let data = cairo_image_surface_get_data(target) else {
             cairo_new_path(cr)
             for k in 0..<seg.count / 4 {
                 cairo_move_to(cr, seg[4 * k], seg[4 * k + 1])

@@ -415,12 +415,12 @@ public final class MapView {
     static func memoryPlan(display: DisplayBackend, rotation: Int, width w: Int, height h: Int,
                            raster: RasterTileSource?, vector: VectorTileSet?) -> String {
         func mib(_ b: Int) -> String { String(format: "%.1f MiB", Double(b) / 1_048_576) }
-        let m = MapRenderer.cacheMargin(width: w, height: h), lm = MapRenderer.overlayMargin(width: w, height: h)
+        let m = MapRenderer.cacheMargin(width: w, height: h)
         var parts = [display.backBufferIsDrawable && rotation == 0 ? "frames drawn straight into the display's buffer"
                      : "frames drawn into a frame of their own (\(mib(w * h * 4))), then copied into the display's buffer"]
         parts.append("base map cache \(w + 2 * m)x\(h + 2 * m) (\(mib((w + 2 * m) * (h + 2 * m) * 4)))")
         let layer = MapRenderer.overlayLayerPlan(width: w, height: h)
-        parts.append("overlay layer \(w + 2 * lm)x\(h + 2 * lm) in \(layer.tiles) tiles of \(layer.tileSize) px, only those with names, pins or the info window on them held (all: \(mib(layer.tiles * layer.tileSize * layer.tileSize * 4))) + \(mib(layer.scratchBytes)) scratch")
+        parts.append("overlay layer \(layer.width)x\(layer.height) in \(layer.tiles) tiles of \(layer.tileSize) px, only those with names, pins or the info window on them held (all: \(mib(layer.tiles * layer.tileSize * layer.tileSize * 4))) + \(mib(layer.scratchBytes)) scratch")
         if let raster {
             parts.append("up to \(raster.capacity) decoded tiles (\(mib(raster.capacity << 18)); palette tiles kept compact, 1/4 of that or less)")
             parts.append("up to \(raster.expandedCapacity) expanded palette tiles (\(mib(raster.expandedCapacity << 18)))")
