@@ -37,7 +37,7 @@ test: test-deps
 	$(UNIT)
 	$(MAKE) package
 	$(E2E)
-	.build/release/touchbridge bench --quick --json
+	.build/release/touchbridge bench --quick --json --static-binary .build-static/release/touchbridge
 	$(MAKE) fuzz-ci soak-ci
 
 unit-test: deps

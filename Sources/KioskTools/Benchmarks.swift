@@ -12,6 +12,9 @@ import Glibc
 /// `touchbridge bench`: speed, latency and memory of every stage, as a table and as one JSON
 /// object (keys documented in docs/benchmarks.md; tools outside the project read them).
 public struct Benchmarks {
+    /// A kiosk probe that could not run or report (named binary, and what to do).
+    public struct ProbeFailed: Error, CustomStringConvertible { public let description: String }
+
     public struct Options {
         public var quick = false
         public var mbtiles: String?
@@ -19,6 +22,9 @@ public struct Benchmarks {
         public var streetTiles: String?
         public var recording: String?
         public var executable: String?
+        /// The same program built as the Debian package builds it (the Swift runtime linked in,
+        /// `make static-build`): the kiosk memory runs are repeated with it (`*_static_mib`).
+        public var staticExecutable: String?
         /// Run the recogniser and controller figures in this process (no spread).
         public var inProcessMicro = false
         public init() {}
@@ -71,6 +77,11 @@ public struct Benchmarks {
                 progress("The same on the street map (vector tiles, Vaduz), in a fresh process")
                 try kioskProbe(executable: exe, street: true)
             }
+        }
+        if let exe = options.staticExecutable {
+            progress("The same runs with the kiosk as the Debian package ships it (Swift runtime linked in): \(exe)")
+            try kioskProbe(executable: exe, linkedStatic: true)
+            if options.streetTiles != nil { try kioskProbe(executable: exe, street: true, linkedStatic: true) }
         }
     }
 
@@ -219,7 +230,6 @@ public struct Benchmarks {
         if let path = options.mbtiles {
             let opened = MapRenderer.openRaster(path: path)
             if let raster = opened.source {
-                raster.expandedCapacity = RasterTileSource.expandedCapacity(screenWidth: width, screenHeight: height)
                 let r = MapRenderer(raster: raster)
                 var s = MapScene(camera: CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 3))
                 var j = 0
@@ -337,7 +347,12 @@ public struct Benchmarks {
 
     /// Starts `touchbridge bench --probe-kiosk` and reads its figures: time from exec to the
     /// first frame presented, and peak RSS after panning a 1080p MBTiles map for a while.
-    mutating func kioskProbe(executable: String, street: Bool = false) throws {
+    /// `linkedStatic`: `executable` is the package's build; only its memory is reported, as
+    /// `peak_rss_static_mib` and `street_kiosk_peak_rss_static_mib`.
+    mutating func kioskProbe(executable: String, street: Bool = false, linkedStatic: Bool = false) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw ProbeFailed(description: "\(executable) is not an executable file: build it first (make static-build for --static-binary)")
+        }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         var args = ["bench", "--probe-kiosk"]
@@ -375,6 +390,17 @@ public struct Benchmarks {
             }
         }
         p.waitUntilExit()
+        if linkedStatic {
+            guard p.terminationStatus == 0, let r = rss else {
+                throw ProbeFailed(description: "\(executable) bench --probe-kiosk failed (exit \(p.terminationStatus)): is it a build of this version (make static-build)?")
+            }
+            if street {
+                add("street_kiosk_peak_rss_static_mib", r, "MiB", "the same on the street map, Swift runtime linked in")
+            } else {
+                add("peak_rss_static_mib", r, "MiB", "peak resident memory of the 1080p kiosk with a tile set, Swift runtime linked in (as packaged)")
+            }
+            return
+        }
         if street {
             if let r = rss { add("street_kiosk_peak_rss_mib", r, "MiB", "peak resident memory of a 1080p kiosk run on the street map (fresh process)") }
             return
@@ -410,11 +436,6 @@ public struct Benchmarks {
         let memory = MemoryDisplay(width: 1920, height: 1080)
         let display: DisplayBackend = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_COPY_FRAMES"] == "1" ? CopyOnlyDisplay(memory) : memory
         let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
-        // TOUCHBRIDGE_PROBE_EXPANDED_TILES=N: another size for the expanded palette tiles than
-        // the screen's rule (docs/benchmarks.md compares memory and draw time).
-        if let n = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_EXPANDED_TILES"].flatMap({ Int($0) }) {
-            view.renderer.raster?.expandedCapacity = n
-        }
         trace("MapView made")
         view.drawAndPresent(now: EventLoop.now())
         print("first-frame"); fflush(nil)

@@ -161,8 +161,8 @@ public final class MapRenderer {
         if let r = raster {
             out.append(("decoded tiles (of \(r.capacity) at most; \(r.compactTileCount) palette tiles kept compact)", r.cachedTileCount, 1,
                         r.cachedBytes, screenSize.map { RasterTileSource.capacityRule(screenWidth: $0.0, screenHeight: $0.1) } ?? ""))
-            out.append(("expanded palette tiles (of \(r.expandedCapacity) at most; \(r.expansions) expansions)", r.expandedTileCount, 1,
-                        r.expandedBytes, screenSize.map { RasterTileSource.expandedCapacityRule(screenWidth: $0.0, screenHeight: $0.1) } ?? ""))
+            out.append(("palette tile scratch (\(r.expansions) regions expanded, \(r.expandedPixels / 1000) kpx)", r.scratchBytes / (256 * 256 * 4), 1,
+                        r.scratchBytes, "one tile a pixel format: a palette tile is expanded only where it is drawn, never kept expanded"))
         }
         if let v = vector {
             out.append(("decoded vector tiles (of \(v.maxBytes >> 20) MiB at most)", v.cachedTileCount, 1, v.cachedBytes,

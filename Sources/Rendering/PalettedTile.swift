@@ -82,18 +82,27 @@ public final class PalettedTile: @unchecked Sendable {
 
     /// Writes the tile's pixels into `image`, which `fits` it.
     public func expand(into image: CairoImage) {
+        expand(into: image, x0: 0, y0: 0, x1: width, y1: height)
+    }
+
+    /// Writes the tile's pixels of columns x0..<x1 and rows y0..<y1 (within the tile) into the
+    /// same place of `image`, which `fits` it; the rest of `image` is left as it was. Packed
+    /// indices are expanded by whole bytes, so a few columns either side may be written too
+    /// (with this tile's pixels).
+    public func expand(into image: CairoImage, x0: Int, y0: Int, x1: Int, y1: Int) {
         let surface = image.surface
         cairo_surface_flush(surface)
-        guard let data = cairo_image_surface_get_data(surface) else { return }
+        guard let data = cairo_image_surface_get_data(surface), x0 < x1, y0 < y1,
+              x0 >= 0, y0 >= 0, x1 <= width, y1 <= height else { return }
         let stride = Int(cairo_image_surface_get_stride(surface))
-        let w = width, depth = self.depth, rowBytes = self.rowBytes
+        let depth = self.depth, rowBytes = self.rowBytes
         if depth == 8 {
             table.withUnsafeBufferPointer { lut in
                 rows.withUnsafeBufferPointer { src in
-                    for y in 0..<height {
+                    for y in y0..<y1 {
                         let out = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
                         let row = src.baseAddress! + y * rowBytes
-                        for x in 0..<w { out[x] = lut[Int(row[x])] }
+                        for x in x0..<x1 { out[x] = lut[Int(row[x])] }
                     }
                 }
             }
@@ -103,27 +112,32 @@ public final class PalettedTile: @unchecked Sendable {
             let perByte = 8 / depth, mask = (1 << depth) - 1
             var byteTable = [UInt32](repeating: 0, count: 256 * perByte)
             for b in 0..<256 { for k in 0..<perByte { byteTable[b * perByte + k] = table[(b >> (8 - depth * (k + 1))) & mask] } }
-            let whole = w / perByte, rest = w % perByte
+            // The bytes holding columns x0..<x1; the last byte of a row may hold fewer pixels.
+            let firstByte = x0 / perByte, endByte = (x1 + perByte - 1) / perByte
+            let w = width, lastPartial = w % perByte != 0 && endByte == rowBytes
+            let whole = lastPartial ? endByte - 1 : endByte
             byteTable.withUnsafeBufferPointer { bt in
                 rows.withUnsafeBufferPointer { src in
-                    for y in 0..<height {
-                        var out = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                    for y in y0..<y1 {
+                        var out = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self) + firstByte * perByte
                         let row = src.baseAddress! + y * rowBytes
                         let t = bt.baseAddress!
-                        switch perByte {
-                        case 2:
-                            for i in 0..<whole { let p = t + Int(row[i]) * 2; out[0] = p[0]; out[1] = p[1]; out += 2 }
-                        case 4:
-                            for i in 0..<whole { let p = t + Int(row[i]) * 4; out[0] = p[0]; out[1] = p[1]; out[2] = p[2]; out[3] = p[3]; out += 4 }
-                        default:
-                            for i in 0..<whole {
-                                let p = t + Int(row[i]) * 8
-                                out[0] = p[0]; out[1] = p[1]; out[2] = p[2]; out[3] = p[3]
-                                out[4] = p[4]; out[5] = p[5]; out[6] = p[6]; out[7] = p[7]
-                                out += 8
+                        if firstByte < whole {
+                            switch perByte {
+                            case 2:
+                                for i in firstByte..<whole { let p = t + Int(row[i]) * 2; out[0] = p[0]; out[1] = p[1]; out += 2 }
+                            case 4:
+                                for i in firstByte..<whole { let p = t + Int(row[i]) * 4; out[0] = p[0]; out[1] = p[1]; out[2] = p[2]; out[3] = p[3]; out += 4 }
+                            default:
+                                for i in firstByte..<whole {
+                                    let p = t + Int(row[i]) * 8
+                                    out[0] = p[0]; out[1] = p[1]; out[2] = p[2]; out[3] = p[3]
+                                    out[4] = p[4]; out[5] = p[5]; out[6] = p[6]; out[7] = p[7]
+                                    out += 8
+                                }
                             }
                         }
-                        if rest > 0 { out.update(from: bt.baseAddress! + Int(row[whole]) * perByte, count: rest) }
+                        if lastPartial { out.update(from: t + Int(row[whole]) * perByte, count: w % perByte) }
                     }
                 }
             }

@@ -14,7 +14,6 @@ struct RasterMapPainter {
     static let maxTiles = 160
 
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double) {
-        source.beginPass()
         let meta = source.tiles.metadata
         var tz = max(meta.minZoom, Int(zoom.rounded()))
         func count(_ z: Int) -> Int {
@@ -56,7 +55,7 @@ struct RasterMapPainter {
                     func clampG(_ g: (Double, Double)) -> (Double, Double) { (g.0, min(max(g.1, view.minGY), view.maxGY)) }
                     let s = gs.map { view.screen(clampG($0).0, clampG($0).1) }
                     drawAffine(cr, found, u0: u0, v0: v0, u1: u1, v1: v1, p00: s[0], p10: s[1], p01: s[2],
-                               clip: flat && cells == 1 ? nil : [s[0], s[1], s[3], s[2]])
+                               clip: flat && cells == 1 ? nil : [s[0], s[1], s[3], s[2]], wholeTile: cells > 1)
                 }}
             }
         }
@@ -77,9 +76,12 @@ struct RasterMapPainter {
     }
 
     /// Draws the part (u0...u1, v0...v1 of the tile, 0...1) of a found tile so that its corners
-    /// land at p00 (top left), p10 (top right), p01 (bottom left).
+    /// land at p00 (top left), p10 (top right), p01 (bottom left). A palette tile is expanded
+    /// only where this draw can reach it (the clip, e.g. a pan strip of the base map); with
+    /// `wholeTile` (the cells of a tilted tile, drawn one after another) its whole part at once.
     private func drawAffine(_ cr: OpaquePointer, _ f: RasterTileSource.Found, u0: Double, v0: Double, u1: Double, v1: Double,
-                            p00: (Double, Double), p10: (Double, Double), p01: (Double, Double), clip: [(Double, Double)]?) {
+                            p00: (Double, Double), p10: (Double, Double), p01: (Double, Double), clip: [(Double, Double)]?,
+                            wholeTile: Bool = false) {
         let srcX = f.sourceX + u0 * f.sourceSize, srcY = f.sourceY + v0 * f.sourceSize
         let srcW = (u1 - u0) * f.sourceSize, srcH = (v1 - v0) * f.sourceSize
         cairo_save(cr)
@@ -102,7 +104,18 @@ struct RasterMapPainter {
         let xy = (p01.0 - p00.0) / srcH, yy = (p01.1 - p00.1) / srcH
         cairo_matrix_init(&m, xx, yx, xy, yy, p00.0 - xx * srcX - xy * srcY, p00.1 - yx * srcX - yy * srcY)
         cairo_transform(cr, &m)
-        cairo_set_source_surface(cr, f.image.surface, 0, 0)
+        // The tile's pixels this draw can sample: its part (srcX, srcY, srcW, srcH) within the
+        // clip's bounding box in tile pixels, 2 px wider for bilinear sampling's neighbours.
+        var (x0, y0) = (f.sourceX, f.sourceY), (x1, y1) = (f.sourceX + f.sourceSize, f.sourceY + f.sourceSize)
+        if !wholeTile {
+            var cx0 = 0.0, cy0 = 0.0, cx1 = 0.0, cy1 = 0.0
+            cairo_clip_extents(cr, &cx0, &cy0, &cx1, &cy1)
+            x0 = max(x0, cx0); y0 = max(y0, cy0); x1 = min(x1, cx1); y1 = min(y1, cy1)
+            if !(x0 < x1 && y0 < y1) { cairo_restore(cr); return }
+        }
+        let region = (x0: Int(floor(x0)) - 2, y0: Int(floor(y0)) - 2, x1: Int(ceil(x1)) + 2, y1: Int(ceil(y1)) + 2)
+        let image = source.surface(for: f.pixels, region: region)
+        cairo_set_source_surface(cr, image.surface, 0, 0)
         let pattern = cairo_get_source(cr)
         let scale = abs(xx * yy - xy * yx)
         cairo_pattern_set_filter(pattern, abs(scale - 1) < 1e-6 && yx == 0 && xy == 0 ? CAIRO_FILTER_NEAREST : (fast ? CAIRO_FILTER_FAST : CAIRO_FILTER_BILINEAR))

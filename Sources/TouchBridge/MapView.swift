@@ -119,7 +119,6 @@ public final class MapView {
                                                vectorCacheBytes: VectorTileSet.cacheBytes(
                 screenWidth: w, screenHeight: h, margin: MapRenderer.cacheMargin(width: w, height: h)))
             raster = opened.raster
-            raster?.expandedCapacity = RasterTileSource.expandedCapacity(screenWidth: w, screenHeight: h)
             vector = opened.vector
             for warning in opened.warnings { self.log(.warning, warning) }
         }
@@ -423,7 +422,7 @@ public final class MapView {
         parts.append("overlay layer \(layer.width)x\(layer.height) in \(layer.tiles) tiles of \(layer.tileSize) px, only those with names, pins or the info window on them held (all: \(mib(layer.tiles * layer.tileSize * layer.tileSize * 4))) + \(mib(layer.scratchBytes)) scratch")
         if let raster {
             parts.append("up to \(raster.capacity) decoded tiles (\(mib(raster.capacity << 18)); palette tiles kept compact, 1/4 of that or less)")
-            parts.append("up to \(raster.expandedCapacity) expanded palette tiles (\(mib(raster.expandedCapacity << 18)))")
+            parts.append("palette tiles expanded only where drawn, into one tile's scratch a format (\(mib(1 << 18)) each)")
         }
         if let vector { parts.append("up to \(mib(vector.maxBytes)) of decoded vector tiles") }
         return "memory: " + parts.joined(separator: "; ")

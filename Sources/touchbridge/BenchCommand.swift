@@ -22,6 +22,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "evemu recording for assembly and end-to-end figures")
     var recording: String?
 
+    @Option(help: "the static build of this version (make static-build: .build-static/release/touchbridge): repeat the kiosk memory runs with it, as the Debian package ships it")
+    var staticBinary: String?
+
     @Flag(help: .hidden)
     var probeKiosk = false
 
@@ -61,6 +64,7 @@ struct BenchCommand: ParsableCommand {
         opts.recording = recording ?? existing(here.appendingPathComponent("Tests/TouchCoreTests/Fixtures/evemu/Atmel maXTouch Touchscreen.1-finger-drag-up-down.events").path)
         // This very binary runs the kiosk probe in a fresh process.
         opts.executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        opts.staticExecutable = staticBinary
         var bench = Benchmarks(options: opts)
         if !json {
             #if DEBUG

@@ -120,12 +120,15 @@ import TileSources
     }
 
     @Test func decodedTilesAreKeptInABoundedCache() throws {
-        let source = try RasterTileSource(tiles: MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles")), capacity: 3)
+        let counting = CountingTiles(try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles")))
+        let source = RasterTileSource(tiles: counting, capacity: 3)
         for x in 0..<4 { _ = source.image(z: 2, x: x, y: 1) }
-        #expect(source.cachedTileCount == 3)
+        #expect(source.cachedTileCount == 3 && counting.calls == 4)
         let a = source.image(z: 2, x: 3, y: 1)
-        let b = source.image(z: 2, x: 3, y: 1)
-        #expect(a != nil && a === b, "a cached tile is the same decoded image")
+        #expect(a != nil && counting.calls == 4, "a kept tile is not read again")
+        _ = source.image(z: 2, x: 0, y: 1)
+        #expect(counting.calls == 5, "the least recently used tile was dropped, and is read again")
+        #expect(source.cachedTileCount == 3)
     }
 
     /// A tile set written here: metadata format jpg, one JPEG-looking tile at 0/0/0.

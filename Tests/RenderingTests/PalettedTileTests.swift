@@ -108,7 +108,7 @@ import TileSources
     /// the bytes cairo decodes from the same tile.
     @Test func theFixturesTilesComeOutAsCairoDecodesThem() throws {
         let tiles = try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles"))
-        let source = RasterTileSource(tiles: tiles, capacity: 400, expandedCapacity: 8)
+        let source = RasterTileSource(tiles: tiles, capacity: 400)
         var checked = 0
         for z in 0...4 { for x in 0..<(1 << z) { for y in 0..<(1 << z) {
             guard let data = try tiles.tileData(z: z, x: x, y: y) else { continue }
@@ -121,37 +121,92 @@ import TileSources
         #expect(checked == 285)
         #expect(source.compactTileCount == checked, "all kept compact")
         #expect(source.cachedBytes < checked * 256 * 256 / 2, "at most 4 bits a pixel: \(source.cachedBytes)")
-        #expect(source.expandedTileCount == 8)
+        #expect(source.scratchBytes == 0, "whole tiles asked for are expanded anew, not into the drawing's scratch")
     }
 
-    /// A frame drawn twice expands nothing the second time when the expanded cache holds its
-    /// tiles; a cache smaller than the frame expands the tiles it cannot hold again, and the
-    /// pictures are the same.
-    @Test func aFrameDrawnAgainReusesExpandedTiles() throws {
-        func draw(expandedCapacity: Int) throws -> (first: Int, second: Int, pixels: [UInt8]) {
-            let source = RasterTileSource(tiles: try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles")), expandedCapacity: expandedCapacity)
-            let renderer = MapRenderer(raster: source)
-            let frame = OwnedFrameBuffer(width: 800, height: 480)
-            let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 4, bearing: 30))
-            renderer.render(scene, into: frame.buffer)
-            let first = source.expansions
-            renderer.render(scene, into: frame.buffer)
-            let p = frame.buffer.pixels.assumingMemoryBound(to: UInt8.self)
-            return (first, source.expansions - first, Array(UnsafeBufferPointer(start: p, count: frame.buffer.stride * 480)))
+    /// The fixture's tiles as plain RGB/RGBA PNGs (decoded by cairo, written again by cairo):
+    /// the same pixels, drawn from whole cairo images, never expanded by region.
+    final class UnpalettedTiles: TileSource, @unchecked Sendable {
+        let inner: any TileSource
+        init(_ inner: any TileSource) { self.inner = inner }
+        var path: String { inner.path }
+        var metadata: TileSetMetadata { inner.metadata }
+        func tileData(z: Int, x: Int, y: Int) throws -> Data? {
+            guard let data = try inner.tileData(z: z, x: x, y: y), let image = CairoImage.png(data) else { return nil }
+            var out = Data()
+            let status = withUnsafeMutablePointer(to: &out) { box in
+                cairo_surface_write_to_png_stream(image.surface, { closure, bytes, length in
+                    closure!.assumingMemoryBound(to: Data.self).pointee.append(bytes!, count: Int(length))
+                    return CAIRO_STATUS_SUCCESS
+                }, box)
+            }
+            return status == CAIRO_STATUS_SUCCESS ? out : nil
         }
-        let roomy = try draw(expandedCapacity: 64), tight = try draw(expandedCapacity: 4)
-        #expect(roomy.first > 4 && roomy.second == 0)
-        // Too small for the frame: the 4 tiles it keeps are found again, only the rest expanded
-        // (least-recently-used eviction would expand every tile again).
-        #expect(tight.first == roomy.first && tight.second == tight.first - 4)
-        #expect(roomy.pixels.elementsEqual(tight.pixels), "the same picture")
     }
 
-    @Test func theExpandedRuleIsOneScrollStrip() {
-        // 1080p: the base map is 2304 px wide (192 px margins): 9 tiles + 1, two rows.
-        #expect(RasterTileSource.expandedCapacity(screenWidth: 1920, screenHeight: 1080) == 20)
-        // 800x480: 1184 px (192 px margins): 5 + 1, two rows.
-        #expect(RasterTileSource.expandedCapacity(screenWidth: 800, screenHeight: 480) == 12)
-        #expect(RasterTileSource.expandedCapacityRule(screenWidth: 1920, screenHeight: 1080).contains("2304 px base map: 10x2"))
+    static func pixels(_ f: FrameBuffer) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: f.pixels.assumingMemoryBound(to: UInt8.self), count: f.stride * f.height))
+    }
+
+    /// Palette tiles expanded only where a draw reaches them give the frames that whole decoded
+    /// tiles give, byte for byte: a pan through the base-map cache (its build and its scroll
+    /// strips), a fractional zoom (bilinear sampling at tile edges), a turned and a tilted frame
+    /// (cells of a tile), and a zoom past the set's deepest tiles (parts of ancestors).
+    @Test func framesFromExpandedRegionsEqualFramesFromWholeTiles() throws {
+        let mbtiles = try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles"))
+        let plain = RasterTileSource(tiles: UnpalettedTiles(mbtiles))
+        #expect(plain.find(z: 2, x: 1, y: 1).map { if case .image = $0.pixels { true } else { false } } == true, "the reference tiles are whole images")
+        let paletted = RasterTileSource(tiles: mbtiles)
+        let a = MapRenderer(raster: paletted), b = MapRenderer(raster: plain)
+        let fa = OwnedFrameBuffer(width: 800, height: 480), fb = OwnedFrameBuffer(width: 800, height: 480)
+        var scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 30, longitude: 10), zoom: 3))
+        var cameras: [(CameraPosition, MapRenderer.Quality)] = [(scene.camera, .final)]
+        // A pan at a whole zoom: steps under and over the cache's scroll step.
+        for (i, step) in [(7.0, 3.0), (40, 0), (0, -65), (120, 90), (-300, 10), (15, 15)].enumerated() {
+            let p = WebMercator.worldPoint(cameras.last!.0.target, zoom: 3)
+            let c = CameraPosition(target: WebMercator.coordinate(world: Point(x: p.x + step.0, y: p.y + step.1), zoom: 3), zoom: 3)
+            cameras.append((c, i == 5 ? .final : .interactive))
+        }
+        cameras.append((CameraPosition(target: Coordinate(latitude: 30, longitude: 10), zoom: 3.4), .final))
+        cameras.append((CameraPosition(target: Coordinate(latitude: 30, longitude: 10), zoom: 3.4, bearing: 30), .final))
+        cameras.append((CameraPosition(target: Coordinate(latitude: 30, longitude: 10), zoom: 3.4, bearing: 30), .interactive))
+        cameras.append((CameraPosition(target: Coordinate(latitude: 30, longitude: 10), zoom: 3.6, bearing: 20, tilt: 50), .final))
+        cameras.append((CameraPosition(target: Coordinate(latitude: 30, longitude: 10), zoom: 3.6, bearing: 20, tilt: 50), .interactive))
+        cameras.append((CameraPosition(target: Coordinate(latitude: 46.5, longitude: 6.6), zoom: 7.3), .final))
+        var kinds = Set<String>()
+        for (i, (camera, quality)) in cameras.enumerated() {
+            scene.camera = camera
+            a.render(scene, into: fa.buffer, quality: quality)
+            b.render(scene, into: fb.buffer, quality: quality)
+            kinds.insert("\(a.lastFrameKind)")
+            let n = OverlayLayerTests.differingPixels(fa.buffer, fb.buffer)
+            if n > 0 { OverlayLayerTests.save(fa.buffer, "regions-\(i)"); OverlayLayerTests.save(fb.buffer, "whole-\(i)") }
+            #expect(n == 0, "frame \(i) (\(camera), \(a.lastFrameKind)): \(n) pixels differ")
+        }
+        #expect(kinds.contains("scrolled") && kinds.contains("full"), "\(kinds)")
+        #expect(paletted.expansions > 0 && plain.expansions == 0)
+        #expect(paletted.scratchBytes <= 2 * 256 * 256 * 4, "one tile's scratch a format, nothing kept expanded")
+    }
+
+    /// A scroll strip of the base map expands only the strips of its tiles, not whole tiles:
+    /// a few rows of each tile it crosses.
+    @Test func aScrollStripExpandsOnlyItsRows() throws {
+        let source = RasterTileSource(tiles: try MBTiles(path: fixture("node-mbtiles_plain_1.mbtiles")))
+        let renderer = MapRenderer(raster: source)
+        let frame = OwnedFrameBuffer(width: 800, height: 480)
+        let start = CameraPosition(target: Coordinate(latitude: 30, longitude: 10), zoom: 4)
+        renderer.render(MapScene(camera: start), into: frame.buffer)
+        #expect(renderer.lastFrameKind == .cacheRebuilt, "\(renderer.lastFrameKind)")
+        let built = source.expandedPixels
+        #expect(built >= 800 * 480, "the cache's build expands at least a screenful: \(built)")
+        // Down by 100 px: a strip of the cache at least that tall across its width is drawn.
+        let p = WebMercator.worldPoint(start.target, zoom: 4)
+        let moved = CameraPosition(target: WebMercator.coordinate(world: Point(x: p.x, y: p.y + 100), zoom: 4), zoom: 4)
+        renderer.render(MapScene(camera: moved), into: frame.buffer, quality: .interactive)
+        #expect(renderer.lastFrameKind == .scrolled, "\(renderer.lastFrameKind)")
+        let strip = source.expandedPixels - built
+        let cacheWidth = 800 + 2 * MapRenderer.cacheMargin(width: 800, height: 480)
+        let stripTiles = (cacheWidth + 255) / 256 + 1
+        #expect(strip > 0 && strip < stripTiles * 256 * 256 / 2, "a strip expanded \(strip) px; its \(stripTiles) tiles whole would be \(stripTiles * 65536)")
     }
 }
