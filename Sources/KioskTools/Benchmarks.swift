@@ -66,6 +66,8 @@ public struct Benchmarks {
         streetMap()
         progress("End to end, a recording replayed at real timing (1920x1080)")
         try endToEnd()
+        progress("End to end, every real recording of the repo one after the other, at real timing (1920x1080)")
+        try endToEndAll()
         progress("Markers at scale (1920x1080)")
         markerScale()
         progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
@@ -227,6 +229,12 @@ public struct Benchmarks {
         }
         add("render_tilted_interactive_\(tag)_ms", BenchSupport.median(tiltsI), "ms", "tilted frame while the tilt gesture runs")
 
+        // Zoom steps as a person causes them (double taps in, two-finger taps out): each frame
+        // of the controller's animation at 60 Hz, drawn as the kiosk draws it.
+        let steps = Self.zoomStepFrames(width: width, height: height, steps: options.quick ? 4 : 12)
+        add("render_zoom_step_\(tag)_p50_ms", BenchSupport.median(steps), "ms", "zoom step (double tap) animation frame, p50 of \(steps.count)")
+        add("render_zoom_step_\(tag)_max_ms", steps.max() ?? 0, "ms", "  slowest")
+
         if let path = options.mbtiles {
             let opened = MapRenderer.openRaster(path: path)
             if let raster = opened.source {
@@ -261,29 +269,68 @@ public struct Benchmarks {
 
     /// A recording through pipeline + renderer at its real timing: from handing a frame to the
     /// pipeline (the moment it was read) to the frame being ready in the back buffer.
-    mutating func endToEnd() throws {
-        guard let path = options.recording else { return }
-        let rec = try Replay.load(path: path, descPath: nil)
+    /// Zoom steps at a screen size, over Europe, as people make them: a double tap (in), a
+    /// second double tap during its animation (a series: two levels), a two-finger tap (out);
+    /// each animated by the controller, every frame at 60 Hz drawn as MapView draws it
+    /// (interactive while the camera moves, then the final frame), timed.
+    public static func zoomStepFrames(width: Int, height: Int, steps: Int) -> [Double] {
+        let screen = Size(width: Double(width), height: Double(height))
+        let frame = OwnedFrameBuffer(width: width, height: height)
+        let controller = MapController(camera: CameraPosition(target: Coordinate(latitude: 48.5, longitude: 9.0), zoom: 4.3), screenSize: screen)
+        let renderer = MapRenderer()
+        var scene = MapScene(camera: controller.camera, markers: DemoTour.markers.map { MarkerSprite(id: $0.id, coordinate: $0.coordinate) })
+        renderer.render(scene, into: frame.buffer)
+        var times: [Double] = []
+        var t = 1.0
+        for i in 0..<steps {
+            let inward = i % 3 != 2
+            let at = Point(x: screen.width * (inward ? 0.55 : 0.5), y: screen.height * (inward ? 0.45 : 0.5))
+            func tap() {
+                controller.handle(GestureEvent(kind: inward ? .doubleTap : .twoFingerTap, phase: .recognized, time: t, position: at,
+                                               fingers: inward ? 1 : 2))
+            }
+            tap()
+            for n in 0..<90 {
+                t += 1.0 / 60
+                if i % 3 == 1 && n == 9 { tap() }    // the series' second double tap, 150 ms in
+                controller.advance(to: t)
+                let moving = controller.isMoving
+                scene.camera = controller.camera
+                let start = BenchSupport.nanos()
+                renderer.render(scene, into: frame.buffer, quality: moving ? .interactive : .final)
+                times.append(Double(BenchSupport.nanos() - start) / 1e6)
+                if !moving { break }
+            }
+            _ = controller.drainEvents()
+            t += 0.5
+        }
+        return times
+    }
+
+    /// What replaying recordings end to end measured: wall and CPU time from an input frame
+    /// read to its frame ready, and per kind of frame.
+    struct EndToEnd {
+        var latencies = LatencyHistogram()
+        var cpuLatencies = LatencyHistogram()
+        var kinds: [String: [(wall: Double, cpu: Double, render: Double)]] = [:]
+        /// The slowest frame: when in the recording (s), its wall time (ms), kind and camera.
+        var slowest: (t: Double, ms: Double, kind: String, camera: String)?
+    }
+
+    /// Replays `rec` at its real timing (its first `limit` seconds) through a fresh pipeline at
+    /// 1920x1080 into `renderer`, which draws straight into the display's back buffer.
+    static func replayEndToEnd(_ rec: Evemu.Recording, limit: Double, renderer: MapRenderer, display: MemoryDisplay,
+                               into m: inout EndToEnd) {
         let screen = Size(width: 1920, height: 1080)
-        let display = MemoryDisplay(width: 1920, height: 1080)
         let pipeline = MapPipeline(configuration: KioskConfiguration(), screen: screen,
                                    density: Replay.density(for: rec.capabilities, screen: screen))
         var assembler = FrameAssembler(capabilities: rec.capabilities, screen: screen)
-        let renderer = MapRenderer()
         // Drawn straight into the display's back buffer, as MapView does when the display allows
         // it (every built-in backend's back buffer is RAM; DRM and fbdev copy it to the scanout
         // memory in present(), after the moment measured here).
         let back = display.backBuffer()
         precondition(display.backBufferIsDrawable)
         let target = FrameBuffer(width: back.width, height: back.height, stride: back.stride, pixels: back.pixels)
-        var latencies = LatencyHistogram()
-        // Per frame: what the renderer did (its frame kind, whether the overlay layer was
-        // drawn whole or in strips) and the time, so the tail can be pinned on a kind of frame.
-        // Wall time and this thread's CPU time per kind: the CPU time leaves out the time the
-        // thread waited for a core, so its proportions survive other work on the machine.
-        var kinds: [String: [(wall: Double, cpu: Double, render: Double)]] = [:]
-        var cpuLatencies = LatencyHistogram()
-        let limit = options.quick ? 1.0 : 6.0
         guard let t0 = rec.events.first?.time else { return }
         let wall0 = EventLoop.now()
         pipeline.begin(at: t0)
@@ -305,14 +352,27 @@ public struct Benchmarks {
                 let renderCPU = Double(Self.threadCPUNanos() &- renderStart) / 1e6
                 let seconds = Double(BenchSupport.nanos() - start) / 1e9
                 let cpu = Double(Self.threadCPUNanos() &- cpuStart) / 1e9
-                latencies.record(seconds: seconds)
-                cpuLatencies.record(seconds: cpu)
+                m.latencies.record(seconds: seconds)
+                m.cpuLatencies.record(seconds: cpu)
                 let kind = Self.frameKindName(renderer.lastFrameKind, quality: moving ? "interactive" : "final",
                                               layerBuilt: renderer.overlayBuilds > builds, layerStrips: renderer.overlayStrips > strips)
-                kinds[kind, default: []].append((seconds * 1e3, cpu * 1e3, renderCPU))
+                m.kinds[kind, default: []].append((seconds * 1e3, cpu * 1e3, renderCPU))
+                if seconds * 1e3 > m.slowest?.ms ?? 0 {
+                    let c = scene.camera
+                    m.slowest = (f.time - t0, seconds * 1e3, kind, String(format: "%.4f,%.4f z%.3f b%.1f t%.1f", c.target.latitude, c.target.longitude, c.zoom, c.bearing, c.tilt))
+                }
             }
         }
-        guard !latencies.isEmpty else { return }
+    }
+
+    mutating func endToEnd() throws {
+        guard let path = options.recording else { return }
+        let rec = try Replay.load(path: path, descPath: nil)
+        var m = EndToEnd()
+        Self.replayEndToEnd(rec, limit: options.quick ? 1.0 : 6.0, renderer: MapRenderer(),
+                            display: MemoryDisplay(width: 1920, height: 1080), into: &m)
+        guard !m.latencies.isEmpty else { return }
+        let (latencies, cpuLatencies, kinds) = (m.latencies, m.cpuLatencies, m.kinds)
         add("event_to_frame_p50_ms", latencies.milliseconds(at: 50), "ms", "input frame read -> frame ready in back buffer, p50")
         add("event_to_frame_p99_ms", latencies.milliseconds(at: 99), "ms", "  p99")
         add("event_to_frame_p999_ms", latencies.milliseconds(at: 99.9), "ms", "  p99.9")
@@ -320,6 +380,45 @@ public struct Benchmarks {
         add("event_to_frame_cpu_p50_ms", cpuLatencies.milliseconds(at: 50), "ms", "  the same, CPU time of the handling thread, p50")
         add("event_to_frame_cpu_p99_ms", cpuLatencies.milliseconds(at: 99), "ms", "  CPU time p99")
         add("event_to_frame_cpu_max_ms", cpuLatencies.maxMilliseconds, "ms", "  CPU time max")
+        printKinds(kinds)
+    }
+
+    /// Every recording beside `options.recording` (the repo's ten real recordings from four
+    /// panels: drags, taps, two- and four-finger touches, hover; 29 s in all), one after the
+    /// other into one renderer, as a kiosk meets them over time: the event-to-frame figures
+    /// over all their frames (`--quick`: the first second of each).
+    mutating func endToEndAll() throws {
+        guard let path = options.recording else { return }
+        let dir = (path as NSString).deletingLastPathComponent
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0.hasSuffix(".events") }.sorted()
+        let renderer = MapRenderer(), display = MemoryDisplay(width: 1920, height: 1080)
+        var all = EndToEnd()
+        var replayed = 0
+        for file in files {
+            let rec: Evemu.Recording
+            do { rec = try Replay.load(path: dir + "/" + file, descPath: nil) } catch {
+                progress("  (\(file) skipped: \(error))")
+                continue
+            }
+            var one = EndToEnd()
+            Self.replayEndToEnd(rec, limit: options.quick ? 1.0 : 60.0, renderer: renderer, display: display, into: &one)
+            guard !one.latencies.isEmpty else { continue }
+            replayed += 1
+            progress(String(format: "  %@: %d frames, p50 %.2f, p99 %.2f, max %.2f ms", (file as NSString).deletingPathExtension,
+                            one.latencies.count, one.latencies.milliseconds(at: 50), one.latencies.milliseconds(at: 99), one.latencies.maxMilliseconds)
+                     + (one.slowest.map { String(format: " (at %.2f s: %@, camera %@)", $0.t, $0.kind, $0.camera) } ?? ""))
+            for e in one.kinds { all.kinds[e.key, default: []] += e.value }
+            for e in one.kinds.values.joined() { all.latencies.record(seconds: e.wall / 1e3); all.cpuLatencies.record(seconds: e.cpu / 1e3) }
+        }
+        guard !all.latencies.isEmpty else { return }
+        add("event_to_frame_all_p50_ms", all.latencies.milliseconds(at: 50), "ms", "input frame read -> frame ready, all \(replayed) recordings, p50")
+        add("event_to_frame_all_p99_ms", all.latencies.milliseconds(at: 99), "ms", "  p99")
+        add("event_to_frame_all_max_ms", all.latencies.maxMilliseconds, "ms", "  max (\(all.latencies.count) frames)")
+        add("event_to_frame_all_cpu_p99_ms", all.cpuLatencies.milliseconds(at: 99), "ms", "  CPU time of the handling thread, p99")
+        printKinds(all.kinds)
+    }
+
+    mutating func printKinds(_ kinds: [String: [(wall: Double, cpu: Double, render: Double)]]) {
         progress("  per kind of frame: count, wall p50 / max ms, CPU p50 / max ms, of which render p50 / max, share of the summed CPU time")
         let total = kinds.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.cpu } }
         for (kind, v) in kinds.sorted(by: { ($0.value.map(\.cpu).max() ?? 0) > ($1.value.map(\.cpu).max() ?? 0) }) {

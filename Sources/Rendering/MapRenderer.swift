@@ -443,6 +443,9 @@ public final class MapRenderer {
         var originX: Int, originY: Int
         /// Where that corner is in the image.
         var phaseX = 0, phaseY = 0
+        /// The view crossed the antimeridian at a fractional zoom and the cache was kept: its
+        /// pixels are a fraction of a pixel off a fresh frame's (a final frame rebuilds it).
+        var offGrid = false
         var width: Int { image.width }
         var height: Int { image.height }
 
@@ -486,7 +489,21 @@ public final class MapRenderer {
         let vx = projection.centerWorld.x - Double(frame.width) / 2
         let vy = projection.centerWorld.y - Double(frame.height) / 2
         if usesBaseMapCache {
-            if flatNorthUp, var c = baseCache, c.zoom == camera.zoom {
+            if flatNorthUp, var c = baseCache, c.zoom == camera.zoom, !(quality == .final && c.offGrid) {
+                // The camera's longitude wraps at the antimeridian, so its world x jumps by the
+                // world's width there; the map repeats with that period. Take the view's copy
+                // nearest the cache, so a pan across the antimeridian keeps scrolling the cache
+                // (a rebuild and the layer drawn whole cost a refresh at 1080p).
+                let worldWidth = WebMercator.worldSize(zoom: camera.zoom)
+                let turns = ((Double(c.originX) + Double(c.width - frame.width) / 2 - vx) / worldWidth).rounded()
+                var vx = vx
+                if turns != 0 && abs(turns) < 1e6 {
+                    vx += turns * worldWidth
+                    // At a fractional zoom the world's width is not whole pixels: the cache's
+                    // pixels now sit a fraction of a pixel off those a fresh frame draws. Pan
+                    // frames do not show it; the final frame rebuilds the cache.
+                    if worldWidth != worldWidth.rounded() { c.offGrid = true; baseCache = c }
+                }
                 // Keep the view centred in the cache: scroll it once the view has drifted
                 // more than `scrollStep` px, drawing only the strips that come into it.
                 let m = MapRenderer.cacheMargin(width: frame.width, height: frame.height)

@@ -42,9 +42,17 @@ struct BenchCommand: ParsableCommand {
     @Option(help: .hidden)
     var probeCallgrind: Int?
 
+    /// Draws this many zoom steps at 1080p and prints each frame's milliseconds (for profiling).
+    @Option(help: .hidden)
+    var probeZoomSteps: Int?
+
     func run() throws {
         if let fingers = probeCallgrind {
             Benchmarks.callgrindProbe(fingers: fingers)
+            return
+        }
+        if let n = probeZoomSteps {
+            print(Benchmarks.zoomStepFrames(width: 1920, height: 1080, steps: n).map { String(format: "%.2f", $0) }.joined(separator: " "))
             return
         }
         if probeMicro {
