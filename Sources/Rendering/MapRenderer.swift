@@ -354,6 +354,37 @@ public final class MapRenderer {
         }
     }
 
+    /// Where `prepareWhileIdle` has got to: the text scale it measures for and the next place.
+    private var premeasured: (textScale: Double, next: Int)?
+
+    /// Work for the moments the kiosk is idle, a batch at a time: the world's place names
+    /// measured in the styles `WorldLabels` places them in (a city's two sizes, a country's
+    /// capitals). Sizes are kept (a few bytes each), so the first frame at a new zoom level
+    /// does not measure the names that appear there: that was 30 M instructions, about a third
+    /// of such a frame at 1080p. Returns whether work remains (call it again when idle); a
+    /// text-scale change starts over.
+    public func prepareWhileIdle(batch: Int = 32) -> Bool {
+        let places = world.places
+        var state: (textScale: Double, next: Int) = premeasured.flatMap { $0.textScale == textScale ? $0 : nil } ?? (textScale, 0)
+        guard state.next < places.count else { premeasured = state; return false }
+        let small = PlaceLabelPainter.cityStyle(zoom: 4, textScale: textScale)
+        let large = PlaceLabelPainter.cityStyle(zoom: 5, textScale: textScale)
+        let country = PlaceLabelPainter.countryStyle(textScale: textScale)
+        let end = min(places.count, state.next + max(1, batch))
+        for place in places[state.next..<end] {
+            switch place.kind {
+            case .city:
+                if place.minZoom < 5 { _ = text.measure(place.name, small) }
+                _ = text.measure(place.name, large)
+            case .country:
+                _ = text.measure(place.name.uppercased(), country)
+            }
+        }
+        state.next = end
+        premeasured = state
+        return end < places.count
+    }
+
     /// The world's place names placed at a zoom (kept for the last zoom and text scale).
     private func placedNames(zoom: Double) -> WorldLabels {
         if let l = worldLabels, l.zoom == zoom, l.textScale == textScale { return l }

@@ -233,6 +233,8 @@ public final class MapPipeline {
         return dirty
     }
     public func setNeedsRedraw() { dirty = true }
+    /// Whether a frame is due (without clearing the flag).
+    public var needsRedraw: Bool { dirty }
 
     /// After the input is exhausted: run the clock on until nothing is pending (bounded), then `end`.
     public func finish(maxSeconds: Double = 60) {

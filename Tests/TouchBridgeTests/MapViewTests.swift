@@ -115,6 +115,16 @@ import MapEngine
         #expect(view.pipeline.nextDeadline == nil)
     }
 
+    /// Once the first frame is on the glass and nothing moves, the kiosk does the renderer's
+    /// idle work (the world's names measured), without arming a wake-up for it.
+    @Test func theKioskDoesTheRenderersIdleWorkWhenIdle() throws {
+        let (view, _) = try makeView()
+        view.beforeWait()
+        #expect((view.display as! MemoryDisplay).presented == 1)
+        #expect(!view.renderer.prepareWhileIdle(), "the idle work is done")
+        #expect(view.eventLoop.deadline == nil)
+    }
+
     /// A DRM driver may refuse a page flip (EBUSY) while no flip of ours is pending, so no flip
     /// event will come: the kiosk must try again by itself, or the frame drawn after the fingers
     /// lift (the exact camera, not a predicted one) stays off the glass until the next touch.
