@@ -49,11 +49,13 @@ enum LineRasterizer {
 
     /// Draws the segments as lines `lineWidth` px wide in `color` into rows `rows` (and columns
     /// 0..<width) of the XRGB8888 memory at `pixels` (row 0). Without antialiasing a pixel is the
-    /// colour when its centre is within half the width of a segment.
-    static func stroke(_ segments: [Double], lineWidth: Double, color: RGBColor, antialias: Bool,
+    /// colour when its centre is within half the width of a segment. `alpha` scales the
+    /// coverage (a style's opacity), as a translucent solid source does in cairo.
+    static func stroke(_ segments: [Double], lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool,
                        pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
         let count = segments.count / 4
-        guard count > 0, width > 0, !rows.isEmpty, lineWidth > 0 else { return }
+        guard count > 0, width > 0, !rows.isEmpty, lineWidth > 0, alpha > 0 else { return }
+        let full = min(alpha, 1) * 255            // a fully covered pixel's mask value
         let half = lineWidth / 2
         let reach = half + 0.5              // beyond this distance a pixel centre gets nothing
         let chunks = (rows.count + chunkRows - 1) / chunkRows
@@ -100,7 +102,7 @@ enum LineRasterizer {
                 guard lo < hi else { continue }
                 for j in lo..<hi {
                     let k = Int(order[j])
-                    cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], half: half, reach: reach, antialias: antialias,
+                    cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], half: half, reach: reach, full: full, antialias: antialias,
                           mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: &rowMin, rowMax: &rowMax)
                 }
                 for y in y0..<y1 {
@@ -132,7 +134,7 @@ enum LineRasterizer {
     /// a pixel beside the segment costs two additions; only pixels past its ends (round caps
     /// and joins) take a square root.
     @inline(__always)
-    private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, half: Double, reach: Double, antialias: Bool,
+    private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, half: Double, reach: Double, full: Double, antialias: Bool,
                               mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
                               rowMin: inout [Int], rowMax: inout [Int]) {
         let dx = bx - ax, dy = by - ay
@@ -180,7 +182,7 @@ enum LineRasterizer {
                 }
                 cx += 1; t += tx; sd += sx
                 guard d < limit else { continue }
-                let m: UInt8 = antialias ? UInt8(min(1, reach - d) * 255 + 0.5) : 255
+                let m: UInt8 = antialias ? UInt8(min(1, reach - d) * full + 0.5) : UInt8(full + 0.5)
                 if m > row[px] { row[px] = m }
                 touched = true
             }
@@ -218,5 +220,105 @@ enum LineRasterizer {
             }
             x += 8
         }
+    }
+}
+
+extension LineRasterizer {
+    /// Draws segments given in cr's user space straight into cr's target image, within its
+    /// clip. Returns false, drawing nothing, when the target is not an XRGB8888 image or cr's
+    /// matrix is more than a whole-pixel translation (the caller strokes with cairo then).
+    @discardableResult
+    static func stroke(_ seg: [Double], cr: OpaquePointer, lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool) -> Bool {
+        guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
+              cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, isWholePixelTranslation(cr),
+              let data = cairo_image_surface_get_data(target) else { return false }
+        guard !seg.isEmpty else { return true }
+        var m = cairo_matrix_t()
+        cairo_get_matrix(cr, &m)
+        let sw = Double(cairo_image_surface_get_width(target)), sh = Double(cairo_image_surface_get_height(target))
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
+        let c0 = min(max(0, (x0 + m.x0).rounded(.down)), sw), c1 = min(max(0, (x1 + m.x0).rounded(.up)), sw)
+        let r0 = min(max(0, (y0 + m.y0).rounded(.down)), sh), r1 = min(max(0, (y1 + m.y0).rounded(.up)), sh)
+        guard c0 < c1, r0 < r1 else { return true }
+        let shiftX = m.x0 - c0, shiftY = m.y0
+        var shifted = seg
+        if shiftX != 0 || shiftY != 0 {
+            for k in 0..<seg.count / 2 { shifted[2 * k] += shiftX; shifted[2 * k + 1] += shiftY }
+        }
+        cairo_surface_flush(target)
+        stroke(shifted, lineWidth: lineWidth, color: color, alpha: alpha, antialias: antialias,
+               pixels: UnsafeMutableRawPointer(data) + Int(c0) * 4, stride: Int(cairo_image_surface_get_stride(target)),
+               width: Int(c1 - c0), rows: Int(r0)..<Int(r1))
+        cairo_surface_mark_dirty(target)
+        return true
+    }
+
+    /// The pieces of lines a dash pattern leaves (segments x0, y0, x1, y1, ... as `segments(of:)`
+    /// gives them: a segment that starts where the one before ends continues its line, and the
+    /// pattern runs on along it; a new line starts the pattern afresh, as cairo's dashes do).
+    /// `pattern` alternates on and off lengths in pixels (empty: one dash the whole line long).
+    /// Each dash is shortened by `trim` at both ends: the rasterizer's ends are round, half the
+    /// width long, so trimming by half the width gives the length of a butt-capped dash (a dash
+    /// shorter than that becomes a dot as wide as the line). Pieces of one dash stay joined.
+    static func dashed(_ seg: [Double], pattern: [Double], trim: Double) -> [Double] {
+        let n = seg.count / 4
+        guard n > 0 else { return [] }
+        let period = pattern.reduce(0, +)
+        let dashing = !pattern.isEmpty && period > 0 && pattern.allSatisfy { $0 >= 0 && $0.isFinite }
+        if !dashing && trim <= 0 { return seg }
+        var out: [Double] = []
+        out.reserveCapacity(seg.count)
+        var lengths: [Double] = []
+        var k = 0
+        while k < n {
+            // One line: segments k..<e, each starting where the last ended.
+            var e = k + 1
+            while e < n && seg[4 * e] == seg[4 * e - 2] && seg[4 * e + 1] == seg[4 * e - 1] { e += 1 }
+            lengths.removeAll(keepingCapacity: true)
+            var total = 0.0
+            for j in k..<e {
+                let dx = seg[4 * j + 2] - seg[4 * j], dy = seg[4 * j + 3] - seg[4 * j + 1]
+                let l = (dx * dx + dy * dy).squareRoot()
+                lengths.append(l.isFinite ? l : 0)
+                total += lengths.last!
+            }
+            // Walks the line once: `j` is the segment holding arc length `at`, `start` its start's.
+            var j = k, start = 0.0
+            func point(_ at: Double) -> (Double, Double) {
+                while j < e - 1 && start + lengths[j - k] < at { start += lengths[j - k]; j += 1 }
+                let l = lengths[j - k]
+                let t = l > 0 ? min(max((at - start) / l, 0), 1) : 0
+                return (seg[4 * j] + t * (seg[4 * j + 2] - seg[4 * j]), seg[4 * j + 1] + t * (seg[4 * j + 3] - seg[4 * j + 1]))
+            }
+            func emit(_ a: Double, _ b: Double) {
+                var a = a + trim, b = b - trim
+                if a >= b { a = (a + b) / 2; b = a }
+                var p = point(a)
+                // The vertices between a and b, then b.
+                while j < e - 1 && start + lengths[j - k] < b {
+                    start += lengths[j - k]; j += 1
+                    let q = (seg[4 * j], seg[4 * j + 1])
+                    out.append(p.0); out.append(p.1); out.append(q.0); out.append(q.1)
+                    p = q
+                }
+                let q = point(b)
+                out.append(p.0); out.append(p.1); out.append(q.0); out.append(q.1)
+            }
+            if !dashing {
+                emit(0, total)
+            } else if total / period < 1_000_000 {
+                var at = 0.0, i = 0, on = true
+                while at < total {
+                    let len = pattern[i]
+                    if on && len > 0 { emit(at, min(at + len, total)) }
+                    at += len
+                    i = (i + 1) % pattern.count
+                    on.toggle()
+                }
+            }
+            k = e
+        }
+        return out
     }
 }

@@ -27,7 +27,13 @@ extension MapRenderer {
     }
 
     func paintStreetMap(_ vector: VectorTileSet, cr: OpaquePointer, view: GroundView, zoom: Double, antialias: Bool) {
+        streetPainter(vector, view: view, zoom: zoom, antialias: antialias).paint(cr: cr, view: view, zoom: zoom)
+    }
+
+    /// The street map's painter for a view.
+    func streetPainter(_ vector: VectorTileSet, view: GroundView, zoom: Double, antialias: Bool) -> StreetMapPainter {
         var painter = StreetMapPainter(set: vector, style: streetStyle, antialias: antialias)
+        painter.rasterizesLines = rasterizesStreetLines
         if let b = streetBounds(vector, zoom: zoom) {
             // An extract: the built-in world shows around it, so the style's background covers
             // only the extract's bounds on the ground (the features lie inside them anyway).
@@ -45,7 +51,7 @@ extension MapRenderer {
                 }
             }
         }
-        painter.paint(cr: cr, view: view, zoom: zoom)
+        return painter
     }
 
     /// Final frames place labels afresh around the obstacles; frames during a gesture move the

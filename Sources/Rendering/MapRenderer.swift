@@ -44,6 +44,8 @@ public final class MapRenderer {
     public private(set) var streetLabels: [PlacedStreetLabel] = []
     /// Use the cached base map for frames without bearing or tilt.
     public var usesBaseMapCache = true
+    /// The street map's lines drawn by `LineRasterizer` (off: by cairo_stroke, for comparing).
+    var rasterizesStreetLines = true
     public private(set) var lastFrameKind: FrameKind = .full
     /// The last frame was final, flat and north-up, but drawn directly because its zoom was new
     /// (a zoom animation whose frames are all final, or the first frame after a pinch whose last
@@ -408,8 +410,10 @@ public final class MapRenderer {
         ?? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
 
     /// Whether the base map's painters may run on several threads at once: the built-in world's
-    /// painter reads immutable data only; the tile painters keep caches and stay on one thread.
-    var paintsBaseInParallel: Bool { bands > 1 && raster == nil && vector == nil }
+    /// painter reads immutable data only; the street map is built on this thread (tiles looked
+    /// up, features styled and projected) and only filled and rasterized in bands; the raster
+    /// tile painter keeps caches and stays on one thread.
+    var paintsBaseInParallel: Bool { bands > 1 && raster == nil }
 
     /// Draws the base map into memory (XRGB8888 rows) in horizontal bands, in parallel. The paths
     /// are built once (projection, culling, clipping); every band fills and strokes them on a
@@ -438,6 +442,7 @@ public final class MapRenderer {
         let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
         let paths = painter.paths(view: view, zoom: zoom, parallel: true)
         defer { paths.free() }
+        let street = vector.map { streetPainter($0, view: view, zoom: zoom, antialias: antialias).layers(view: view, zoom: zoom) }
         DispatchQueue.concurrentPerform(iterations: n) { i in
             let y0 = height * i / n, y1 = height * (i + 1) / n
             guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
@@ -448,6 +453,7 @@ public final class MapRenderer {
             cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
             cairo_paint(cr)
             painter.paint(cr: cr, paths: paths, zoom: zoom)
+            if let street { StreetMapPainter.draw(street, cr: cr) }
             cairo_destroy(cr)
             cairo_surface_flush(s)
             cairo_surface_destroy(s)

@@ -11,6 +11,10 @@ struct StreetMapPainter {
     let set: VectorTileSet
     let style: StreetStyle
     var antialias = true
+    /// Whether line layers go to `LineRasterizer` (when the target allows it) rather than
+    /// cairo_stroke: cairo took 30 of the 35 ms of a 1080p street frame stroking roads and
+    /// dashed paths and boundaries (docs/benchmarks.md). Off: every line by cairo (tests compare).
+    var rasterizesLines = true
     /// Adds the area the background layer covers to cairo's path (an extract's bounds); nil: everywhere.
     var backgroundArea: ((OpaquePointer) -> Void)?
     /// Most tiles per frame; the tile zoom drops a level while more would be needed (tilted views).
@@ -115,7 +119,41 @@ struct StreetMapPainter {
         return out
     }
 
+    /// A view's street map, built once: the tiles looked up, the features styled, projected,
+    /// clipped and grouped into fill paths and line segments. Drawing it only fills paths and
+    /// rasterizes lines, so several band threads can draw one (each clipped to its rows): every
+    /// pixel comes out as a single thread draws it.
+    final class Layers: @unchecked Sendable {
+        enum Op {
+            /// Paint the whole clip, or fill a path.
+            case background(color: StyleColor, area: UnsafeMutablePointer<cairo_path_t>?)
+            case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?)
+            case lines([Double], width: Double, color: StyleColor, cap: String?, join: String?, dash: [Double])
+            case circles(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, stroke: StyleColor?, strokeWidth: Double)
+        }
+        var ops: [Op] = []
+        let antialias: Bool
+        let rasterizesLines: Bool
+        init(antialias: Bool, rasterizesLines: Bool) { self.antialias = antialias; self.rasterizesLines = rasterizesLines }
+        deinit {
+            for op in ops {
+                switch op {
+                case .background(_, let area?): cairo_path_destroy(area)
+                case .fill(let path, _, _), .circles(let path, _, _, _): cairo_path_destroy(path)
+                default: break
+                }
+            }
+        }
+    }
+
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double) {
+        StreetMapPainter.draw(layers(view: view, zoom: zoom), cr: cr)
+    }
+
+    /// Builds a view's layers (on the thread that owns the tile set: it looks tiles up and
+    /// asks the worker for the ring around them).
+    func layers(view: GroundView, zoom: Double) -> Layers {
+        let out = Layers(antialias: antialias, rasterizesLines: rasterizesLines)
         let sz = StreetMapPainter.styleZoom(zoom)
         let meta = set.metadata
         let covered = StreetMapPainter.cover(view: view, zoom: zoom, minZoom: meta.minZoom, maxZoom: meta.maxZoom)
@@ -124,27 +162,76 @@ struct StreetMapPainter {
             // The ring of tiles around the view, decoded by the worker before a pan reaches them.
             set.prefetch(StreetMapPainter.ring(around: covered, zoom: z))
         }
-        cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
-        var pts: [Double] = [], scratch: [Double] = []
-        pts.reserveCapacity(4096); scratch.reserveCapacity(4096)
+        // Paths are built on a scratch context in view pixels (identity matrix: copied out in
+        // the same 24.8 fixed point cairo keeps) and appended to each band's context.
+        guard let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) else { return out }
+        defer { cairo_destroy(cr); cairo_surface_destroy(scratch) }
+        var pts: [Double] = [], work: [Double] = []
+        pts.reserveCapacity(4096); work.reserveCapacity(4096)
         for layer in style.layers where layer.shows(zoom: sz) {
             switch layer.type {
             case .background:
                 let ctx = StyleContext(zoom: sz)
                 guard let c = layer.property("background-color")?.evaluate(ctx).color else { continue }
                 let o = layer.property("background-opacity")?.evaluate(ctx).number ?? 1
-                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * o)
-                if let area = backgroundArea {
+                var area: UnsafeMutablePointer<cairo_path_t>?
+                if let backgroundArea {
                     cairo_new_path(cr)
-                    area(cr)
+                    backgroundArea(cr)
+                    area = cairo_copy_path(cr)
+                }
+                out.ops.append(.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area))
+            case .fill, .line, .circle:
+                buildLayer(layer, cr: cr, view: view, zoom: sz, tiles: tiles, into: out, &pts, &work)
+            case .symbol:
+                continue   // labels are placed and drawn per frame by StreetLabelPainter
+            }
+        }
+        return out
+    }
+
+    /// Draws built layers into cr (clipped or translated as the caller likes).
+    static func draw(_ layers: Layers, cr: OpaquePointer) {
+        cairo_set_antialias(cr, layers.antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
+        for op in layers.ops {
+            switch op {
+            case let .background(c, area):
+                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
+                if let area {
+                    cairo_new_path(cr)
+                    cairo_append_path(cr, area)
                     cairo_fill(cr)
                 } else {
                     cairo_paint(cr)
                 }
-            case .fill, .line, .circle:
-                drawLayer(layer, cr: cr, view: view, zoom: sz, tiles: tiles, &pts, &scratch)
-            case .symbol:
-                continue   // labels are placed and drawn per frame by StreetLabelPainter
+            case let .fill(path, c, outline):
+                cairo_new_path(cr)
+                cairo_append_path(cr, path)
+                cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
+                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
+                if let o = outline {
+                    cairo_fill_preserve(cr)
+                    cairo_set_source_rgba(cr, o.r, o.g, o.b, o.a)
+                    cairo_set_line_width(cr, 1)
+                    cairo_stroke(cr)
+                } else {
+                    cairo_fill(cr)
+                }
+            case let .lines(segments, width, c, cap, join, dash):
+                StreetMapPainter.strokeLines(segments, width: width, color: c, cap: cap, join: join, dash: dash,
+                                             rasterize: layers.rasterizesLines, antialias: layers.antialias, cr: cr)
+            case let .circles(path, c, stroke, strokeWidth):
+                cairo_new_path(cr)
+                cairo_append_path(cr, path)
+                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
+                if let s = stroke {
+                    cairo_fill_preserve(cr)
+                    cairo_set_source_rgba(cr, s.r, s.g, s.b, s.a)
+                    cairo_set_line_width(cr, strokeWidth)
+                    cairo_stroke(cr)
+                } else {
+                    cairo_fill(cr)
+                }
             }
         }
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
@@ -161,8 +248,8 @@ struct StreetMapPainter {
         var strokeWidth: Double = 0
     }
 
-    private func drawLayer(_ layer: StreetStyle.Layer, cr: OpaquePointer, view: GroundView, zoom: Double,
-                           tiles: [(CoveredTile, VectorTile)], _ pts: inout [Double], _ scratch: inout [Double]) {
+    private func buildLayer(_ layer: StreetStyle.Layer, cr: OpaquePointer, view: GroundView, zoom: Double,
+                            tiles: [(CoveredTile, VectorTile)], into out: Layers, _ pts: inout [Double], _ scratch: inout [Double]) {
         guard let sourceLayer = layer.sourceLayer else { return }
         let constant = StyleContext(zoom: zoom)
         // Each property: evaluated once when it depends on zoom only, else per feature.
@@ -215,53 +302,38 @@ struct StreetMapPainter {
         let join = layer.property("line-join")?.evaluate(constant).string
         for p in order {
             guard let members = groups[p] else { continue }
+            if layer.type == .line {
+                var segments: [Double] = []
+                for (ti, fi) in members {
+                    let (c, tile) = tiles[ti]
+                    guard let tl = tile.layers[sourceLayer] else { continue }
+                    addLines(tl.features[fi], view: view, tile: c, unit: c.scale / Double(tl.extent), into: &segments)
+                }
+                guard !segments.isEmpty else { continue }
+                // Dash lengths are in line widths, as MapLibre defines them.
+                let dash = p.dash.map { max($0 * max(p.width, 1), 0.5) }
+                out.ops.append(.lines(segments, width: max(p.width, 0.25), color: p.color.withOpacity(p.opacity), cap: cap, join: join, dash: dash))
+                continue
+            }
             cairo_new_path(cr)
             for (ti, fi) in members {
                 let (c, tile) = tiles[ti]
                 guard let tl = tile.layers[sourceLayer] else { continue }
                 let f = tl.features[fi]
                 let unit = c.scale / Double(tl.extent)
-                switch layer.type {
-                case .fill: addPolygon(f, cr: cr, view: view, tile: c, unit: unit, &pts, &scratch)
-                case .line: addLines(f, cr: cr, view: view, tile: c, unit: unit)
-                default: addCircles(f, cr: cr, view: view, tile: c, unit: unit, radius: p.width)
+                if layer.type == .fill {
+                    addPolygon(f, cr: cr, view: view, tile: c, unit: unit, &pts, &scratch)
+                } else {
+                    addCircles(f, cr: cr, view: view, tile: c, unit: unit, radius: p.width)
                 }
             }
-            let c = p.color
-            switch layer.type {
-            case .fill:
-                cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
-                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * p.opacity)
-                if let o = p.outline {
-                    cairo_fill_preserve(cr)
-                    cairo_set_source_rgba(cr, o.r, o.g, o.b, o.a * p.opacity)
-                    cairo_set_line_width(cr, 1)
-                    cairo_stroke(cr)
-                } else {
-                    cairo_fill(cr)
-                }
-            case .line:
-                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * p.opacity)
-                cairo_set_line_width(cr, max(p.width, 0.25))
-                cairo_set_line_cap(cr, cap == "round" ? CAIRO_LINE_CAP_ROUND : cap == "square" ? CAIRO_LINE_CAP_SQUARE : CAIRO_LINE_CAP_BUTT)
-                cairo_set_line_join(cr, join == "round" ? CAIRO_LINE_JOIN_ROUND : join == "miter" ? CAIRO_LINE_JOIN_MITER : CAIRO_LINE_JOIN_BEVEL)
-                if !p.dash.isEmpty {
-                    // Dash lengths are in line widths, as MapLibre defines them.
-                    let d = p.dash.map { max($0 * max(p.width, 1), 0.5) }
-                    cairo_set_dash(cr, d, Int32(d.count), 0)
-                }
-                cairo_stroke(cr)
-                cairo_set_dash(cr, nil, 0, 0)
-            default:
-                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a * p.opacity)
-                if let s = p.strokeColor, p.strokeWidth > 0 {
-                    cairo_fill_preserve(cr)
-                    cairo_set_source_rgba(cr, s.r, s.g, s.b, s.a * p.opacity)
-                    cairo_set_line_width(cr, p.strokeWidth)
-                    cairo_stroke(cr)
-                } else {
-                    cairo_fill(cr)
-                }
+            guard let path = cairo_copy_path(cr) else { continue }
+            cairo_new_path(cr)
+            if layer.type == .fill {
+                out.ops.append(.fill(path, color: p.color.withOpacity(p.opacity), outline: p.outline?.withOpacity(p.opacity)))
+            } else {
+                out.ops.append(.circles(path, color: p.color.withOpacity(p.opacity), stroke: p.strokeWidth > 0 ? p.strokeColor?.withOpacity(p.opacity) : nil,
+                                        strokeWidth: p.strokeWidth))
             }
         }
     }
@@ -284,7 +356,38 @@ struct StreetMapPainter {
         }
     }
 
-    private func addLines(_ f: VectorTile.Feature, cr: OpaquePointer, view: GroundView, tile: CoveredTile, unit: Double) {
+    /// Draws one group's lines (segments in cr's user space, joined where one starts at the
+    /// last one's end). `LineRasterizer` draws them when cr's target allows: its joins and
+    /// ends are round (a butt end is the line trimmed by half its width, a miter or bevel
+    /// join comes out round), its edges a box filter as cairo's are. Else cairo strokes them.
+    static func strokeLines(_ segments: [Double], width: Double, color c: StyleColor, cap: String?, join: String?, dash: [Double],
+                            rasterize: Bool, antialias: Bool, cr: OpaquePointer) {
+        guard !segments.isEmpty else { return }
+        if rasterize {
+            let trim = cap == "round" || cap == "square" ? 0 : width / 2
+            let pieces = dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim)
+            if LineRasterizer.stroke(pieces, cr: cr, lineWidth: width, color: RGBColor(r: c.r, g: c.g, b: c.b),
+                                     alpha: c.a, antialias: antialias) { return }
+        }
+        cairo_new_path(cr)
+        for k in 0..<segments.count / 4 {
+            if k == 0 || segments[4 * k] != segments[4 * k - 2] || segments[4 * k + 1] != segments[4 * k - 1] {
+                cairo_move_to(cr, segments[4 * k], segments[4 * k + 1])
+            }
+            cairo_line_to(cr, segments[4 * k + 2], segments[4 * k + 3])
+        }
+        cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
+        cairo_set_line_width(cr, width)
+        cairo_set_line_cap(cr, cap == "round" ? CAIRO_LINE_CAP_ROUND : cap == "square" ? CAIRO_LINE_CAP_SQUARE : CAIRO_LINE_CAP_BUTT)
+        cairo_set_line_join(cr, join == "round" ? CAIRO_LINE_JOIN_ROUND : join == "miter" ? CAIRO_LINE_JOIN_MITER : CAIRO_LINE_JOIN_BEVEL)
+        if !dash.isEmpty { cairo_set_dash(cr, dash, Int32(dash.count), 0) }
+        cairo_stroke(cr)
+        cairo_set_dash(cr, nil, 0, 0)
+    }
+
+    /// A feature's lines as screen segments (x0, y0, x1, y1, ...), clipped to the view; a
+    /// segment that continues its line starts exactly where the last one ended.
+    private func addLines(_ f: VectorTile.Feature, view: GroundView, tile: CoveredTile, unit: Double, into out: inout [Double]) {
         // Polygon outlines drawn by line layers close their rings.
         let closed = f.type == .polygon
         for part in 0..<f.parts.count {
@@ -296,32 +399,35 @@ struct StreetMapPainter {
                 }
                 var (px, py) = g(r.lowerBound)
                 var penDown = false
-                let indices = closed ? Array(r.dropFirst()) + [r.lowerBound] : Array(r.dropFirst())
-                for i in indices {
+                var lastX = 0.0, lastY = 0.0
+                func step(_ i: Int) {
                     let (gx, gy) = g(i)
-                    if let s = RectClip.segment(px, py, gx, gy, minX: view.minGX, maxX: view.maxGX, minY: view.minGY, maxY: view.maxGY) {
-                        var (ax, ay) = view.screen(s.0, s.1), (bx, by) = view.screen(s.2, s.3)
-                        var startCut = s.4, endCut = s.5
-                        if view.tilted {
-                            // The ground rectangle of a tilted view is the trapezoid's bounding box: near
-                            // the eye most of it is far off screen. Clip again on screen (a projected
-                            // segment is straight), or cairo strokes and dashes all of that unseen length.
-                            if let c = RectClip.segment(ax, ay, bx, by, minX: -64, maxX: view.width + 64, minY: -64, maxY: view.height + 64) {
-                                (ax, ay, bx, by) = (c.0, c.1, c.2, c.3)
-                                startCut = startCut || c.4; endCut = endCut || c.5
-                            } else {
-                                penDown = false; px = gx; py = gy
-                                continue
-                            }
-                        }
-                        if !penDown || startCut { cairo_move_to(cr, ax, ay) }
-                        cairo_line_to(cr, bx, by)
-                        penDown = !endCut
-                    } else {
+                    defer { px = gx; py = gy }
+                    guard let s = RectClip.segment(px, py, gx, gy, minX: view.minGX, maxX: view.maxGX, minY: view.minGY, maxY: view.maxGY) else {
                         penDown = false
+                        return
                     }
-                    px = gx; py = gy
+                    var (ax, ay) = view.screen(s.0, s.1), (bx, by) = view.screen(s.2, s.3)
+                    var startCut = s.4, endCut = s.5
+                    if view.tilted {
+                        // The ground rectangle of a tilted view is the trapezoid's bounding box: near
+                        // the eye most of it is far off screen. Clip again on screen (a projected
+                        // segment is straight), or all of that unseen length is stroked and dashed.
+                        guard let c = RectClip.segment(ax, ay, bx, by, minX: -64, maxX: view.width + 64, minY: -64, maxY: view.height + 64) else {
+                            penDown = false
+                            return
+                        }
+                        (ax, ay, bx, by) = (c.0, c.1, c.2, c.3)
+                        startCut = startCut || c.4; endCut = endCut || c.5
+                    }
+                    // A segment that continues the line starts exactly at the last one's end.
+                    if penDown && !startCut { ax = lastX; ay = lastY }
+                    out.append(ax); out.append(ay); out.append(bx); out.append(by)
+                    lastX = bx; lastY = by
+                    penDown = !endCut
                 }
+                for i in r.dropFirst() { step(i) }
+                if closed { step(r.lowerBound) }
             }
         }
     }
@@ -336,4 +442,9 @@ struct StreetMapPainter {
             cairo_arc(cr, sx, sy, radius, 0, 2 * .pi)
         }
     }
+}
+
+private extension StyleColor {
+    /// The colour with its alpha multiplied by a layer's opacity.
+    func withOpacity(_ o: Double) -> StyleColor { StyleColor(r: r, g: g, b: b, a: a * o) }
 }

@@ -133,38 +133,16 @@ struct VectorMapPainter {
     /// caller draws with a whole-pixel translation at most; any other target or transform is
     /// stroked by cairo instead.
     func strokeLines(_ seg: [Double], cr: OpaquePointer, lineWidth: Double, color: RGBColor) {
-        guard !seg.isEmpty, let target = cairo_get_target(cr) else { return }
-        var m = cairo_matrix_t()
-        cairo_get_matrix(cr, &m)
-        guard cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE, cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24,
-              isWholePixelTranslation(cr), let data = cairo_image_surface_get_data(target) else {
-            cairo_new_path(cr)
-            for k in 0..<seg.count / 4 {
-                cairo_move_to(cr, seg[4 * k], seg[4 * k + 1])
-                cairo_line_to(cr, seg[4 * k + 2], seg[4 * k + 3])
-            }
-            cairo_set_source_rgb(cr, color.r, color.g, color.b)
-            cairo_set_line_width(cr, lineWidth)
-            cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
-            cairo_stroke(cr)
-            return
+        guard !seg.isEmpty, !LineRasterizer.stroke(seg, cr: cr, lineWidth: lineWidth, color: color, antialias: antialias) else { return }
+        cairo_new_path(cr)
+        for k in 0..<seg.count / 4 {
+            cairo_move_to(cr, seg[4 * k], seg[4 * k + 1])
+            cairo_line_to(cr, seg[4 * k + 2], seg[4 * k + 3])
         }
-        let sw = Double(cairo_image_surface_get_width(target)), sh = Double(cairo_image_surface_get_height(target))
-        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
-        cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
-        let c0 = min(max(0, (x0 + m.x0).rounded(.down)), sw), c1 = min(max(0, (x1 + m.x0).rounded(.up)), sw)
-        let r0 = min(max(0, (y0 + m.y0).rounded(.down)), sh), r1 = min(max(0, (y1 + m.y0).rounded(.up)), sh)
-        guard c0 < c1, r0 < r1 else { return }
-        let shiftX = m.x0 - c0, shiftY = m.y0
-        var shifted = seg
-        if shiftX != 0 || shiftY != 0 {
-            for k in 0..<seg.count / 2 { shifted[2 * k] += shiftX; shifted[2 * k + 1] += shiftY }
-        }
-        cairo_surface_flush(target)
-        LineRasterizer.stroke(shifted, lineWidth: lineWidth, color: color, antialias: antialias,
-                              pixels: UnsafeMutableRawPointer(data) + Int(c0) * 4, stride: Int(cairo_image_surface_get_stride(target)),
-                              width: Int(c1 - c0), rows: Int(r0)..<Int(r1))
-        cairo_surface_mark_dirty(target)
+        cairo_set_source_rgb(cr, color.r, color.g, color.b)
+        cairo_set_line_width(cr, lineWidth)
+        cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
+        cairo_stroke(cr)
     }
 
     private func visible(_ part: BuiltInWorld.Part, scale: Double, k: Double, view: GroundView) -> Bool {

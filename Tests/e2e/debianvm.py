@@ -239,6 +239,7 @@ def ensure_initrd(kernel: kioskvm.Kernel) -> Path:
     entries.append(e("modules/order", 0o100644, ("\n".join(names) + "\n").encode()))
     entries = [x[:6] + b"%08x" % (i + 1) + x[14:] for i, x in enumerate(entries)]
     entries.append(e("TRAILER!!!", 0))
+    target.parent.mkdir(parents=True, exist_ok=True)  # a fresh machine: the initramfs comes before the image
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     tmp.write_bytes(b"".join(entries))
     os.replace(tmp, target)

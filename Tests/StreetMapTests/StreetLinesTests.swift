@@ -1,0 +1,131 @@
+import Foundation
+import MapEngine
+import Testing
+import TouchCore
+@testable import Rendering
+
+/// The street map's lines drawn by `LineRasterizer` (dashes cut, butt ends trimmed, opacity as
+/// coverage), and the street map drawn in bands on both cores.
+@Suite struct StreetLinesTests {
+    static let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+
+    static func frame(_ scene: MapScene, bands: Int = 1, cairoLines: Bool = false, cache: Bool = false,
+                      quality: MapRenderer.Quality = .final, width: Int = 640, height: Int = 480) -> (OwnedFrameBuffer, MapRenderer) {
+        let opened = MapRenderer.openTiles(path: mbtilesPath)
+        let r = MapRenderer(vector: opened.vector)
+        r.bands = bands
+        r.rasterizesStreetLines = !cairoLines
+        r.usesBaseMapCache = cache
+        let f = OwnedFrameBuffer(width: width, height: height)
+        r.render(scene, into: f.buffer, quality: quality)
+        return (f, r)
+    }
+
+    /// Pixels whose largest channel difference exceeds `levels`.
+    static func differing(_ a: FrameBuffer, _ b: FrameBuffer, by levels: Int = 0) -> Int {
+        var n = 0
+        for y in 0..<a.height { for x in 0..<a.width {
+            let p = a.pixel(x: x, y: y), q = b.pixel(x: x, y: y)
+            var d = 0
+            for s in [0, 8, 16] { d = max(d, abs(Int((p >> UInt32(s)) & 0xff) - Int((q >> UInt32(s)) & 0xff))) }
+            if d > levels { n += 1 }
+        } }
+        return n
+    }
+
+    // MARK: dashes
+
+    @Test func aDashPatternCutsALineIntoItsDashes() {
+        // A 20 px line, dashes 4 on 2 off: on at 0-4, 6-10, 12-16, 18-20.
+        let d = LineRasterizer.dashed([0, 0, 20, 0], pattern: [4, 2], trim: 0)
+        #expect(d == [0, 0, 4, 0, 6, 0, 10, 0, 12, 0, 16, 0, 18, 0, 20, 0])
+    }
+
+    @Test func thePatternRunsOnRoundACornerAndStartsAfreshOnANewLine() {
+        // A line of two segments (10 px right, then 10 px down) and a separate 5 px line.
+        let seg: [Double] = [0, 0, 10, 0, 10, 0, 10, 10, 50, 0, 55, 0]
+        let d = LineRasterizer.dashed(seg, pattern: [6, 2], trim: 0)
+        // Dash 0-6, gap 6-8, dash 8-14 round the corner (joined pieces 8..10 and 10..14), gap,
+        // dash 16-20 to the end; the new line starts with a dash: 0-5.
+        #expect(d == [0, 0, 6, 0,
+                      8, 0, 10, 0, 10, 0, 10, 4,
+                      10, 6, 10, 10,
+                      50, 0, 55, 0])
+    }
+
+    @Test func buttEndsTrimHalfTheWidthAndATinyDashBecomesADot() {
+        #expect(LineRasterizer.dashed([0, 0, 20, 0], pattern: [], trim: 1) == [1, 0, 19, 0])
+        // Dashes of 1 px with a 2 px wide line: each becomes a dot at its middle.
+        #expect(LineRasterizer.dashed([0, 0, 4, 0], pattern: [1, 1], trim: 1) == [0.5, 0, 0.5, 0, 2.5, 0, 2.5, 0])
+        // No dashes and no trim: the segments as they are.
+        #expect(LineRasterizer.dashed([0, 0, 3, 4], pattern: [], trim: 0) == [0, 0, 3, 4])
+    }
+
+    @Test func opacityScalesTheCoverage() {
+        let f = OwnedFrameBuffer(width: 20, height: 10)
+        LineRasterizer.stroke([0, 5, 20, 5], lineWidth: 4, color: RGBColor(r: 1, g: 1, b: 1), alpha: 0.5, antialias: true,
+                              pixels: f.buffer.pixels, stride: f.buffer.stride, width: 20, rows: 0..<10)
+        // The line's middle row, white at half opacity over black: 128 (cairo rounds alike).
+        let mid = f.buffer.pixel(x: 10, y: 5) & 0xff
+        #expect(mid >= 126 && mid <= 129, "\(mid)")
+        #expect(f.buffer.pixel(x: 10, y: 0) & 0xffffff == 0)
+    }
+
+    // MARK: the street map
+
+    /// The rasterized lines against cairo's strokes over Vaduz, flat and tilted: the same map
+    /// (a road or a dashed path left out, or drawn in the wrong place, makes thousands of
+    /// pixels differ by far more), with the edges of lines a few levels apart.
+    @Test(arguments: [(15.5, 0.0, 0.0), (16.5, 30.0, 0.0), (15.5, 30.0, 50.0), (13.5, 0.0, 0.0)])
+    func rasterizedLinesMatchCairosStrokes(zoom: Double, bearing: Double, tilt: Double) {
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: zoom, bearing: bearing, tilt: tilt))
+        let (ours, _) = Self.frame(scene)
+        let (cairo, _) = Self.frame(scene, cairoLines: true)
+        let total = 640 * 480
+        let anyDiff = Self.differing(ours.buffer, cairo.buffer)
+        let far = Self.differing(ours.buffer, cairo.buffer, by: 64)
+        #expect(anyDiff > 0, "the two ways of drawing lines are not the same code")
+        #expect(Double(far) / Double(total) < 0.001, "\(far) pixels differ by more than 64 levels")
+        #expect(Double(Self.differing(ours.buffer, cairo.buffer, by: 24)) / Double(total) < 0.01)
+    }
+
+    @Test func aLineLeftOutIsSeen() {
+        // The comparison above can fail: the map without its line layers differs widely.
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15.5))
+        let (ours, _) = Self.frame(scene)
+        let opened = MapRenderer.openTiles(path: mbtilesPath)
+        var style = MapRenderer(vector: opened.vector).streetStyle
+        style.layers.removeAll { $0.id == "road-minor" }
+        let r = MapRenderer(vector: opened.vector, streetStyle: style)
+        r.bands = 1
+        r.usesBaseMapCache = false
+        let f = OwnedFrameBuffer(width: 640, height: 480)
+        r.render(scene, into: f.buffer)
+        #expect(Double(Self.differing(ours.buffer, f.buffer, by: 64)) / Double(640 * 480) > 0.005)
+    }
+
+    /// Bands on several threads draw the single-threaded street frame, byte for byte.
+    @Test(arguments: [(15.5, 0.0, 0.0), (15.5, 30.0, 0.0), (15.5, 30.0, 55.0), (12.0, 0.0, 0.0)])
+    func bandsDrawTheSingleThreadedStreetFrame(zoom: Double, bearing: Double, tilt: Double) {
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: zoom, bearing: bearing, tilt: tilt))
+        let (one, r1) = Self.frame(scene, bands: 1)
+        #expect(!r1.paintsBaseInParallel)
+        for n in [2, 3, 4] {
+            let (banded, r) = Self.frame(scene, bands: n)
+            #expect(r.paintsBaseInParallel)
+            #expect(Self.differing(one.buffer, banded.buffer) == 0, "\(n) bands")
+        }
+        // Interactive frames (no antialiasing) too.
+        let (a, _) = Self.frame(scene, bands: 1, quality: .interactive)
+        let (b, _) = Self.frame(scene, bands: 4, quality: .interactive)
+        #expect(Self.differing(a.buffer, b.buffer) == 0)
+    }
+
+    @Test func theCachedStreetMapIsBuiltInBandsToo() {
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15.5))
+        let (one, r1) = Self.frame(scene, bands: 1, cache: true)
+        let (two, r2) = Self.frame(scene, bands: 2, cache: true)
+        #expect(r1.lastFrameKind == .cacheRebuilt && r2.lastFrameKind == .cacheRebuilt)
+        #expect(Self.differing(one.buffer, two.buffer) == 0)
+    }
+}
