@@ -23,7 +23,8 @@ enum LineRasterizer {
     /// Rows of the mask filled before it is blended into the frame.
     static let chunkRows = 32
 
-    /// The line segments of a cairo path (move-to / line-to, device space): x0, y0, x1, y1, ...
+    /// The line segments of a cairo path (move-to / line-to / close-path, device space):
+    /// x0, y0, x1, y1, ... A closed subpath ends with the segment back to its start.
     static func segments(of path: UnsafeMutablePointer<cairo_path_t>) -> [Double] {
         let p = path.pointee
         var out: [Double] = []
@@ -31,16 +32,21 @@ enum LineRasterizer {
         guard let data = p.data else { return out }
         var i = 0
         var cx = 0.0, cy = 0.0, have = false
+        var sx = 0.0, sy = 0.0
         let n = Int(p.num_data)
         while i < n {
             let h = data[i].header
             let len = max(1, Int(h.length))
             if h.type == CAIRO_PATH_MOVE_TO, i + 1 < n {
                 cx = data[i + 1].point.x; cy = data[i + 1].point.y; have = true
+                sx = cx; sy = cy
             } else if h.type == CAIRO_PATH_LINE_TO, i + 1 < n {
                 let x = data[i + 1].point.x, y = data[i + 1].point.y
                 if have { out.append(cx); out.append(cy); out.append(x); out.append(y) }
                 cx = x; cy = y; have = true
+            } else if h.type == CAIRO_PATH_CLOSE_PATH, have {
+                if cx != sx || cy != sy { out.append(cx); out.append(cy); out.append(sx); out.append(sy) }
+                cx = sx; cy = sy
             }
             i += len
         }
@@ -224,14 +230,19 @@ enum LineRasterizer {
 }
 
 extension LineRasterizer {
+    /// Whether `stroke(_:cr:...)` can draw into cr: an XRGB8888 image moved by whole pixels at most.
+    static func canDraw(into cr: OpaquePointer) -> Bool {
+        guard let target = cairo_get_target(cr) else { return false }
+        return cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE && cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24
+            && isWholePixelTranslation(cr)
+    }
+
     /// Draws segments given in cr's user space straight into cr's target image, within its
     /// clip. Returns false, drawing nothing, when the target is not an XRGB8888 image or cr's
     /// matrix is more than a whole-pixel translation (the caller strokes with cairo then).
     @discardableResult
     static func stroke(_ seg: [Double], cr: OpaquePointer, lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool) -> Bool {
-        guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
-              cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, isWholePixelTranslation(cr),
-              let data = cairo_image_surface_get_data(target) else { return false }
+        guard canDraw(into: cr), let target = cairo_get_target(cr), let data = cairo_image_surface_get_data(target) else { return false }
         guard !seg.isEmpty else { return true }
         var m = cairo_matrix_t()
         cairo_get_matrix(cr, &m)

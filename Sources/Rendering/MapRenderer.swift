@@ -442,7 +442,7 @@ public final class MapRenderer {
         let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
         let paths = painter.paths(view: view, zoom: zoom, parallel: true)
         defer { paths.free() }
-        let street = vector.map { streetPainter($0, view: view, zoom: zoom, antialias: antialias).layers(view: view, zoom: zoom) }
+        let street = vector.map { streetPainter($0, view: view, zoom: zoom, antialias: antialias).layers(view: view, zoom: zoom, parallel: true) }
         DispatchQueue.concurrentPerform(iterations: n) { i in
             let y0 = height * i / n, y1 = height * (i + 1) / n
             guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),

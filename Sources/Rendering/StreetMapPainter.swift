@@ -127,7 +127,8 @@ struct StreetMapPainter {
         enum Op {
             /// Paint the whole clip, or fill a path.
             case background(color: StyleColor, area: UnsafeMutablePointer<cairo_path_t>?)
-            case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?)
+            /// The outline's segments come with it (drawn 1 px wide by `LineRasterizer` where it can).
+            case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double])
             case lines([Double], width: Double, color: StyleColor, cap: String?, join: String?, dash: [Double])
             case circles(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, stroke: StyleColor?, strokeWidth: Double)
         }
@@ -139,7 +140,7 @@ struct StreetMapPainter {
             for op in ops {
                 switch op {
                 case .background(_, let area?): cairo_path_destroy(area)
-                case .fill(let path, _, _), .circles(let path, _, _, _): cairo_path_destroy(path)
+                case .fill(let path, _, _, _), .circles(let path, _, _, _): cairo_path_destroy(path)
                 default: break
                 }
             }
@@ -152,7 +153,7 @@ struct StreetMapPainter {
 
     /// Builds a view's layers (on the thread that owns the tile set: it looks tiles up and
     /// asks the worker for the ring around them).
-    func layers(view: GroundView, zoom: Double) -> Layers {
+    func layers(view: GroundView, zoom: Double, parallel: Bool = false) -> Layers {
         let out = Layers(antialias: antialias, rasterizesLines: rasterizesLines)
         let sz = StreetMapPainter.styleZoom(zoom)
         let meta = set.metadata
@@ -163,30 +164,45 @@ struct StreetMapPainter {
             set.prefetch(StreetMapPainter.ring(around: covered, zoom: z))
         }
         // Paths are built on a scratch context in view pixels (identity matrix: copied out in
-        // the same 24.8 fixed point cairo keeps) and appended to each band's context.
-        guard let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) else { return out }
-        defer { cairo_destroy(cr); cairo_surface_destroy(scratch) }
-        var pts: [Double] = [], work: [Double] = []
-        pts.reserveCapacity(4096); work.reserveCapacity(4096)
-        for layer in style.layers where layer.shows(zoom: sz) {
-            switch layer.type {
-            case .background:
-                let ctx = StyleContext(zoom: sz)
-                guard let c = layer.property("background-color")?.evaluate(ctx).color else { continue }
-                let o = layer.property("background-opacity")?.evaluate(ctx).number ?? 1
-                var area: UnsafeMutablePointer<cairo_path_t>?
-                if let backgroundArea {
-                    cairo_new_path(cr)
-                    backgroundArea(cr)
-                    area = cairo_copy_path(cr)
-                }
-                out.ops.append(.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area))
-            case .fill, .line, .circle:
-                buildLayer(layer, cr: cr, view: view, zoom: sz, tiles: tiles, into: out, &pts, &work)
-            case .symbol:
-                continue   // labels are placed and drawn per frame by StreetLabelPainter
-            }
+        // the same 24.8 fixed point cairo keeps) and appended to each band's context. The style's
+        // layers are independent (value types, read only): with `parallel`, they are built on
+        // the cores there are, each with its own context, and kept in the style's order.
+        let shown = style.layers.filter { $0.shows(zoom: sz) }
+        final class Slots: @unchecked Sendable {
+            var ops: [[Layers.Op]]
+            init(_ n: Int) { ops = Array(repeating: [], count: n) }
         }
+        let slots = Slots(shown.count)
+        for (i, layer) in shown.enumerated() where layer.type == .background {
+            let ctx = StyleContext(zoom: sz)
+            guard let c = layer.property("background-color")?.evaluate(ctx).color else { continue }
+            let o = layer.property("background-opacity")?.evaluate(ctx).number ?? 1
+            var area: UnsafeMutablePointer<cairo_path_t>?
+            if let backgroundArea, let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) {
+                backgroundArea(cr)
+                area = cairo_copy_path(cr)
+                cairo_destroy(cr); cairo_surface_destroy(scratch)
+            }
+            slots.ops[i] = [.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area)]
+        }
+        let painter = UncheckedSendable(self), shared = UncheckedSendable((shown, tiles, view))
+        let build: @Sendable (Int) -> Void = { i in
+            let (shown, tiles, view) = shared.value
+            let layer = shown[i]
+            guard layer.type == .fill || layer.type == .line || layer.type == .circle,
+                  let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) else { return }
+            defer { cairo_destroy(cr); cairo_surface_destroy(scratch) }
+            var pts: [Double] = [], work: [Double] = []
+            var ops: [Layers.Op] = []
+            painter.value.buildLayer(layer, cr: cr, view: view, zoom: sz, tiles: tiles, into: &ops, &pts, &work)
+            slots.ops[i] = ops
+        }
+        if parallel {
+            DispatchQueue.concurrentPerform(iterations: shown.count, execute: build)
+        } else {
+            for i in 0..<shown.count { build(i) }
+        }
+        out.ops = slots.ops.flatMap { $0 }
         return out
     }
 
@@ -204,12 +220,18 @@ struct StreetMapPainter {
                 } else {
                     cairo_paint(cr)
                 }
-            case let .fill(path, c, outline):
+            case let .fill(path, c, outline, outlineSegments):
                 cairo_new_path(cr)
                 cairo_append_path(cr, path)
                 cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
-                if let o = outline {
+                if let o = outline, layers.rasterizesLines,
+                   LineRasterizer.canDraw(into: cr) {
+                    cairo_fill(cr)
+                    // A 1 px outline: MapLibre's fill-outline-color is a hairline round the fill.
+                    LineRasterizer.stroke(outlineSegments, cr: cr, lineWidth: 1, color: RGBColor(r: o.r, g: o.g, b: o.b),
+                                          alpha: o.a, antialias: layers.antialias)
+                } else if let o = outline {
                     cairo_fill_preserve(cr)
                     cairo_set_source_rgba(cr, o.r, o.g, o.b, o.a)
                     cairo_set_line_width(cr, 1)
@@ -249,7 +271,7 @@ struct StreetMapPainter {
     }
 
     private func buildLayer(_ layer: StreetStyle.Layer, cr: OpaquePointer, view: GroundView, zoom: Double,
-                            tiles: [(CoveredTile, VectorTile)], into out: Layers, _ pts: inout [Double], _ scratch: inout [Double]) {
+                            tiles: [(CoveredTile, VectorTile)], into ops: inout [Layers.Op], _ pts: inout [Double], _ scratch: inout [Double]) {
         guard let sourceLayer = layer.sourceLayer else { return }
         let constant = StyleContext(zoom: zoom)
         // Each property: evaluated once when it depends on zoom only, else per feature.
@@ -312,7 +334,7 @@ struct StreetMapPainter {
                 guard !segments.isEmpty else { continue }
                 // Dash lengths are in line widths, as MapLibre defines them.
                 let dash = p.dash.map { max($0 * max(p.width, 1), 0.5) }
-                out.ops.append(.lines(segments, width: max(p.width, 0.25), color: p.color.withOpacity(p.opacity), cap: cap, join: join, dash: dash))
+                ops.append(.lines(segments, width: max(p.width, 0.25), color: p.color.withOpacity(p.opacity), cap: cap, join: join, dash: dash))
                 continue
             }
             cairo_new_path(cr)
@@ -330,9 +352,11 @@ struct StreetMapPainter {
             guard let path = cairo_copy_path(cr) else { continue }
             cairo_new_path(cr)
             if layer.type == .fill {
-                out.ops.append(.fill(path, color: p.color.withOpacity(p.opacity), outline: p.outline?.withOpacity(p.opacity)))
+                let outline = p.outline?.withOpacity(p.opacity)
+                ops.append(.fill(path, color: p.color.withOpacity(p.opacity), outline: outline,
+                                     outlineSegments: outline != nil && rasterizesLines ? LineRasterizer.segments(of: path) : []))
             } else {
-                out.ops.append(.circles(path, color: p.color.withOpacity(p.opacity), stroke: p.strokeWidth > 0 ? p.strokeColor?.withOpacity(p.opacity) : nil,
+                ops.append(.circles(path, color: p.color.withOpacity(p.opacity), stroke: p.strokeWidth > 0 ? p.strokeColor?.withOpacity(p.opacity) : nil,
                                         strokeWidth: p.strokeWidth))
             }
         }
@@ -447,4 +471,10 @@ struct StreetMapPainter {
 private extension StyleColor {
     /// The colour with its alpha multiplied by a layer's opacity.
     func withOpacity(_ o: Double) -> StyleColor { StyleColor(r: r, g: g, b: b, a: a * o) }
+}
+
+/// A value handed to worker threads that only read it.
+private struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ v: T) { value = v }
 }

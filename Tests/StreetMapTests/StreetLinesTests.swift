@@ -1,3 +1,4 @@
+import CCairo
 import Foundation
 import MapEngine
 import Testing
@@ -59,6 +60,18 @@ import TouchCore
         #expect(LineRasterizer.dashed([0, 0, 4, 0], pattern: [1, 1], trim: 1) == [0.5, 0, 0.5, 0, 2.5, 0, 2.5, 0])
         // No dashes and no trim: the segments as they are.
         #expect(LineRasterizer.dashed([0, 0, 3, 4], pattern: [], trim: 0) == [0, 0, 3, 4])
+    }
+
+    @Test func aClosedPathEndsWithTheSegmentBackToItsStart() throws {
+        // A building's outline comes from its fill path, whose rings are closed.
+        let surface = try #require(cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1))
+        let cr = try #require(cairo_create(surface))
+        defer { cairo_destroy(cr); cairo_surface_destroy(surface) }
+        cairo_move_to(cr, 0, 0); cairo_line_to(cr, 10, 0); cairo_line_to(cr, 10, 10); cairo_close_path(cr)
+        cairo_move_to(cr, 20, 20); cairo_line_to(cr, 30, 20)
+        let path = try #require(cairo_copy_path(cr))
+        defer { cairo_path_destroy(path) }
+        #expect(LineRasterizer.segments(of: path) == [0, 0, 10, 0, 10, 0, 10, 10, 10, 10, 0, 0, 20, 20, 30, 20])
     }
 
     @Test func opacityScalesTheCoverage() {
