@@ -22,6 +22,11 @@ final class LabelSprites {
         let layout: UInt
         let color: RGBColor
         let halo: RGBColor
+        /// The text's and the halo's alpha and the halo's offset in px (place names: 1, 0.85, 1;
+        /// street labels take theirs from the style).
+        var textAlpha = 1.0
+        var haloAlpha = 0.85
+        var radius = 1.0
     }
     struct Sprite {
         let image: CairoImage
@@ -66,10 +71,11 @@ final class LabelSprites {
         }
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
-        // Ink and logical box, grown by the halo's pixel and one more for antialiasing.
-        let x0 = Int(min(ink.x, logical.x)) - 2, y0 = Int(min(ink.y, logical.y)) - 2
-        let x1 = Int(max(ink.x + ink.width, logical.x + logical.width)) + 2
-        let y1 = Int(max(ink.y + ink.height, logical.y + logical.height)) + 2
+        // Ink and logical box, grown by the halo's offset and one more pixel for antialiasing.
+        let pad = Int(key.radius.rounded(.up)) + 1
+        let x0 = Int(min(ink.x, logical.x)) - pad, y0 = Int(min(ink.y, logical.y)) - pad
+        let x1 = Int(max(ink.x + ink.width, logical.x + logical.width)) + pad
+        let y1 = Int(max(ink.y + ink.height, logical.y + logical.height)) + pad
         let w = x1 - x0, h = y1 - y0
         guard w > 0, h > 0, w <= 4096, h <= 4096, w * h * 4 <= maxBytes,
               let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h)) else { return nil }

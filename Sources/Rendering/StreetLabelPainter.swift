@@ -157,12 +157,12 @@ struct StreetLabelPainter {
             pango_layout_get_pixel_extents(layout, &ink, &logical)
             let x = (l.frame.x + 2 - Double(logical.x)).rounded(), y = (l.frame.y + 2 - Double(logical.y)).rounded()
             if let h = l.halo, l.haloWidth > 0 {
-                let r = max(1, l.haloWidth.rounded())
-                cairo_set_source_rgba(cr, h.r, h.g, h.b, h.a * 0.9)
-                for (dx, dy) in [(-1.0, -1.0), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
-                    cairo_move_to(cr, x + dx * r, y + dy * r)
-                    pango_cairo_show_layout(cr, layout)
-                }
+                // Eight halo copies and the text: from the label's sprite, drawn once (x and y
+                // are whole pixels), as the place names are.
+                text.drawWithHalo(layout, cr: cr, x: x, y: y, color: RGBColor(r: l.color.r, g: l.color.g, b: l.color.b),
+                                  halo: RGBColor(r: h.r, g: h.g, b: h.b), textAlpha: l.color.a, haloAlpha: h.a * 0.9,
+                                  radius: max(1, l.haloWidth.rounded()))
+                continue
             }
             cairo_set_source_rgba(cr, l.color.r, l.color.g, l.color.b, l.color.a)
             cairo_move_to(cr, x, y)

@@ -125,22 +125,32 @@ final class TextRenderer {
     /// Draws a layout with a halo: 8 offset copies in the halo colour (8x cheaper than stroking
     /// the glyph outlines), then the text. At a whole-pixel position under a whole-pixel
     /// translation (every place name) it comes from the layout's sprite, drawn once.
-    func drawWithHalo(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, color: RGBColor, halo: RGBColor) {
+    /// The street map's labels take the text's and halo's alpha and the halo's offset from
+    /// the style (`radius` px); place names use the defaults.
+    func drawWithHalo(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, color: RGBColor, halo: RGBColor,
+                      textAlpha: Double = 1, haloAlpha: Double = 0.85, radius: Double = 1) {
+        let key = LabelSprites.Key(layout: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout))), color: color, halo: halo,
+                                   textAlpha: textAlpha, haloAlpha: haloAlpha, radius: radius)
         if usesLabelSprites, x == x.rounded(), y == y.rounded(), isWholePixelTranslation(cr),
-           let s = sprites.sprite(LabelSprites.Key(layout: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout))), color: color, halo: halo),
-                                  layout: layout, draw: { c, ox, oy in self.haloRuns(layout, cr: c, x: ox, y: oy, color: color, halo: halo) }) {
+           let s = sprites.sprite(key, layout: layout, draw: { c, ox, oy in self.haloRuns(layout, cr: c, x: ox, y: oy, key) }) {
             LabelSprites.paint(s, cr: cr, x: x, y: y)
             return
         }
-        haloRuns(layout, cr: cr, x: x, y: y, color: color, halo: halo)
+        haloRuns(layout, cr: cr, x: x, y: y, key)
     }
 
-    private func haloRuns(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, color: RGBColor, halo: RGBColor) {
-        cairo_set_source_rgba(cr, halo.r, halo.g, halo.b, 0.85)
+    private func haloRuns(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, _ k: LabelSprites.Key) {
+        cairo_set_source_rgba(cr, k.halo.r, k.halo.g, k.halo.b, k.haloAlpha)
         for (dx, dy) in [(-1.0, -1.0), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
-            cairo_move_to(cr, x + dx, y + dy)
+            cairo_move_to(cr, x + dx * k.radius, y + dy * k.radius)
             pango_cairo_show_layout(cr, layout)
         }
-        draw(layout, cr: cr, x: x, y: y, color: color)
+        if k.textAlpha == 1 {
+            draw(layout, cr: cr, x: x, y: y, color: k.color)
+        } else {
+            cairo_set_source_rgba(cr, k.color.r, k.color.g, k.color.b, k.textAlpha)
+            cairo_move_to(cr, x, y)
+            pango_cairo_show_layout(cr, layout)
+        }
     }
 }

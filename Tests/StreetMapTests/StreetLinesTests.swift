@@ -141,4 +141,27 @@ import TouchCore
         #expect(r1.lastFrameKind == .cacheRebuilt && r2.lastFrameKind == .cacheRebuilt)
         #expect(Self.differing(one.buffer, two.buffer) == 0)
     }
+
+    // MARK: street labels
+
+    /// Street labels come from haloed sprites as place names do: the frame is the one the
+    /// nine pango runs draw, up to 8-bit rounding, and a second frame makes no new sprite.
+    @Test func streetLabelsComeFromSpritesMadeOnce() {
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15.5))
+        let opened = MapRenderer.openTiles(path: mbtilesPath)
+        let runs = MapRenderer(vector: opened.vector)
+        runs.textRenderer.usesLabelSprites = false
+        runs.usesBaseMapCache = false
+        let a = OwnedFrameBuffer(width: 640, height: 480)
+        runs.render(scene, into: a.buffer)
+        #expect(runs.textRenderer.sprites.made == 0)
+        let (b, r) = Self.frame(scene)
+        #expect(!r.streetLabels.isEmpty)
+        let made = r.textRenderer.sprites.made
+        #expect(made >= r.streetLabels.count / 2, "\(made) sprites for \(r.streetLabels.count) labels")
+        #expect(Self.differing(a.buffer, b.buffer, by: 4) == 0, "sprites and runs differ by more than 4 levels")
+        #expect(Self.differing(a.buffer, b.buffer) > 0, "the two ways of drawing are not the same code")
+        r.render(scene, into: b.buffer)
+        #expect(r.textRenderer.sprites.made == made, "the second frame makes no sprite")
+    }
 }
