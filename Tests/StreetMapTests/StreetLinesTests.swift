@@ -4,6 +4,7 @@ import MapEngine
 import Testing
 import TouchCore
 @testable import Rendering
+import VectorTiles
 
 /// The street map's lines drawn by `LineRasterizer` (dashes cut, butt ends trimmed, opacity as
 /// coverage), and the street map drawn in bands on both cores.
@@ -132,6 +133,23 @@ import TouchCore
         let (a, _) = Self.frame(scene, bands: 1, quality: .interactive)
         let (b, _) = Self.frame(scene, bands: 4, quality: .interactive)
         #expect(Self.differing(a.buffer, b.buffer) == 0)
+    }
+
+    /// Bands split the rows by estimated work: lines crowded into the top of the view move the
+    /// cut up; without lines the rows are shared equally.
+    @Test func bandsShareTheWorkNotTheRows() {
+        let empty = StreetMapPainter.Layers(antialias: true, rasterizesLines: true)
+        #expect(empty.balancedCuts(bands: 2, width: 1000, height: 1000) == [0, 500, 1000])
+        #expect(empty.balancedCuts(bands: 4, width: 1000, height: 1000) == [0, 250, 500, 750, 1000])
+        let crowded = StreetMapPainter.Layers(antialias: true, rasterizesLines: true)
+        var seg: [Double] = []
+        for y in stride(from: 10.0, to: 200, by: 4) { seg += [0, y, 1000, y] }   // 48 lines across the top fifth
+        crowded.ops.append(.lines(seg, width: 3, color: StyleColor(r: 1, g: 1, b: 1), cap: nil, join: nil, dash: []))
+        let cuts = crowded.balancedCuts(bands: 2, width: 1000, height: 1000)
+        #expect(cuts.count == 3 && cuts[0] == 0 && cuts[2] == 1000)
+        #expect(cuts[1] > 10 && cuts[1] < 300, "\(cuts)")
+        let many = crowded.balancedCuts(bands: 7, width: 1000, height: 5)
+        #expect(many.count == 8 && many.first == 0 && many.last == 5 && zip(many, many.dropFirst()).allSatisfy { $0 <= $1 })
     }
 
     @Test func theCachedStreetMapIsBuiltInBandsToo() {
