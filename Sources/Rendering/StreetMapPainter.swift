@@ -129,7 +129,9 @@ struct StreetMapPainter {
             case background(color: StyleColor, area: UnsafeMutablePointer<cairo_path_t>?)
             /// The outline's segments come with it (drawn 1 px wide by `LineRasterizer` where it can).
             case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double])
-            case lines([Double], width: Double, color: StyleColor, cap: String?, join: String?, dash: [Double])
+            /// The segments, and (when `LineRasterizer` draws them) the pieces it draws: dashes
+            /// cut and butt ends trimmed once, not in every band.
+            case lines([Double], pieces: [Double]?, width: Double, color: StyleColor, cap: String?, join: String?, dash: [Double])
             case circles(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, stroke: StyleColor?, strokeWidth: Double)
         }
         var ops: [Op] = []
@@ -144,13 +146,13 @@ struct StreetMapPainter {
             guard n > 1, height > 0 else { return [0, max(height, 0)] }
             var density = [Double](repeating: 0, count: height + 1)   // a difference array
             for op in ops {
-                guard case let .lines(seg, w, _, _, _, dash) = op else { continue }
-                let visits = dash.isEmpty ? 1.0 : 1.5     // dashes: more, shorter pieces
+                guard case let .lines(segments, pieces, w, _, _, _, _) = op else { continue }
+                let seg = pieces ?? segments
                 for k in 0..<seg.count / 4 {
                     let x0 = seg[4 * k], y0 = seg[4 * k + 1], x1 = seg[4 * k + 2], y1 = seg[4 * k + 3]
                     guard y0.isFinite, y1.isFinite, x0.isFinite, x1.isFinite else { continue }
                     let len = ((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0)).squareRoot()
-                    let cost = (len + w + 1) * (w + 1) * visits
+                    let cost = (len + w + 1) * (w + 1)
                     let top = Int(max(0, min(Double(height - 1), (min(y0, y1) - w).rounded(.down))))
                     let bottom = Int(max(0, min(Double(height - 1), (max(y0, y1) + w).rounded(.down))))
                     let perRow = cost / Double(bottom - top + 1)
@@ -282,8 +284,8 @@ struct StreetMapPainter {
                 } else {
                     cairo_fill(cr)
                 }
-            case let .lines(segments, width, c, cap, join, dash):
-                StreetMapPainter.strokeLines(segments, width: width, color: c, cap: cap, join: join, dash: dash,
+            case let .lines(segments, pieces, width, c, cap, join, dash):
+                StreetMapPainter.strokeLines(pieces: pieces, segments, width: width, color: c, cap: cap, join: join, dash: dash,
                                              rasterize: layers.rasterizesLines, antialias: layers.antialias, cr: cr)
             case let .circles(path, c, stroke, strokeWidth):
                 cairo_new_path(cr)
@@ -377,7 +379,13 @@ struct StreetMapPainter {
                 guard !segments.isEmpty else { continue }
                 // Dash lengths are in line widths, as MapLibre defines them.
                 let dash = p.dash.map { max($0 * max(p.width, 1), 0.5) }
-                ops.append(.lines(segments, width: max(p.width, 0.25), color: p.color.withOpacity(p.opacity), cap: cap, join: join, dash: dash))
+                let width = max(p.width, 0.25)
+                var pieces: [Double]?
+                if rasterizesLines {
+                    let trim = cap == "round" || cap == "square" ? 0 : width / 2
+                    pieces = dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim)
+                }
+                ops.append(.lines(segments, pieces: pieces, width: width, color: p.color.withOpacity(p.opacity), cap: cap, join: join, dash: dash))
                 continue
             }
             cairo_new_path(cr)
@@ -427,12 +435,10 @@ struct StreetMapPainter {
     /// last one's end). `LineRasterizer` draws them when cr's target allows: its joins and
     /// ends are round (a butt end is the line trimmed by half its width, a miter or bevel
     /// join comes out round), its edges a box filter as cairo's are. Else cairo strokes them.
-    static func strokeLines(_ segments: [Double], width: Double, color c: StyleColor, cap: String?, join: String?, dash: [Double],
+    static func strokeLines(pieces: [Double]?, _ segments: [Double], width: Double, color c: StyleColor, cap: String?, join: String?, dash: [Double],
                             rasterize: Bool, antialias: Bool, cr: OpaquePointer) {
         guard !segments.isEmpty else { return }
-        if rasterize {
-            let trim = cap == "round" || cap == "square" ? 0 : width / 2
-            let pieces = dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim)
+        if rasterize, let pieces {
             if LineRasterizer.stroke(pieces, cr: cr, lineWidth: width, color: RGBColor(r: c.r, g: c.g, b: c.b),
                                      alpha: c.a, antialias: antialias) { return }
         }
