@@ -16,6 +16,24 @@ extension MapRenderer {
         return (nw.x, nw.y, se.x, se.y)
     }
 
+    /// Whether the street map hides the built-in world everywhere in a view: its style's
+    /// background is opaque at this zoom and the view's ground lies inside the tile set's
+    /// bounds (which the background fills). The world's land and lines are then not drawn
+    /// (about 1 ms of a 1080p street frame building their paths, for nothing on screen).
+    func streetMapCovers(view: GroundView, zoom: Double) -> Bool {
+        guard let vector else { return false }
+        let sz = StreetMapPainter.styleZoom(zoom)
+        let ctx = StyleContext(zoom: sz)
+        let opaque = streetStyle.layers.contains { layer in
+            guard layer.type == .background, layer.shows(zoom: sz),
+                  let c = layer.property("background-color")?.evaluate(ctx).color else { return false }
+            return c.a * (layer.property("background-opacity")?.evaluate(ctx).number ?? 1) >= 1
+        }
+        guard opaque else { return false }
+        guard let b = streetBounds(vector, zoom: zoom) else { return true }
+        return view.worldMinX >= b.minX && view.worldMaxX <= b.maxX && view.worldMinY >= b.minY && view.worldMaxY <= b.maxY
+    }
+
     /// Whether the street map's labels replace the built-in world's: the view's centre lies in the tile set.
     func showsStreetMap(view: GroundView) -> Bool {
         guard let vector else { return false }

@@ -397,7 +397,13 @@ public final class MapRenderer {
 
     /// Sea, built-in world and raster tiles for a view (place names are drawn per frame, upright).
     private func paintBase(cr: OpaquePointer, view: GroundView, zoom: Double, antialias: Bool = true) {
-        MapRenderer.paintWorld(cr: cr, world: world, style: style, view: view, zoom: zoom, antialias: antialias)
+        if streetMapCovers(view: view, zoom: zoom) {
+            // The street map's opaque background hides the built-in world: the sea only.
+            cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
+            cairo_paint(cr)
+        } else {
+            MapRenderer.paintWorld(cr: cr, world: world, style: style, view: view, zoom: zoom, antialias: antialias)
+        }
         if let raster { RasterMapPainter(source: raster, fast: !antialias).paint(cr: cr, view: view, zoom: zoom) }
         if let vector { paintStreetMap(vector, cr: cr, view: view, zoom: zoom, antialias: antialias) }
     }
@@ -440,7 +446,8 @@ public final class MapRenderer {
         let style = style
         // The paths are built once, here; the bands only fill and stroke them.
         let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
-        let paths = painter.paths(view: view, zoom: zoom, parallel: true)
+        // Under a street map whose opaque background covers the view, the world is hidden.
+        let paths = streetMapCovers(view: view, zoom: zoom) ? VectorMapPainter.Paths() : painter.paths(view: view, zoom: zoom, parallel: true)
         defer { paths.free() }
         let street = vector.map { streetPainter($0, view: view, zoom: zoom, antialias: antialias).layers(view: view, zoom: zoom, parallel: true) }
         // Equal rows, or for the street map rows of equal estimated work: its lines crowd into

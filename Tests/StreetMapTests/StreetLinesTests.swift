@@ -160,6 +160,26 @@ import VectorTiles
         #expect(Self.differing(one.buffer, two.buffer) == 0)
     }
 
+    /// Inside the extract the street map's opaque background hides the built-in world, which
+    /// is then not drawn; a view reaching past the extract's bounds draws it.
+    @Test func theWorldIsDrawnOnlyWhereTheStreetMapLeavesItVisible() {
+        let opened = MapRenderer.openTiles(path: mbtilesPath)
+        let r = MapRenderer(vector: opened.vector)
+        func view(_ zoom: Double, tilt: Double = 0) -> GroundView {
+            GroundView(projection: Projection(camera: CameraPosition(target: Self.vaduz, zoom: zoom, tilt: tilt), screen: Size(width: 1920, height: 1080)))
+        }
+        #expect(r.streetMapCovers(view: view(15.5), zoom: 15.5))
+        #expect(r.streetMapCovers(view: view(15.5, tilt: 50), zoom: 15.5))
+        #expect(!r.streetMapCovers(view: view(10), zoom: 10), "the view reaches Switzerland and Austria")
+        #expect(!MapRenderer().streetMapCovers(view: view(15.5), zoom: 15.5), "no street map")
+        // A translucent background shows the world through it.
+        var style = r.streetStyle
+        for i in style.layers.indices where style.layers[i].type == .background {
+            style.layers[i].properties["background-opacity"] = .literal(.number(0.5))
+        }
+        #expect(!MapRenderer(vector: opened.vector, streetStyle: style).streetMapCovers(view: view(15.5), zoom: 15.5))
+    }
+
     // MARK: street labels
 
     /// Street labels come from haloed sprites as place names do: the frame is the one the
