@@ -137,47 +137,15 @@ struct StreetMapPainter {
         var ops: [Op] = []
         let antialias: Bool
 
-        /// Row boundaries (0 first, `height` last) of `bands` bands of about equal work. The
-        /// estimate: a line segment costs the pixels the rasterizer visits, (length + width + 1)
-        /// x (width + 1), spread over the rows it spans; every pixel of a row costs 0.2 of that
-        /// besides (background, fills, blending: measured at 1080p over Vaduz, a visited line
-        /// pixel about 14 ns, the rest of the frame about 3 ns a pixel).
+        /// Row boundaries (0 first, `height` last) of `bands` bands of about equal work (see
+        /// `BandWork`): the line pieces the rasterizer draws.
         func balancedCuts(bands n: Int, width: Int, height: Int) -> [Int] {
-            guard n > 1, height > 0 else { return [0, max(height, 0)] }
-            var density = [Double](repeating: 0, count: height + 1)   // a difference array
+            var work = BandWork(width: width, height: height)
             for op in ops {
                 guard case let .lines(segments, pieces, w, _, _, _, _) = op else { continue }
-                let seg = pieces ?? segments
-                for k in 0..<seg.count / 4 {
-                    let x0 = seg[4 * k], y0 = seg[4 * k + 1], x1 = seg[4 * k + 2], y1 = seg[4 * k + 3]
-                    guard y0.isFinite, y1.isFinite, x0.isFinite, x1.isFinite else { continue }
-                    let len = ((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0)).squareRoot()
-                    let cost = (len + w + 1) * (w + 1)
-                    let top = Int(max(0, min(Double(height - 1), (min(y0, y1) - w).rounded(.down))))
-                    let bottom = Int(max(0, min(Double(height - 1), (max(y0, y1) + w).rounded(.down))))
-                    let perRow = cost / Double(bottom - top + 1)
-                    density[top] += perRow
-                    density[bottom + 1] -= perRow
-                }
+                work.addLines(pieces ?? segments, width: w)
             }
-            var rowCost = [Double](repeating: 0, count: height)
-            var run = 0.0, total = 0.0
-            for y in 0..<height {
-                run += density[y]
-                rowCost[y] = max(0, run) + 0.2 * Double(width)
-                total += rowCost[y]
-            }
-            var cuts = [0]
-            var acc = 0.0
-            for y in 0..<height where cuts.count < n {
-                acc += rowCost[y]
-                if acc >= total * Double(cuts.count) / Double(n) { cuts.append(y + 1) }
-            }
-            while cuts.count < n { cuts.append(height) }
-            cuts.append(height)
-            // At least one row a band where there are rows enough, in order.
-            for i in 1..<cuts.count { cuts[i] = max(cuts[i], cuts[i - 1]) }
-            return cuts
+            return work.cuts(bands: n)
         }
         let rasterizesLines: Bool
         init(antialias: Bool, rasterizesLines: Bool) { self.antialias = antialias; self.rasterizesLines = rasterizesLines }
