@@ -4,11 +4,11 @@ import Foundation
 /// about equal work for the cores (`MapRenderer.paintBaseInBands`): lines and land crowd into
 /// parts of a view (a town, the far ground of a tilted view), and with equal rows one band
 /// waits for the other. Any split gives the same bytes. Used for the street map; for the
-/// built-in world (land edges weighed at 0.5 to 8 a row) it measured no better than equal rows.
+/// built-in world (its land's edges weighed at 0.5 to 8 a row they cross) it measured no better
+/// than equal rows.
 ///
 /// Units: one pixel the line rasterizer visits (about 14 ns on the development VM at 1080p); a
-/// pixel of the frame costs 0.2 of that besides (background, fills, blending: about 3 ns); a
-/// filled outline's edge costs `edgeCost` a row it crosses (cairo's scan converter).
+/// pixel of the frame costs 0.2 of that besides (background, fills, blending: about 3 ns).
 struct BandWork {
     let width: Int, height: Int
     /// A difference array over the rows: cost per row, added at a range's top, taken off below it.
@@ -36,14 +36,6 @@ struct BandWork {
             let x0 = seg[4 * k], y0 = seg[4 * k + 1], x1 = seg[4 * k + 2], y1 = seg[4 * k + 3]
             let len = ((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0)).squareRoot()
             spread((len + w + 1) * (w + 1), from: min(y0, y1) - w, to: max(y0, y1) + w)
-        }
-    }
-
-    /// The edges of a filled outline (segments as above): `edgeCost` for every row an edge crosses.
-    mutating func addEdges(_ seg: [Double], edgeCost: Double) {
-        for k in 0..<seg.count / 4 {
-            let y0 = seg[4 * k + 1], y1 = seg[4 * k + 3]
-            spread(edgeCost * (abs(y1 - y0) + 1), from: min(y0, y1), to: max(y0, y1))
         }
     }
 

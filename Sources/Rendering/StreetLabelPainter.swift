@@ -159,8 +159,7 @@ struct StreetLabelPainter {
             if let h = l.halo, l.haloWidth > 0 {
                 // Eight halo copies and the text: from the label's sprite, drawn once (x and y
                 // are whole pixels), as the place names are.
-                text.drawWithHalo(layout, cr: cr, x: x, y: y, color: RGBColor(r: l.color.r, g: l.color.g, b: l.color.b),
-                                  halo: RGBColor(r: h.r, g: h.g, b: h.b), textAlpha: l.color.a, haloAlpha: h.a * 0.9,
+                text.drawWithHalo(layout, cr: cr, x: x, y: y, color: l.color.rgb, halo: h.rgb, textAlpha: l.color.a, haloAlpha: h.a * 0.9,
                                   radius: max(1, l.haloWidth.rounded()))
                 continue
             }

@@ -127,8 +127,8 @@ struct StreetMapPainter {
         enum Op {
             /// Paint the whole clip, or fill a path.
             case background(color: StyleColor, area: UnsafeMutablePointer<cairo_path_t>?)
-            /// The outline's segments come with it (drawn 1 px wide by `LineRasterizer` where it can).
-            case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double])
+            /// With an outline, its segments when `LineRasterizer` draws it (1 px wide).
+            case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double]?)
             /// The segments, and (when `LineRasterizer` draws them) the pieces it draws: dashes
             /// cut and butt ends trimmed once, not in every band.
             case lines([Double], pieces: [Double]?, width: Double, color: StyleColor, cap: String?, join: String?, dash: [Double])
@@ -136,6 +136,7 @@ struct StreetMapPainter {
         }
         var ops: [Op] = []
         let antialias: Bool
+        init(antialias: Bool) { self.antialias = antialias }
 
         /// Row boundaries (0 first, `height` last) of `bands` bands of about equal work (see
         /// `BandWork`): the line pieces the rasterizer draws.
@@ -147,8 +148,7 @@ struct StreetMapPainter {
             }
             return work.cuts(bands: n)
         }
-        let rasterizesLines: Bool
-        init(antialias: Bool, rasterizesLines: Bool) { self.antialias = antialias; self.rasterizesLines = rasterizesLines }
+
         deinit {
             for op in ops {
                 switch op {
@@ -167,7 +167,7 @@ struct StreetMapPainter {
     /// Builds a view's layers (on the thread that owns the tile set: it looks tiles up and
     /// asks the worker for the ring around them).
     func layers(view: GroundView, zoom: Double, parallel: Bool = false) -> Layers {
-        let out = Layers(antialias: antialias, rasterizesLines: rasterizesLines)
+        let out = Layers(antialias: antialias)
         let sz = StreetMapPainter.styleZoom(zoom)
         let meta = set.metadata
         let covered = StreetMapPainter.cover(view: view, zoom: zoom, minZoom: meta.minZoom, maxZoom: meta.maxZoom)
@@ -238,12 +238,10 @@ struct StreetMapPainter {
                 cairo_append_path(cr, path)
                 cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
-                if let o = outline, layers.rasterizesLines,
-                   LineRasterizer.canDraw(into: cr) {
+                if let o = outline, let outlineSegments, LineRasterizer.canDraw(into: cr) {
                     cairo_fill(cr)
                     // A 1 px outline: MapLibre's fill-outline-color is a hairline round the fill.
-                    LineRasterizer.stroke(outlineSegments, cr: cr, lineWidth: 1, color: RGBColor(r: o.r, g: o.g, b: o.b),
-                                          alpha: o.a, antialias: layers.antialias)
+                    LineRasterizer.stroke(outlineSegments, cr: cr, lineWidth: 1, color: o.rgb, alpha: o.a, antialias: layers.antialias)
                 } else if let o = outline {
                     cairo_fill_preserve(cr)
                     cairo_set_source_rgba(cr, o.r, o.g, o.b, o.a)
@@ -254,7 +252,7 @@ struct StreetMapPainter {
                 }
             case let .lines(segments, pieces, width, c, cap, join, dash):
                 StreetMapPainter.strokeLines(pieces: pieces, segments, width: width, color: c, cap: cap, join: join, dash: dash,
-                                             rasterize: layers.rasterizesLines, antialias: layers.antialias, cr: cr)
+                                             antialias: layers.antialias, cr: cr)
             case let .circles(path, c, stroke, strokeWidth):
                 cairo_new_path(cr)
                 cairo_append_path(cr, path)
@@ -373,7 +371,7 @@ struct StreetMapPainter {
             if layer.type == .fill {
                 let outline = p.outline?.withOpacity(p.opacity)
                 ops.append(.fill(path, color: p.color.withOpacity(p.opacity), outline: outline,
-                                     outlineSegments: outline != nil && rasterizesLines ? LineRasterizer.segments(of: path) : []))
+                                     outlineSegments: outline != nil && rasterizesLines ? LineRasterizer.segments(of: path) : nil))
             } else {
                 ops.append(.circles(path, color: p.color.withOpacity(p.opacity), stroke: p.strokeWidth > 0 ? p.strokeColor?.withOpacity(p.opacity) : nil,
                                         strokeWidth: p.strokeWidth))
@@ -400,16 +398,14 @@ struct StreetMapPainter {
     }
 
     /// Draws one group's lines (segments in cr's user space, joined where one starts at the
-    /// last one's end). `LineRasterizer` draws them when cr's target allows: its joins and
-    /// ends are round (a butt end is the line trimmed by half its width, a miter or bevel
-    /// join comes out round), its edges a box filter as cairo's are. Else cairo strokes them.
+    /// last one's end). `LineRasterizer` draws its `pieces` (the segments dashed and trimmed;
+    /// nil: cairo draws every line) when cr's target allows: its joins and ends are round (a
+    /// butt end is the line trimmed by half its width, a miter or bevel join comes out round),
+    /// its edges a box filter as cairo's are. Else cairo strokes the segments.
     static func strokeLines(pieces: [Double]?, _ segments: [Double], width: Double, color c: StyleColor, cap: String?, join: String?, dash: [Double],
-                            rasterize: Bool, antialias: Bool, cr: OpaquePointer) {
+                            antialias: Bool, cr: OpaquePointer) {
         guard !segments.isEmpty else { return }
-        if rasterize, let pieces {
-            if LineRasterizer.stroke(pieces, cr: cr, lineWidth: width, color: RGBColor(r: c.r, g: c.g, b: c.b),
-                                     alpha: c.a, antialias: antialias) { return }
-        }
+        if let pieces, LineRasterizer.stroke(pieces, cr: cr, lineWidth: width, color: c.rgb, alpha: c.a, antialias: antialias) { return }
         cairo_new_path(cr)
         for k in 0..<segments.count / 4 {
             if k == 0 || segments[4 * k] != segments[4 * k - 2] || segments[4 * k + 1] != segments[4 * k - 1] {
@@ -485,9 +481,11 @@ struct StreetMapPainter {
     }
 }
 
-private extension StyleColor {
+extension StyleColor {
     /// The colour with its alpha multiplied by a layer's opacity.
     func withOpacity(_ o: Double) -> StyleColor { StyleColor(r: r, g: g, b: b, a: a * o) }
+    /// The colour without its alpha, for the painters that take the alpha apart.
+    var rgb: RGBColor { RGBColor(r: r, g: g, b: b) }
 }
 
 /// A value handed to worker threads that only read it.

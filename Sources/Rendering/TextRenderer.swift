@@ -145,12 +145,8 @@ final class TextRenderer {
             cairo_move_to(cr, x + dx * k.radius, y + dy * k.radius)
             pango_cairo_show_layout(cr, layout)
         }
-        if k.textAlpha == 1 {
-            draw(layout, cr: cr, x: x, y: y, color: k.color)
-        } else {
-            cairo_set_source_rgba(cr, k.color.r, k.color.g, k.color.b, k.textAlpha)
-            cairo_move_to(cr, x, y)
-            pango_cairo_show_layout(cr, layout)
-        }
+        cairo_set_source_rgba(cr, k.color.r, k.color.g, k.color.b, k.textAlpha)
+        cairo_move_to(cr, x, y)
+        pango_cairo_show_layout(cr, layout)
     }
 }

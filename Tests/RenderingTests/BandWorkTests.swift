@@ -19,16 +19,6 @@ import Testing
         #expect(cuts[1] < 120 && cuts[1] > 0, "\(cuts)")
     }
 
-    @Test func edgesWeighTheRowsTheyCross() {
-        // A tall outline's edges down the bottom half: the cut moves down.
-        var w = BandWork(width: 100, height: 1000)
-        var seg: [Double] = []
-        for x in stride(from: 0.0, to: 100, by: 1) { seg += [x, 500, x, 1000] }
-        w.addEdges(seg, edgeCost: 2)
-        let cuts = w.cuts(bands: 2)
-        #expect(cuts[1] > 600, "\(cuts)")
-    }
-
     @Test func cutsStayInOrderAndInTheFrame() {
         var w = BandWork(width: 10, height: 3)
         w.addLines([0, -50, 0, 5000, .nan, 0, 1, 1], width: 1)   // off the frame, not finite

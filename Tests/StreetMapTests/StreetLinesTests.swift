@@ -138,10 +138,10 @@ import VectorTiles
     /// Bands split the rows by estimated work: lines crowded into the top of the view move the
     /// cut up; without lines the rows are shared equally.
     @Test func bandsShareTheWorkNotTheRows() {
-        let empty = StreetMapPainter.Layers(antialias: true, rasterizesLines: true)
+        let empty = StreetMapPainter.Layers(antialias: true)
         #expect(empty.balancedCuts(bands: 2, width: 1000, height: 1000) == [0, 500, 1000])
         #expect(empty.balancedCuts(bands: 4, width: 1000, height: 1000) == [0, 250, 500, 750, 1000])
-        let crowded = StreetMapPainter.Layers(antialias: true, rasterizesLines: true)
+        let crowded = StreetMapPainter.Layers(antialias: true)
         var seg: [Double] = []
         for y in stride(from: 10.0, to: 200, by: 4) { seg += [0, y, 1000, y] }   // 48 lines across the top fifth
         crowded.ops.append(.lines(seg, pieces: seg, width: 3, color: StyleColor(r: 1, g: 1, b: 1), cap: nil, join: nil, dash: []))
