@@ -181,11 +181,7 @@ struct StreetMapPainter {
         // layers are independent (value types, read only): with `parallel`, they are built on
         // the cores there are, each with its own context, and kept in the style's order.
         let shown = style.layers.filter { $0.shows(zoom: sz) }
-        final class Slots: @unchecked Sendable {
-            var ops: [[Layers.Op]]
-            init(_ n: Int) { ops = Array(repeating: [], count: n) }
-        }
-        let slots = Slots(shown.count)
+        let slots = ParallelSlots<[Layers.Op]>(count: shown.count, initial: [])
         for (i, layer) in shown.enumerated() where layer.type == .background {
             let ctx = StyleContext(zoom: sz)
             guard let c = layer.property("background-color")?.evaluate(ctx).color else { continue }
@@ -196,7 +192,7 @@ struct StreetMapPainter {
                 area = cairo_copy_path(cr)
                 cairo_destroy(cr); cairo_surface_destroy(scratch)
             }
-            slots.ops[i] = [.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area)]
+            slots[i] = [.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area)]
         }
         let painter = UncheckedSendable(self), shared = UncheckedSendable((shown, tiles, view))
         let build: @Sendable (Int) -> Void = { i in
@@ -208,14 +204,14 @@ struct StreetMapPainter {
             var pts: [Double] = [], work: [Double] = []
             var ops: [Layers.Op] = []
             painter.value.buildLayer(layer, cr: cr, view: view, zoom: sz, tiles: tiles, into: &ops, &pts, &work)
-            slots.ops[i] = ops
+            slots[i] = ops
         }
         if parallel {
             DispatchQueue.concurrentPerform(iterations: shown.count, execute: build)
         } else {
             for i in 0..<shown.count { build(i) }
         }
-        out.ops = slots.ops.flatMap { $0 }
+        out.ops = slots.values.flatMap { $0 }
         return out
     }
 

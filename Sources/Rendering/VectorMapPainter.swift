@@ -29,11 +29,8 @@ struct VectorMapPainter {
     /// scratch context, and the world's data is immutable): the land's projection and clipping
     /// is the larger part, so the lines are built beside it.
     func paths(view: GroundView, zoom: Double, parallel: Bool = false) -> Paths {
-        final class Slots: @unchecked Sendable {
-            var paths: [UnsafeMutablePointer<cairo_path_t>?] = [nil, nil, nil]
-            var segments: [[Double]] = [[], [], []]
-        }
-        let slots = Slots()
+        let paths = ParallelSlots<UnsafeMutablePointer<cairo_path_t>?>(count: 3, initial: nil)
+        let segments = ParallelSlots<[Double]>(count: 3, initial: [])
         let build: @Sendable (Int) -> Void = { i in
             // A path lives in device space as 24.8 fixed point; with the identity matrix, copying
             // it out and appending it again gives the same fixed-point values.
@@ -53,8 +50,8 @@ struct VectorMapPainter {
                 addLines(borders, cr: cr, view: view)
             }
             let p = cairo_copy_path(cr)
-            slots.paths[i] = p
-            if i > 0, let p { slots.segments[i] = LineRasterizer.segments(of: p) }
+            paths[i] = p
+            if i > 0, let p { segments[i] = LineRasterizer.segments(of: p) }
         }
         if parallel {
             DispatchQueue.concurrentPerform(iterations: 3) { build($0) }
@@ -62,9 +59,9 @@ struct VectorMapPainter {
             for i in 0..<3 { build(i) }
         }
         var out = Paths()
-        out.land = slots.paths[0]
-        out.rivers = slots.paths[1]; out.riverSegments = slots.segments[1]
-        out.borders = slots.paths[2]; out.borderSegments = slots.segments[2]
+        out.land = paths[0]
+        out.rivers = paths[1]; out.riverSegments = segments[1]
+        out.borders = paths[2]; out.borderSegments = segments[2]
         return out
     }
 

@@ -1,0 +1,33 @@
+import Foundation
+
+/// One result slot per iteration of `DispatchQueue.concurrentPerform`: each iteration writes its
+/// own slot through a pointer, and the caller reads them once the loop has returned.
+///
+/// An array in a class written from several threads is not that: a constant array literal is a
+/// statically allocated object in a release build, never uniquely referenced, so each write
+/// copies the whole array and stores the copy back, and concurrent writes lose each other's
+/// results (the world's land went missing from about one frame in a hundred that way).
+final class ParallelSlots<T>: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<T>
+
+    init(count: Int, initial: T) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: initial)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    var count: Int { slots.count }
+
+    /// Slot i: written by iteration i only, read after the loop.
+    subscript(i: Int) -> T {
+        get { slots[i] }
+        set { slots[i] = newValue }
+    }
+
+    /// The slots in order (after the loop).
+    var values: [T] { Array(slots) }
+}
