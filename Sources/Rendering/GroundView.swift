@@ -27,6 +27,8 @@ struct GroundView {
     /// is opaque down to here and fades out below, hiding where the drawn ground ends.
     let skyLineY: Double?
     let horizonY: Double?
+    /// Screen y of the camera target (the centre of the ground's perspective scale).
+    let targetY: Double
 
     /// How far away the far clip line is: where one ground pixel shows as 1/12 of a pixel.
     static let farDepthFactor = 12.0
@@ -44,6 +46,7 @@ struct GroundView {
         let sinT = sin(t)
         tilted = sinT > 1e-6
         horizonY = p.horizonY
+        targetY = p.screenPoint(ground: Point(x: 0, y: 0))?.y ?? p.screen.height / 2
         if tilted {
             let d = p.cameraDistance
             let farGY = (d - GroundView.farDepthFactor * d) / sinT
@@ -92,6 +95,21 @@ struct GroundView {
         let s = projection.screenPoint(ground: Point(x: gx, y: gy)) ?? Point(x: width / 2, y: height)
         return (s.x, s.y)
     }
+
+    /// How much larger than at the camera target a length on the ground shows at screen row y:
+    /// 1 everywhere in a flat view. Tilted, the inverse of a ground point's depth is affine in
+    /// screen y, so the scale falls in a straight line from the near edge to 0 at the horizon
+    /// (at most `maxPerspectiveScale`). MapLibre extrudes a pitched view's lines and circles on
+    /// the ground, so their widths in pixels hold at the target and thin out with distance.
+    @inline(__always)
+    func perspectiveScale(y: Double) -> Double {
+        guard tilted, let h = horizonY, targetY - h > 1e-9 else { return 1 }
+        return min(max((y - h) / (targetY - h), 0), GroundView.maxPerspectiveScale)
+    }
+
+    /// The largest `perspectiveScale`: the near edge of a steep view (75 degrees) would widen
+    /// lines several times over.
+    static let maxPerspectiveScale = 3.0
 
     /// Screen point of a coordinate, or nil when it is not on the drawn ground (behind the eye,
     /// beyond the far line, or more than `slack` px off screen).

@@ -57,13 +57,18 @@ enum LineRasterizer {
     /// 0..<width) of the XRGB8888 memory at `pixels` (row 0). Without antialiasing a pixel is the
     /// colour when its centre is within half the width of a segment. `alpha` scales the
     /// coverage (a style's opacity), as a translucent solid source does in cairo.
-    static func stroke(_ segments: [Double], lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool,
+    ///
+    /// `widths`, when given, holds each segment's own width (a tilted view's lines thin out with
+    /// distance), and `lineWidth` is not used. A line thinner than a pixel covers a pixel by at
+    /// most its width, as a box filter gives (it fades out rather than staying a pixel wide).
+    static func stroke(_ segments: [Double], widths: [Double]? = nil, lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool,
                        pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
         let count = segments.count / 4
-        guard count > 0, width > 0, !rows.isEmpty, lineWidth > 0, alpha > 0 else { return }
+        guard count > 0, width > 0, !rows.isEmpty, alpha > 0 else { return }
+        if let widths { guard widths.count >= count else { return } } else { guard lineWidth > 0 else { return } }
         let full = min(alpha, 1) * 255            // a fully covered pixel's mask value
-        let half = lineWidth / 2
-        let reach = half + 0.5              // beyond this distance a pixel centre gets nothing
+        // Half the width of segment k, and beyond what distance a pixel centre gets nothing.
+        @inline(__always) func half(_ k: Int) -> Double { (widths?[k] ?? lineWidth) / 2 }
         let chunks = (rows.count + chunkRows - 1) / chunkRows
         // Bucket the segments by the chunks of rows they reach (counting sort, no hashing).
         var first = [Int32](repeating: 0, count: chunks + 1)
@@ -72,7 +77,8 @@ enum LineRasterizer {
             for k in 0..<count {
                 let y0 = s[4 * k + 1], y1 = s[4 * k + 3]
                 let x0 = s[4 * k], x1 = s[4 * k + 2]
-                guard y0.isFinite, y1.isFinite, x0.isFinite, x1.isFinite else { continue }
+                let h = half(k), reach = h + 0.5
+                guard y0.isFinite, y1.isFinite, x0.isFinite, x1.isFinite, h > 0 else { continue }
                 if max(x0, x1) + reach < 0 || min(x0, x1) - reach > Double(width) { continue }
                 let top = (min(y0, y1) - reach - Double(rows.lowerBound)) / Double(chunkRows)
                 let bottom = (max(y0, y1) + reach - Double(rows.lowerBound)) / Double(chunkRows)
@@ -108,7 +114,8 @@ enum LineRasterizer {
                 guard lo < hi else { continue }
                 for j in lo..<hi {
                     let k = Int(order[j])
-                    cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], half: half, reach: reach, full: full, antialias: antialias,
+                    let h = half(k)
+                    cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], half: h, reach: h + 0.5, cap: min(1, 2 * h), full: full, antialias: antialias,
                           mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: &rowMin, rowMax: &rowMax)
                 }
                 for y in y0..<y1 {
@@ -138,9 +145,10 @@ enum LineRasterizer {
     /// Raises the mask to one segment's coverage in rows y0..<y1. Along a row, the position
     /// along the segment (t) and the signed distance from its line change linearly with x, so
     /// a pixel beside the segment costs two additions; only pixels past its ends (round caps
-    /// and joins) take a square root.
+    /// and joins) take a square root. A pixel's coverage is at most `cap`, the line's width when
+    /// under a pixel.
     @inline(__always)
-    private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, half: Double, reach: Double, full: Double, antialias: Bool,
+    private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, half: Double, reach: Double, cap: Double, full: Double, antialias: Bool,
                               mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
                               rowMin: inout [Int], rowMax: inout [Int]) {
         let dx = bx - ax, dy = by - ay
@@ -188,7 +196,7 @@ enum LineRasterizer {
                 }
                 cx += 1; t += tx; sd += sx
                 guard d < limit else { continue }
-                let m: UInt8 = antialias ? UInt8(min(1, reach - d) * full + 0.5) : UInt8(full + 0.5)
+                let m: UInt8 = antialias ? UInt8(min(cap, reach - d) * full + 0.5) : UInt8(full + 0.5)
                 if m > row[px] { row[px] = m }
                 touched = true
             }
@@ -241,7 +249,8 @@ extension LineRasterizer {
     /// clip. Returns false, drawing nothing, when the target is not an XRGB8888 image or cr's
     /// matrix is more than a whole-pixel translation (the caller strokes with cairo then).
     @discardableResult
-    static func stroke(_ seg: [Double], cr: OpaquePointer, lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool) -> Bool {
+    static func stroke(_ seg: [Double], widths: [Double]? = nil, cr: OpaquePointer, lineWidth: Double, color: RGBColor, alpha: Double = 1,
+                       antialias: Bool) -> Bool {
         guard canDraw(into: cr), let target = cairo_get_target(cr), let data = cairo_image_surface_get_data(target) else { return false }
         guard !seg.isEmpty else { return true }
         var m = cairo_matrix_t()
@@ -258,7 +267,7 @@ extension LineRasterizer {
             for k in 0..<seg.count / 2 { shifted[2 * k] += shiftX; shifted[2 * k + 1] += shiftY }
         }
         cairo_surface_flush(target)
-        stroke(shifted, lineWidth: lineWidth, color: color, alpha: alpha, antialias: antialias,
+        stroke(shifted, widths: widths, lineWidth: lineWidth, color: color, alpha: alpha, antialias: antialias,
                pixels: UnsafeMutableRawPointer(data) + Int(c0) * 4, stride: Int(cairo_image_surface_get_stride(target)),
                width: Int(c1 - c0), rows: Int(r0)..<Int(r1))
         cairo_surface_mark_dirty(target)
@@ -272,7 +281,12 @@ extension LineRasterizer {
     /// Each dash is shortened by `trim` at both ends: the rasterizer's ends are round, half the
     /// width long, so trimming by half the width gives the length of a butt-capped dash (a dash
     /// shorter than that becomes a dot as wide as the line). Pieces of one dash stay joined.
-    static func dashed(_ seg: [Double], pattern: [Double], trim: Double) -> [Double] {
+    ///
+    /// `scale`, when given, is how much larger than at the camera target the ground shows at a
+    /// screen y (a tilted view, `GroundView.perspectiveScale`): each dash, gap and trim is its
+    /// length times the scale where the dash starts (a line's end is trimmed by the scale there),
+    /// so dashes shorten with distance as the ground does. Taken as at least 0.05.
+    static func dashed(_ seg: [Double], pattern: [Double], trim: Double, scale: ((Double) -> Double)? = nil) -> [Double] {
         let n = seg.count / 4
         guard n > 0 else { return [] }
         let period = pattern.reduce(0, +)
@@ -281,6 +295,12 @@ extension LineRasterizer {
         var out: [Double] = []
         out.reserveCapacity(seg.count)
         var lengths: [Double] = []
+        let minScale = scale == nil ? 1 : 0.05
+        func scaleAt(_ y: Double) -> Double {
+            guard let scale else { return 1 }
+            let v = scale(y)
+            return v.isFinite ? max(minScale, v) : 1
+        }
         var k = 0
         while k < n {
             // One line: segments k..<e, each starting where the last ended.
@@ -302,8 +322,8 @@ extension LineRasterizer {
                 let t = l > 0 ? min(max((at - start) / l, 0), 1) : 0
                 return (seg[4 * j] + t * (seg[4 * j + 2] - seg[4 * j]), seg[4 * j + 1] + t * (seg[4 * j + 3] - seg[4 * j + 1]))
             }
-            func emit(_ a: Double, _ b: Double) {
-                var a = a + trim, b = b - trim
+            func emit(_ a: Double, _ b: Double, trimStart: Double, trimEnd: Double) {
+                var a = a + trimStart, b = b - trimEnd
                 if a >= b { a = (a + b) / 2; b = a }
                 var p = point(a)
                 // The vertices between a and b, then b.
@@ -317,12 +337,13 @@ extension LineRasterizer {
                 out.append(p.0); out.append(p.1); out.append(q.0); out.append(q.1)
             }
             if !dashing {
-                emit(0, total)
-            } else if total / period < 1_000_000 {
+                emit(0, total, trimStart: trim * scaleAt(seg[4 * k + 1]), trimEnd: trim * scaleAt(seg[4 * e - 1]))
+            } else if total / (period * minScale) < 1_000_000 {
                 var at = 0.0, i = 0, on = true
                 while at < total {
-                    let len = pattern[i]
-                    if on && len > 0 { emit(at, min(at + len, total)) }
+                    let sc = scale == nil ? 1 : scaleAt(point(at).1)
+                    let len = pattern[i] * sc
+                    if on && len > 0 { emit(at, min(at + len, total), trimStart: trim * sc, trimEnd: trim * sc) }
                     at += len
                     i = (i + 1) % pattern.count
                     on.toggle()

@@ -129,9 +129,9 @@ struct StreetMapPainter {
             case background(color: StyleColor, area: UnsafeMutablePointer<cairo_path_t>?)
             /// With an outline, its segments when `LineRasterizer` draws it (1 px wide).
             case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double]?)
-            /// The segments, and (when `LineRasterizer` draws them) the pieces it draws: dashes
-            /// cut and butt ends trimmed once, not in every band.
-            case lines([Double], pieces: [Double]?, width: Double, color: StyleColor, cap: String?, join: String?, dash: [Double])
+            /// The segments, and (when `LineRasterizer` draws them, or the view is tilted) the
+            /// pieces it draws: dashes cut and butt ends trimmed once, not in every band.
+            case lines([Double], pieces: LinePieces?, width: Double, color: StyleColor, cap: String?, join: String?, dash: [Double])
             case circles(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, stroke: StyleColor?, strokeWidth: Double)
         }
         var ops: [Op] = []
@@ -144,7 +144,7 @@ struct StreetMapPainter {
             var work = BandWork(width: width, height: height)
             for op in ops {
                 guard case let .lines(segments, pieces, w, _, _, _, _) = op else { continue }
-                work.addLines(pieces ?? segments, width: w)
+                work.addLines(pieces?.segments ?? segments, widths: pieces?.widths, width: w)
             }
             return work.cuts(bands: n)
         }
@@ -342,10 +342,12 @@ struct StreetMapPainter {
                 // Dash lengths are in line widths, as MapLibre defines them.
                 let dash = p.dash.map { max($0 * max(p.width, 1), 0.5) }
                 let width = max(p.width, 0.25)
-                var pieces: [Double]?
-                if rasterizesLines {
-                    let trim = cap == "round" || cap == "square" ? 0 : width / 2
-                    pieces = dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim)
+                var pieces: LinePieces?
+                let trim = cap == "round" || cap == "square" ? 0 : width / 2
+                if view.tilted {
+                    pieces = LinePieces(perspective: segments, width: width, dash: dash, trim: trim, view: view)
+                } else if rasterizesLines {
+                    pieces = LinePieces(segments: dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim))
                 }
                 ops.append(.lines(segments, pieces: pieces, width: width, color: p.color.withOpacity(p.opacity), cap: cap, join: join, dash: dash))
                 continue
@@ -397,11 +399,26 @@ struct StreetMapPainter {
     /// last one's end). `LineRasterizer` draws its `pieces` (the segments dashed and trimmed;
     /// nil: cairo draws every line) when cr's target allows: its joins and ends are round (a
     /// butt end is the line trimmed by half its width, a miter or bevel join comes out round),
-    /// its edges a box filter as cairo's are. Else cairo strokes the segments.
-    static func strokeLines(pieces: [Double]?, _ segments: [Double], width: Double, color c: StyleColor, cap: String?, join: String?, dash: [Double],
+    /// its edges a box filter as cairo's are. Else cairo strokes the pieces of their own
+    /// widths (a tilted view) with round ends, or the segments.
+    static func strokeLines(pieces: LinePieces?, _ segments: [Double], width: Double, color c: StyleColor, cap: String?, join: String?, dash: [Double],
                             antialias: Bool, cr: OpaquePointer) {
         guard !segments.isEmpty else { return }
-        if let pieces, LineRasterizer.stroke(pieces, cr: cr, lineWidth: width, color: c.rgb, alpha: c.a, antialias: antialias) { return }
+        if let pieces, LineRasterizer.stroke(pieces.segments, widths: pieces.widths, cr: cr, lineWidth: width, color: c.rgb, alpha: c.a,
+                                             antialias: antialias) { return }
+        if let pieces, let widths = pieces.widths {
+            cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
+            cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
+            let seg = pieces.segments
+            for k in 0..<seg.count / 4 {
+                cairo_new_path(cr)
+                cairo_move_to(cr, seg[4 * k], seg[4 * k + 1])
+                cairo_line_to(cr, seg[4 * k + 2], seg[4 * k + 3])
+                cairo_set_line_width(cr, widths[k])
+                cairo_stroke(cr)
+            }
+            return
+        }
         cairo_new_path(cr)
         for k in 0..<segments.count / 4 {
             if k == 0 || segments[4 * k] != segments[4 * k - 2] || segments[4 * k + 1] != segments[4 * k - 1] {
@@ -472,9 +489,49 @@ struct StreetMapPainter {
             guard gx >= view.minGX, gx <= view.maxGX, gy >= view.minGY, gy <= view.maxGY else { continue }
             let (sx, sy) = view.screen(gx, gy)
             cairo_new_sub_path(cr)
-            cairo_arc(cr, sx, sy, radius, 0, 2 * .pi)
+            cairo_arc(cr, sx, sy, radius * view.perspectiveScale(y: sy), 0, 2 * .pi)
         }
     }
+}
+
+/// What `LineRasterizer` draws of a group of lines: the segments dashed and their butt ends
+/// trimmed, and in a tilted view each piece's own width.
+struct LinePieces {
+    var segments: [Double]
+    var widths: [Double]?
+
+    init(segments: [Double], widths: [Double]? = nil) {
+        self.segments = segments
+        self.widths = widths
+    }
+
+    /// A tilted view's pieces, as MapLibre draws a pitched map's lines: widths, dashes and
+    /// trims in pixels at the camera target, scaled by the ground's perspective
+    /// (`GroundView.perspectiveScale`), so far lines thin out and fade and near ones widen. A
+    /// piece spans at most `rowsPerPiece` rows, so its width follows the depth.
+    init(perspective segments: [Double], width: Double, dash: [Double], trim: Double, view: GroundView) {
+        let cut = LineRasterizer.dashed(segments, pattern: dash, trim: trim, scale: { view.perspectiveScale(y: $0) })
+        var out: [Double] = [], widths: [Double] = []
+        out.reserveCapacity(cut.count + cut.count / 2)
+        widths.reserveCapacity(cut.count / 4 + cut.count / 8)
+        for k in 0..<cut.count / 4 {
+            let x0 = cut[4 * k], y0 = cut[4 * k + 1], x1 = cut[4 * k + 2], y1 = cut[4 * k + 3]
+            let dy = abs(y1 - y0)
+            let n = dy.isFinite ? max(1, min(256, Int((dy / LinePieces.rowsPerPiece).rounded(.up)))) : 1
+            var ax = x0, ay = y0
+            for i in 1...n {
+                let t = Double(i) / Double(n)
+                let bx = i == n ? x1 : x0 + t * (x1 - x0), by = i == n ? y1 : y0 + t * (y1 - y0)
+                out.append(ax); out.append(ay); out.append(bx); out.append(by)
+                widths.append(width * view.perspectiveScale(y: (ay + by) / 2))
+                ax = bx; ay = by
+            }
+        }
+        self.init(segments: out, widths: widths)
+    }
+
+    /// The most rows one piece of a tilted view's line spans (its width is the one at its middle).
+    static let rowsPerPiece = 16.0
 }
 
 extension StyleColor {

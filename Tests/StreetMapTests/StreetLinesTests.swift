@@ -144,7 +144,7 @@ import VectorTiles
         let crowded = StreetMapPainter.Layers(antialias: true)
         var seg: [Double] = []
         for y in stride(from: 10.0, to: 200, by: 4) { seg += [0, y, 1000, y] }   // 48 lines across the top fifth
-        crowded.ops.append(.lines(seg, pieces: seg, width: 3, color: StyleColor(r: 1, g: 1, b: 1), cap: nil, join: nil, dash: []))
+        crowded.ops.append(.lines(seg, pieces: LinePieces(segments: seg), width: 3, color: StyleColor(r: 1, g: 1, b: 1), cap: nil, join: nil, dash: []))
         let cuts = crowded.balancedCuts(bands: 2, width: 1000, height: 1000)
         #expect(cuts.count == 3 && cuts[0] == 0 && cuts[2] == 1000)
         #expect(cuts[1] > 10 && cuts[1] < 300, "\(cuts)")

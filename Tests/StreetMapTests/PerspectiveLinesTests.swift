@@ -1,0 +1,114 @@
+import CCairo
+import Foundation
+import MapEngine
+import Testing
+import TouchCore
+@testable import Rendering
+
+/// A tilted view's lines as MapLibre draws a pitched map's: widths, dashes and circle radii in
+/// pixels at the camera target, scaled by the ground's perspective, so far roads thin out and
+/// fade instead of crowding the far ground as fat bands, and near ones widen.
+@Suite struct PerspectiveLinesTests {
+    static let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+
+    static func view(tilt: Double, zoom: Double = 15.5) -> GroundView {
+        GroundView(projection: Projection(camera: CameraPosition(target: vaduz, zoom: zoom, bearing: 30, tilt: tilt),
+                                          screen: Size(width: 640, height: 480)))
+    }
+
+    @Test func theScaleIsOneWhenFlatAndTheGroundsOwnScaleWhenTilted() throws {
+        let flat = Self.view(tilt: 0)
+        #expect(flat.perspectiveScale(y: 0) == 1 && flat.perspectiveScale(y: 479) == 1)
+        for tilt in [30.0, 50.0, 70.0] {
+            let v = Self.view(tilt: tilt)
+            #expect(abs(v.perspectiveScale(y: v.targetY) - 1) < 1e-9)
+            // At each row: one screen pixel across is 1/scale ground pixels.
+            for y in stride(from: 10.0, through: 470, by: 40) {
+                guard let h = v.horizonY, y > h + 5 else { continue }
+                let a = try #require(v.projection.groundOffset(screen: Point(x: 300, y: y)))
+                let b = try #require(v.projection.groundOffset(screen: Point(x: 310, y: y)))
+                let expected = min(10 / hypot(b.x - a.x, b.y - a.y), GroundView.maxPerspectiveScale)
+                #expect(abs(v.perspectiveScale(y: y) - expected) < 1e-6 * max(1, expected), "tilt \(tilt) row \(y)")
+            }
+            // Far rows smaller than near ones.
+            #expect(v.perspectiveScale(y: 100) < v.perspectiveScale(y: 400))
+        }
+    }
+
+    @Test func aTiltedViewsPiecesThinWithDistanceAndSpanFewRows() {
+        let v = Self.view(tilt: 60)
+        // A line from the bottom of the screen to near the top, in two segments.
+        let seg = [320.0, 470, 320, 300, 320, 300, 330, 60]
+        let p = LinePieces(perspective: seg, width: 4, dash: [], trim: 0, view: v)
+        let widths = try! #require(p.widths)
+        #expect(widths.count == p.segments.count / 4 && widths.count >= Int((410.0 / LinePieces.rowsPerPiece).rounded(.down)))
+        for k in 0..<widths.count {
+            let y0 = p.segments[4 * k + 1], y1 = p.segments[4 * k + 3]
+            #expect(abs(y1 - y0) <= LinePieces.rowsPerPiece + 1e-9)
+            #expect(abs(widths[k] - 4 * v.perspectiveScale(y: (y0 + y1) / 2)) < 1e-9)
+            if k > 0 { #expect(widths[k] < widths[k - 1], "upwards the line thins") }
+        }
+        // Still one line: each piece starts where the last ended, from the first point to the last.
+        #expect(p.segments.first == 320 && p.segments[1] == 470 && p.segments.last == 60)
+        for k in 1..<widths.count {
+            #expect(p.segments[4 * k] == p.segments[4 * k - 2] && p.segments[4 * k + 1] == p.segments[4 * k - 1])
+        }
+    }
+
+    @Test func dashesShortenWithTheScaleWhereTheyStart() {
+        let line = [0.0, 10, 64, 10]
+        let plain = LineRasterizer.dashed(line, pattern: [4, 4], trim: 0)
+        let half = LineRasterizer.dashed(line, pattern: [4, 4], trim: 0, scale: { _ in 0.5 })
+        #expect(plain.count / 4 == 8 && half.count / 4 == 16)
+        #expect(abs((half[2] - half[0]) - 2) < 1e-9)
+        // The end trim of a whole line follows the scale at each end.
+        let trimmed = LineRasterizer.dashed([0, 0, 0, 100], pattern: [], trim: 2, scale: { y in y < 50 ? 0.5 : 2 })
+        #expect(trimmed == [0, 1, 0, 96])
+        // A scale of 0 (the horizon) is taken as 0.05: the pattern still advances.
+        let horizon = LineRasterizer.dashed(line, pattern: [4, 4], trim: 0, scale: { _ in 0 })
+        #expect(horizon.count / 4 == 160)
+    }
+
+    @Test func eachSegmentTakesItsOwnWidthAndAHairlineFades() {
+        let w = 40, h = 40
+        let pixels = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
+        defer { pixels.deallocate() }
+        pixels.initialize(repeating: 0xff00_0000, count: w * h)
+        // Horizontal lines through pixel centres: 6 px wide, then 0.5 px wide.
+        LineRasterizer.stroke([2, 10.5, 38, 10.5, 2, 30.5, 38, 30.5], widths: [6, 0.5], lineWidth: 99, color: RGBColor(r: 1, g: 1, b: 1),
+                              antialias: true, pixels: UnsafeMutableRawPointer(pixels), stride: 4 * w, width: w, rows: 0..<h)
+        func level(_ x: Int, _ y: Int) -> Int { Int(pixels[y * w + x] & 0xff) }
+        let wide = (0..<h).filter { level(20, $0) > 0 && $0 < 20 }
+        #expect(wide.first == 7 && wide.last == 13, "\(wide)")        // 6 px: rows 7.5...13.5 and halves beside
+        #expect(level(20, 10) == 255)
+        // Half a pixel of white over black: half the level, not three quarters.
+        let thin = level(20, 30)
+        #expect(thin >= 126 && thin <= 129, "\(thin)")
+        #expect(level(20, 29) == 0 && level(20, 31) == 0)
+    }
+
+    @Test func aTiltedStreetFrameThinsItsFarRoadsAndWidensItsNearOnes() throws {
+        let opened = MapRenderer.openTiles(path: mbtilesPath)
+        let set = try #require(opened.vector)
+        let r = MapRenderer(vector: set)
+        let v = Self.view(tilt: 60, zoom: 16)
+        let painter = r.streetPainter(set, view: v, zoom: 16, antialias: true)
+        let layers = painter.layers(view: v, zoom: 16)
+        var far: [Double] = [], near: [Double] = [], styled: [Double] = []
+        for op in layers.ops {
+            guard case let .lines(_, pieces, width, _, _, _, _) = op, let pieces, let widths = pieces.widths else { continue }
+            styled.append(width)
+            for k in 0..<widths.count {
+                let y = (pieces.segments[4 * k + 1] + pieces.segments[4 * k + 3]) / 2
+                if y < v.targetY - 100 { far.append(widths[k] / width) } else if y > v.targetY + 100 { near.append(widths[k] / width) }
+            }
+        }
+        #expect(!styled.isEmpty && !far.isEmpty && !near.isEmpty)
+        #expect(far.allSatisfy { $0 < 1 } && near.allSatisfy { $0 > 1 })
+        // A flat view keeps the style's widths.
+        let flat = Self.view(tilt: 0, zoom: 16)
+        for op in painter.layers(view: flat, zoom: 16).ops {
+            if case let .lines(_, pieces, _, _, _, _, _) = op { #expect(pieces?.widths == nil) }
+        }
+    }
+}
