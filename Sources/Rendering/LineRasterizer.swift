@@ -67,8 +67,12 @@ enum LineRasterizer {
         guard count > 0, width > 0, !rows.isEmpty, alpha > 0 else { return }
         if let widths { guard widths.count >= count else { return } } else { guard lineWidth > 0 else { return } }
         let full = min(alpha, 1) * 255            // a fully covered pixel's mask value
-        // Half the width of segment k, and beyond what distance a pixel centre gets nothing.
-        @inline(__always) func half(_ k: Int) -> Double { (widths?[k] ?? lineWidth) / 2 }
+        // Half the width of segment k. Without antialiasing a line is at least a pixel wide: a
+        // thinner one would keep only the pixels whose centres it passes near, a dotted trail.
+        @inline(__always) func half(_ k: Int) -> Double {
+            let h = (widths?[k] ?? lineWidth) / 2
+            return antialias || h <= 0 ? h : max(h, 0.5)
+        }
         let chunks = (rows.count + chunkRows - 1) / chunkRows
         // Bucket the segments by the chunks of rows they reach (counting sort, no hashing).
         var first = [Int32](repeating: 0, count: chunks + 1)

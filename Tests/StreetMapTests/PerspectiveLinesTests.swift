@@ -112,3 +112,18 @@ import TouchCore
         }
     }
 }
+
+extension PerspectiveLinesTests {
+    @Test func withoutAntialiasingAHairlineStaysUnbroken() {
+        let w = 40, h = 20
+        let pixels = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
+        defer { pixels.deallocate() }
+        pixels.initialize(repeating: 0xff00_0000, count: w * h)
+        // A 0.3 px line at a slant: each column keeps a pixel (an interactive tilted frame's far road).
+        LineRasterizer.stroke([2, 5, 38, 14], widths: [0.3], lineWidth: 1, color: RGBColor(r: 1, g: 1, b: 1), antialias: false,
+                              pixels: UnsafeMutableRawPointer(pixels), stride: 4 * w, width: w, rows: 0..<h)
+        for x in 3..<37 {
+            #expect((0..<h).contains { pixels[$0 * w + x] & 0xff == 255 }, "column \(x) has no pixel of the line")
+        }
+    }
+}
