@@ -30,11 +30,11 @@ struct BandWork {
         density[b + 1] -= perRow
     }
 
-    /// Line segments (x0, y0, x1, y1, ...) drawn `w` px wide (or each its own of `widths`):
-    /// (length + w + 1) x (w + 1) pixels.
-    mutating func addLines(_ seg: [Double], widths: [Double]? = nil, width: Double) {
+    /// Line segments (x0, y0, x1, y1, ...) drawn `w` px wide (or tapered between the two
+    /// `endWidths` of each): (length + w + 1) x (w + 1) pixels.
+    mutating func addLines(_ seg: [Double], endWidths: [Double]? = nil, width: Double) {
         for k in 0..<seg.count / 4 {
-            let w = widths?[k] ?? width
+            let w = endWidths.map { ($0[2 * k] + $0[2 * k + 1]) / 2 } ?? width
             let x0 = seg[4 * k], y0 = seg[4 * k + 1], x1 = seg[4 * k + 2], y1 = seg[4 * k + 3]
             let len = ((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0)).squareRoot()
             spread((len + w + 1) * (w + 1), from: min(y0, y1) - w, to: max(y0, y1) + w)

@@ -102,14 +102,18 @@ struct GroundView {
     /// (at most `maxPerspectiveScale`). MapLibre extrudes a pitched view's lines and circles on
     /// the ground, so their widths in pixels hold at the target and thin out with distance.
     @inline(__always)
-    func perspectiveScale(y: Double) -> Double {
-        guard tilted, let h = horizonY, targetY - h > 1e-9 else { return 1 }
-        return min(max((y - h) / (targetY - h), 0), GroundView.maxPerspectiveScale)
+    func perspectiveScale(y: Double) -> Double { perspective(y) }
+
+    /// `perspectiveScale` as a value (no closure on a hot path).
+    var perspective: PerspectiveScale {
+        guard tilted, let h = horizonY, targetY - h > 1e-9 else { return PerspectiveScale(base: 1, slope: 0, minimum: 1, maximum: 1) }
+        let slope = 1 / (targetY - h)
+        return PerspectiveScale(base: -h * slope, slope: slope, minimum: 0, maximum: GroundView.maxPerspectiveScale)
     }
 
-    /// The largest `perspectiveScale`: the near edge of a steep view (75 degrees) would widen
-    /// lines several times over.
-    static let maxPerspectiveScale = 3.0
+    /// The largest `perspectiveScale`: lines and dots near the eye keep their style's size (a
+    /// steep view's near edge would widen them several times over, and that costs pixels).
+    static let maxPerspectiveScale = 1.0
 
     /// Screen point of a coordinate, or nil when it is not on the drawn ground (behind the eye,
     /// beyond the far line, or more than `slack` px off screen).
@@ -118,6 +122,19 @@ struct GroundView {
         if let far = farLineY, s.y < far { return nil }
         guard s.x >= -slack, s.x <= width + slack, s.y >= -slack, s.y <= height + slack else { return nil }
         return s
+    }
+}
+
+/// A scale affine in screen y, clamped: base + slope * y within minimum...maximum.
+struct PerspectiveScale: Sendable {
+    var base: Double, slope: Double, minimum: Double, maximum: Double
+
+    @inline(__always)
+    func callAsFunction(_ y: Double) -> Double { min(max(base + slope * y, minimum), maximum) }
+
+    /// The scale held at `floor` at least.
+    func atLeast(_ floor: Double) -> PerspectiveScale {
+        PerspectiveScale(base: base, slope: slope, minimum: max(minimum, floor), maximum: max(maximum, floor))
     }
 }
 

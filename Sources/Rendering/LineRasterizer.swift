@@ -58,20 +58,28 @@ enum LineRasterizer {
     /// colour when its centre is within half the width of a segment. `alpha` scales the
     /// coverage (a style's opacity), as a translucent solid source does in cairo.
     ///
-    /// `widths`, when given, holds each segment's own width (a tilted view's lines thin out with
-    /// distance), and `lineWidth` is not used. A line thinner than a pixel covers a pixel by at
-    /// most its width, as a box filter gives (it fades out rather than staying a pixel wide).
-    static func stroke(_ segments: [Double], widths: [Double]? = nil, lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool,
+    /// `endWidths`, when given, holds each segment's width at its start and at its end (two
+    /// per segment; a tilted view's lines thin out with distance): the width changes linearly
+    /// along the segment and each end is a round cap of that end's width; `lineWidth` is not
+    /// used. A line thinner than a pixel covers a pixel by at most its width, as a box filter
+    /// gives (it fades out rather than staying a pixel wide).
+    static func stroke(_ segments: [Double], endWidths: [Double]? = nil, lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool,
                        pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
         let count = segments.count / 4
         guard count > 0, width > 0, !rows.isEmpty, alpha > 0 else { return }
-        if let widths { guard widths.count >= count else { return } } else { guard lineWidth > 0 else { return } }
+        if let endWidths { guard endWidths.count >= 2 * count else { return } } else { guard lineWidth > 0 else { return } }
         let full = min(alpha, 1) * 255            // a fully covered pixel's mask value
-        // Half the width of segment k. Without antialiasing a line is at least a pixel wide: a
-        // thinner one would keep only the pixels whose centres it passes near, a dotted trail.
-        @inline(__always) func half(_ k: Int) -> Double {
-            let h = (widths?[k] ?? lineWidth) / 2
-            return antialias || h <= 0 ? h : max(h, 0.5)
+        // Half the width of segment k at its start and end. Without antialiasing a line is at
+        // least a pixel wide: a thinner one would keep only the pixels whose centres it passes
+        // near, a dotted trail.
+        @inline(__always) func halves(_ k: Int) -> (Double, Double) {
+            guard let w = endWidths else {
+                let h = antialias ? lineWidth / 2 : max(lineWidth / 2, 0.5)
+                return (h, h)
+            }
+            let a = w[2 * k] / 2, b = w[2 * k + 1] / 2
+            guard a.isFinite, b.isFinite, a >= 0, b >= 0 else { return (0, 0) }
+            return antialias ? (a, b) : (max(a, 0.5), max(b, 0.5))
         }
         let chunks = (rows.count + chunkRows - 1) / chunkRows
         // Bucket the segments by the chunks of rows they reach (counting sort, no hashing).
@@ -81,8 +89,9 @@ enum LineRasterizer {
             for k in 0..<count {
                 let y0 = s[4 * k + 1], y1 = s[4 * k + 3]
                 let x0 = s[4 * k], x1 = s[4 * k + 2]
-                let h = half(k), reach = h + 0.5
-                guard y0.isFinite, y1.isFinite, x0.isFinite, x1.isFinite, h > 0 else { continue }
+                let (ha, hb) = halves(k)
+                let reach = max(ha, hb) + 0.5
+                guard y0.isFinite, y1.isFinite, x0.isFinite, x1.isFinite, max(ha, hb) > 0 else { continue }
                 if max(x0, x1) + reach < 0 || min(x0, x1) - reach > Double(width) { continue }
                 let top = (min(y0, y1) - reach - Double(rows.lowerBound)) / Double(chunkRows)
                 let bottom = (max(y0, y1) + reach - Double(rows.lowerBound)) / Double(chunkRows)
@@ -118,9 +127,17 @@ enum LineRasterizer {
                 guard lo < hi else { continue }
                 for j in lo..<hi {
                     let k = Int(order[j])
-                    let h = half(k)
-                    cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], half: h, reach: h + 0.5, cap: min(1, 2 * h), full: full, antialias: antialias,
-                          mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: &rowMin, rowMax: &rowMax)
+                    let (ha, hb) = halves(k)
+                    // Two copies of the pixel loop: one for a width that does not change (or by
+                    // under 1/16 px: the mean).
+                    if abs(ha - hb) < 1.0 / 16 {
+                        let h = ha == hb ? ha : (ha + hb) / 2
+                        cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: antialias,
+                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: &rowMin, rowMax: &rowMax)
+                    } else {
+                        cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
+                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: &rowMin, rowMax: &rowMax)
+                    }
                 }
                 for y in y0..<y1 {
                     let r = y - y0
@@ -149,12 +166,16 @@ enum LineRasterizer {
     /// Raises the mask to one segment's coverage in rows y0..<y1. Along a row, the position
     /// along the segment (t) and the signed distance from its line change linearly with x, so
     /// a pixel beside the segment costs two additions; only pixels past its ends (round caps
-    /// and joins) take a square root. A pixel's coverage is at most `cap`, the line's width when
-    /// under a pixel.
+    /// and joins) take a square root. Half the width is h0 at a and h1 at b, changing linearly
+    /// in between (`taper`; else h0 throughout); a pixel's coverage is at most the line's width
+    /// there when under a pixel.
     @inline(__always)
-    private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, half: Double, reach: Double, cap: Double, full: Double, antialias: Bool,
+    private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double, antialias: Bool,
                               mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
                               rowMin: inout [Int], rowMax: inout [Int]) {
+        let half = taper ? max(h0, h1) : h0
+        let reach = half + 0.5
+        let dh = h1 - h0
         let dx = bx - ax, dy = by - ay
         let len2 = dx * dx + dy * dy
         let len = len2.squareRoot()
@@ -190,17 +211,20 @@ enum LineRasterizer {
             var sd = (cx - ax) * sx + (cy - ay) * sy
             var touched = false
             for px in l...r {
-                let d: Double
+                let d: Double, h: Double
                 if t >= 0 && t <= 1 {
                     d = abs(sd)
+                    h = taper ? h0 + t * dh : h0
                 } else {
                     let ex = (t < 0 ? ax : bx) - cx, ey = (t < 0 ? ay : by) - cy
                     let e2 = ex * ex + ey * ey
                     d = e2 < reach2 ? e2.squareRoot() : limit
+                    h = taper ? (t < 0 ? h0 : h1) : h0
                 }
                 cx += 1; t += tx; sd += sx
-                guard d < limit else { continue }
-                let m: UInt8 = antialias ? UInt8(min(cap, reach - d) * full + 0.5) : UInt8(full + 0.5)
+                let lim = taper ? (antialias ? h + 0.5 : h) : limit
+                guard d < lim else { continue }
+                let m: UInt8 = antialias ? UInt8(min(min(1, 2 * h), h + 0.5 - d) * full + 0.5) : UInt8(full + 0.5)
                 if m > row[px] { row[px] = m }
                 touched = true
             }
@@ -253,7 +277,7 @@ extension LineRasterizer {
     /// clip. Returns false, drawing nothing, when the target is not an XRGB8888 image or cr's
     /// matrix is more than a whole-pixel translation (the caller strokes with cairo then).
     @discardableResult
-    static func stroke(_ seg: [Double], widths: [Double]? = nil, cr: OpaquePointer, lineWidth: Double, color: RGBColor, alpha: Double = 1,
+    static func stroke(_ seg: [Double], endWidths: [Double]? = nil, cr: OpaquePointer, lineWidth: Double, color: RGBColor, alpha: Double = 1,
                        antialias: Bool) -> Bool {
         guard canDraw(into: cr), let target = cairo_get_target(cr), let data = cairo_image_surface_get_data(target) else { return false }
         guard !seg.isEmpty else { return true }
@@ -271,7 +295,7 @@ extension LineRasterizer {
             for k in 0..<seg.count / 2 { shifted[2 * k] += shiftX; shifted[2 * k + 1] += shiftY }
         }
         cairo_surface_flush(target)
-        stroke(shifted, widths: widths, lineWidth: lineWidth, color: color, alpha: alpha, antialias: antialias,
+        stroke(shifted, endWidths: endWidths, lineWidth: lineWidth, color: color, alpha: alpha, antialias: antialias,
                pixels: UnsafeMutableRawPointer(data) + Int(c0) * 4, stride: Int(cairo_image_surface_get_stride(target)),
                width: Int(c1 - c0), rows: Int(r0)..<Int(r1))
         cairo_surface_mark_dirty(target)
@@ -290,7 +314,7 @@ extension LineRasterizer {
     /// screen y (a tilted view, `GroundView.perspectiveScale`): each dash, gap and trim is its
     /// length times the scale where the dash starts (a line's end is trimmed by the scale there),
     /// so dashes shorten with distance as the ground does. Taken as at least 0.05.
-    static func dashed(_ seg: [Double], pattern: [Double], trim: Double, scale: ((Double) -> Double)? = nil) -> [Double] {
+    static func dashed(_ seg: [Double], pattern: [Double], trim: Double, scale: PerspectiveScale? = nil) -> [Double] {
         let n = seg.count / 4
         guard n > 0 else { return [] }
         let period = pattern.reduce(0, +)
@@ -299,11 +323,12 @@ extension LineRasterizer {
         var out: [Double] = []
         out.reserveCapacity(seg.count)
         var lengths: [Double] = []
-        let minScale = scale == nil ? 1 : 0.05
-        func scaleAt(_ y: Double) -> Double {
+        let scale = scale?.atLeast(0.05)
+        let minScale = scale?.minimum ?? 1
+        @inline(__always) func scaleAt(_ y: Double) -> Double {
             guard let scale else { return 1 }
             let v = scale(y)
-            return v.isFinite ? max(minScale, v) : 1
+            return v.isFinite ? v : 1
         }
         var k = 0
         while k < n {

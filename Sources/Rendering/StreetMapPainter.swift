@@ -144,7 +144,7 @@ struct StreetMapPainter {
             var work = BandWork(width: width, height: height)
             for op in ops {
                 guard case let .lines(segments, pieces, w, _, _, _, _) = op else { continue }
-                work.addLines(pieces?.segments ?? segments, widths: pieces?.widths, width: w)
+                work.addLines(pieces?.segments ?? segments, endWidths: pieces?.endWidths, width: w)
             }
             return work.cuts(bands: n)
         }
@@ -404,17 +404,17 @@ struct StreetMapPainter {
     static func strokeLines(pieces: LinePieces?, _ segments: [Double], width: Double, color c: StyleColor, cap: String?, join: String?, dash: [Double],
                             antialias: Bool, cr: OpaquePointer) {
         guard !segments.isEmpty else { return }
-        if let pieces, LineRasterizer.stroke(pieces.segments, widths: pieces.widths, cr: cr, lineWidth: width, color: c.rgb, alpha: c.a,
+        if let pieces, LineRasterizer.stroke(pieces.segments, endWidths: pieces.endWidths, cr: cr, lineWidth: width, color: c.rgb, alpha: c.a,
                                              antialias: antialias) { return }
-        if let pieces, let widths = pieces.widths {
+        if let pieces, pieces.endWidths != nil {
+            // cairo strokes one width at a time: short pieces, each of the width at its middle.
             cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
             cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
-            let seg = pieces.segments
-            for k in 0..<seg.count / 4 {
+            for p in pieces.evenPieces() {
                 cairo_new_path(cr)
-                cairo_move_to(cr, seg[4 * k], seg[4 * k + 1])
-                cairo_line_to(cr, seg[4 * k + 2], seg[4 * k + 3])
-                cairo_set_line_width(cr, widths[k])
+                cairo_move_to(cr, p.x0, p.y0)
+                cairo_line_to(cr, p.x1, p.y1)
+                cairo_set_line_width(cr, p.width)
                 cairo_stroke(cr)
             }
             return
@@ -495,43 +495,72 @@ struct StreetMapPainter {
 }
 
 /// What `LineRasterizer` draws of a group of lines: the segments dashed and their butt ends
-/// trimmed, and in a tilted view each piece's own width.
+/// trimmed, and in a tilted view each piece's width at its two ends.
 struct LinePieces {
     var segments: [Double]
-    var widths: [Double]?
+    /// Width at each piece's start and end (two per piece), or nil: the style's width throughout.
+    var endWidths: [Double]?
 
-    init(segments: [Double], widths: [Double]? = nil) {
+    init(segments: [Double], endWidths: [Double]? = nil) {
         self.segments = segments
-        self.widths = widths
+        self.endWidths = endWidths
     }
 
     /// A tilted view's pieces, as MapLibre draws a pitched map's lines: widths, dashes and
     /// trims in pixels at the camera target, scaled by the ground's perspective
-    /// (`GroundView.perspectiveScale`), so far lines thin out and fade and near ones widen. A
-    /// piece spans at most `rowsPerPiece` rows, so its width follows the depth.
+    /// (`GroundView.perspectiveScale`), so far lines thin out and fade and near ones widen. The
+    /// scale is affine in screen y, so along a straight piece the width changes linearly: the
+    /// rasterizer draws each piece tapered from its start's width to its end's.
     init(perspective segments: [Double], width: Double, dash: [Double], trim: Double, view: GroundView) {
-        let cut = LineRasterizer.dashed(segments, pattern: dash, trim: trim, scale: { view.perspectiveScale(y: $0) })
-        var out: [Double] = [], widths: [Double] = []
-        out.reserveCapacity(cut.count + cut.count / 2)
-        widths.reserveCapacity(cut.count / 4 + cut.count / 8)
-        for k in 0..<cut.count / 4 {
-            let x0 = cut[4 * k], y0 = cut[4 * k + 1], x1 = cut[4 * k + 2], y1 = cut[4 * k + 3]
-            let dy = abs(y1 - y0)
-            let n = dy.isFinite ? max(1, min(256, Int((dy / LinePieces.rowsPerPiece).rounded(.up)))) : 1
-            var ax = x0, ay = y0
-            for i in 1...n {
-                let t = Double(i) / Double(n)
-                let bx = i == n ? x1 : x0 + t * (x1 - x0), by = i == n ? y1 : y0 + t * (y1 - y0)
-                out.append(ax); out.append(ay); out.append(bx); out.append(by)
-                widths.append(width * view.perspectiveScale(y: (ay + by) / 2))
-                ax = bx; ay = by
+        // Dashes shorten with distance until their period is `minDashPeriod`: shorter ones would
+        // not read as dashes, and each costs its round ends.
+        let period = dash.reduce(0, +)
+        let floor = period > 0 ? min(1, LinePieces.minDashPeriod / period) : 0
+        let scale = view.perspective
+        let dashes = LineRasterizer.dashed(segments, pattern: dash, trim: trim, scale: scale.atLeast(floor))
+        // The scale stops growing at the row where it reaches its maximum: a piece across that
+        // row is cut there, so that the width along each piece is linear.
+        let clampY = scale.slope > 0 ? (scale.maximum - scale.base) / scale.slope : .infinity
+        var cut: [Double] = [], widths: [Double] = []
+        cut.reserveCapacity(dashes.count + 64)
+        widths.reserveCapacity(dashes.count / 2 + 32)
+        func piece(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) {
+            cut.append(x0); cut.append(y0); cut.append(x1); cut.append(y1)
+            widths.append(width * scale(y0)); widths.append(width * scale(y1))
+        }
+        for k in 0..<dashes.count / 4 {
+            let x0 = dashes[4 * k], y0 = dashes[4 * k + 1], x1 = dashes[4 * k + 2], y1 = dashes[4 * k + 3]
+            if (y0 - clampY) * (y1 - clampY) < 0 {
+                let t = (clampY - y0) / (y1 - y0), xc = x0 + t * (x1 - x0)
+                piece(x0, y0, xc, clampY)
+                piece(xc, clampY, x1, y1)
+            } else {
+                piece(x0, y0, x1, y1)
             }
         }
-        self.init(segments: out, widths: widths)
+        self.init(segments: cut, endWidths: widths)
     }
 
-    /// The most rows one piece of a tilted view's line spans (its width is the one at its middle).
-    static let rowsPerPiece = 16.0
+    /// The shortest dash period (dash and gap, px) perspective shortens a pattern to.
+    static let minDashPeriod = 8.0
+
+    /// The pieces cut to span at most `rows` rows each, each with the width at its middle (for
+    /// strokers of one width per stroke).
+    func evenPieces(rows: Double = 16) -> [(x0: Double, y0: Double, x1: Double, y1: Double, width: Double)] {
+        guard let w = endWidths else { return [] }
+        var out: [(x0: Double, y0: Double, x1: Double, y1: Double, width: Double)] = []
+        for k in 0..<segments.count / 4 {
+            let x0 = segments[4 * k], y0 = segments[4 * k + 1], x1 = segments[4 * k + 2], y1 = segments[4 * k + 3]
+            let dy = abs(y1 - y0)
+            let n = dy.isFinite ? max(1, min(256, Int((dy / rows).rounded(.up)))) : 1
+            for i in 0..<n {
+                let t0 = Double(i) / Double(n), t1 = Double(i + 1) / Double(n), tm = (t0 + t1) / 2
+                out.append((x0 + t0 * (x1 - x0), y0 + t0 * (y1 - y0), x0 + t1 * (x1 - x0), y0 + t1 * (y1 - y0),
+                            w[2 * k] + tm * (w[2 * k + 1] - w[2 * k])))
+            }
+        }
+        return out
+    }
 }
 
 extension StyleColor {
