@@ -20,8 +20,6 @@ final class ParallelSlots<T>: @unchecked Sendable {
         slots.deallocate()
     }
 
-    var count: Int { slots.count }
-
     /// Slot i: written by iteration i only, read after the loop.
     subscript(i: Int) -> T {
         get { slots[i] }

@@ -508,7 +508,7 @@ struct LinePieces {
 
     /// A tilted view's pieces, as MapLibre draws a pitched map's lines: widths, dashes and
     /// trims in pixels at the camera target, scaled by the ground's perspective
-    /// (`GroundView.perspectiveScale`), so far lines thin out and fade and near ones widen. The
+    /// (`GroundView.perspectiveScale`, at most 1), so far lines thin out and fade. The
     /// scale is affine in screen y, so along a straight piece the width changes linearly: the
     /// rasterizer draws each piece tapered from its start's width to its end's.
     init(perspective segments: [Double], width: Double, dash: [Double], trim: Double, view: GroundView) {
