@@ -267,7 +267,7 @@ enum LineRasterizer {
 
 extension LineRasterizer {
     /// Whether `stroke(_:cr:...)` can draw into cr: an XRGB8888 image moved by whole pixels at most.
-    static func canDraw(into cr: OpaquePointer) -> Bool {
+    private static func canDraw(into cr: OpaquePointer) -> Bool {
         guard let target = cairo_get_target(cr) else { return false }
         return cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE && cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24
             && isWholePixelTranslation(cr)

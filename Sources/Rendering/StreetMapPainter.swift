@@ -234,17 +234,17 @@ struct StreetMapPainter {
                 cairo_append_path(cr, path)
                 cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
-                if let o = outline, let outlineSegments, LineRasterizer.canDraw(into: cr) {
-                    cairo_fill(cr)
-                    // A 1 px outline: MapLibre's fill-outline-color is a hairline round the fill.
-                    LineRasterizer.stroke(outlineSegments, cr: cr, lineWidth: 1, color: o.rgb, alpha: o.a, antialias: layers.antialias)
-                } else if let o = outline {
-                    cairo_fill_preserve(cr)
+                guard let o = outline else { cairo_fill(cr); continue }
+                cairo_fill_preserve(cr)
+                // A 1 px outline (MapLibre's fill-outline-color is a hairline round the fill):
+                // rasterized when the target allows, else stroked by cairo.
+                if let outlineSegments,
+                   LineRasterizer.stroke(outlineSegments, cr: cr, lineWidth: 1, color: o.rgb, alpha: o.a, antialias: layers.antialias) {
+                    cairo_new_path(cr)
+                } else {
                     cairo_set_source_rgba(cr, o.r, o.g, o.b, o.a)
                     cairo_set_line_width(cr, 1)
                     cairo_stroke(cr)
-                } else {
-                    cairo_fill(cr)
                 }
             case let .lines(segments, pieces, width, c, cap, join, dash):
                 StreetMapPainter.strokeLines(pieces: pieces, segments, width: width, color: c, cap: cap, join: join, dash: dash,
@@ -484,12 +484,13 @@ struct StreetMapPainter {
 
     private func addCircles(_ f: VectorTile.Feature, cr: OpaquePointer, view: GroundView, tile: CoveredTile, unit: Double, radius: Double) {
         let n = f.points.count / 2
+        let scale = view.perspective    // a tilted view's far dots are smaller
         for i in 0..<n {
             let (gx, gy) = view.ground(worldX: tile.originX + Double(f.points[2 * i]) * unit, worldY: tile.originY + Double(f.points[2 * i + 1]) * unit)
             guard gx >= view.minGX, gx <= view.maxGX, gy >= view.minGY, gy <= view.maxGY else { continue }
             let (sx, sy) = view.screen(gx, gy)
             cairo_new_sub_path(cr)
-            cairo_arc(cr, sx, sy, radius * view.perspectiveScale(y: sy), 0, 2 * .pi)
+            cairo_arc(cr, sx, sy, radius * scale(sy), 0, 2 * .pi)
         }
     }
 }

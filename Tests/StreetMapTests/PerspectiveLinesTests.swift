@@ -11,6 +11,16 @@ import TouchCore
 @Suite struct PerspectiveLinesTests {
     static let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
 
+    /// White lines rasterized over black in a w x h frame: the blue level (0...255) at a pixel.
+    static func whiteOnBlack(_ seg: [Double], endWidths: [Double], w: Int, h: Int, antialias: Bool = true) -> (Int, Int) -> Int {
+        var pixels = [UInt32](repeating: 0xff00_0000, count: w * h)
+        pixels.withUnsafeMutableBytes { p in
+            LineRasterizer.stroke(seg, endWidths: endWidths, lineWidth: 99, color: RGBColor(r: 1, g: 1, b: 1), antialias: antialias,
+                                  pixels: p.baseAddress!, stride: 4 * w, width: w, rows: 0..<h)
+        }
+        return { x, y in Int(pixels[y * w + x] & 0xff) }
+    }
+
     static func view(tilt: Double, zoom: Double = 15.5) -> GroundView {
         GroundView(projection: Projection(camera: CameraPosition(target: vaduz, zoom: zoom, bearing: 30, tilt: tilt),
                                           screen: Size(width: 640, height: 480)))
@@ -76,14 +86,9 @@ import TouchCore
     }
 
     @Test func eachSegmentTakesItsOwnWidthAndAHairlineFades() {
-        let w = 40, h = 40
-        let pixels = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
-        defer { pixels.deallocate() }
-        pixels.initialize(repeating: 0xff00_0000, count: w * h)
+        let h = 40
         // Horizontal lines through pixel centres: 6 px wide, then 0.5 px wide.
-        LineRasterizer.stroke([2, 10.5, 38, 10.5, 2, 30.5, 38, 30.5], endWidths: [6, 6, 0.5, 0.5], lineWidth: 99, color: RGBColor(r: 1, g: 1, b: 1),
-                              antialias: true, pixels: UnsafeMutableRawPointer(pixels), stride: 4 * w, width: w, rows: 0..<h)
-        func level(_ x: Int, _ y: Int) -> Int { Int(pixels[y * w + x] & 0xff) }
+        let level = Self.whiteOnBlack([2, 10.5, 38, 10.5, 2, 30.5, 38, 30.5], endWidths: [6, 6, 0.5, 0.5], w: 40, h: h)
         let wide = (0..<h).filter { level(20, $0) > 0 && $0 < 20 }
         #expect(wide.first == 7 && wide.last == 13, "\(wide)")        // 6 px: rows 7.5...13.5 and halves beside
         #expect(level(20, 10) == 255)
@@ -121,14 +126,10 @@ import TouchCore
 
 extension PerspectiveLinesTests {
     @Test func aTaperedSegmentNarrowsFromItsStartWidthToItsEnd() {
-        let w = 40, h = 40
-        let pixels = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
-        defer { pixels.deallocate() }
-        pixels.initialize(repeating: 0xff00_0000, count: w * h)
+        let w = 40
         // Down the screen from 9 px wide to 1 px wide.
-        LineRasterizer.stroke([20, 2, 20, 38], endWidths: [9, 1], lineWidth: 99, color: RGBColor(r: 1, g: 1, b: 1), antialias: true,
-                              pixels: UnsafeMutableRawPointer(pixels), stride: 4 * w, width: w, rows: 0..<h)
-        func ink(row y: Int) -> Double { (0..<w).reduce(0.0) { $0 + Double(pixels[y * w + $1] & 0xff) / 255 } }
+        let level = Self.whiteOnBlack([20, 2, 20, 38], endWidths: [9, 1], w: w, h: 40)
+        func ink(row y: Int) -> Double { (0..<w).reduce(0.0) { $0 + Double(level($1, y)) / 255 } }
         // The width at a row is 9 - 8t along the segment (t from y = 2 to 38).
         for y in [6, 12, 20, 28, 34] {
             let t = (Double(y) + 0.5 - 2) / 36
@@ -137,15 +138,11 @@ extension PerspectiveLinesTests {
     }
 
     @Test func withoutAntialiasingAHairlineStaysUnbroken() {
-        let w = 40, h = 20
-        let pixels = UnsafeMutablePointer<UInt32>.allocate(capacity: w * h)
-        defer { pixels.deallocate() }
-        pixels.initialize(repeating: 0xff00_0000, count: w * h)
+        let h = 20
         // A 0.3 px line at a slant: each column keeps a pixel (an interactive tilted frame's far road).
-        LineRasterizer.stroke([2, 5, 38, 14], endWidths: [0.3, 0.3], lineWidth: 1, color: RGBColor(r: 1, g: 1, b: 1), antialias: false,
-                              pixels: UnsafeMutableRawPointer(pixels), stride: 4 * w, width: w, rows: 0..<h)
+        let level = Self.whiteOnBlack([2, 5, 38, 14], endWidths: [0.3, 0.3], w: 40, h: h, antialias: false)
         for x in 3..<37 {
-            #expect((0..<h).contains { pixels[$0 * w + x] & 0xff == 255 }, "column \(x) has no pixel of the line")
+            #expect((0..<h).contains { level(x, $0) == 255 }, "column \(x) has no pixel of the line")
         }
     }
 }
