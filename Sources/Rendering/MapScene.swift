@@ -14,6 +14,13 @@ public struct MapScene: Sendable, Equatable {
     public var showsScaleBar: Bool
     /// Extra attribution (e.g. the app's own data); the base map's own is always added.
     public var attribution: String?
+    /// Shapes (polylines, polygons, circles, ground images), bottom first: drawn over the base
+    /// map and under place names, the puck, markers and the info window.
+    public var overlays: [Overlay] = []
+    /// The route with the navigation look, the part already travelled greyed.
+    public var route: RouteDrawing? = nil
+    /// The "you are here" puck.
+    public var puck: PuckDrawing? = nil
 
     public init(camera: CameraPosition, markers: [MarkerSprite] = [], infoWindow: InfoWindowContent? = nil,
                 showsCompass: Bool = true, showsRecenterButton: Bool = false, showsScaleBar: Bool = true,
@@ -39,6 +46,8 @@ public struct MarkerSprite: Sendable, Equatable {
         case argb(pixels: [UInt32], width: Int, height: Int, anchor: Point)
         /// A PNG file; `anchor` as above.
         case png(path: String, anchor: Point)
+        /// A cluster bubble holding `count` markers, centred on the coordinate.
+        case cluster(count: Int)
     }
     public var id: String
     public var coordinate: Coordinate
@@ -76,5 +85,31 @@ public struct InfoWindowContent: Sendable, Equatable {
         self.anchorOffset = anchorOffset
         self.background = background
         self.image = image
+    }
+}
+
+/// The route as drawn: a casing under a wide line (`ShapeStyle.route`), the part before
+/// `progress` (the position's projection onto it) in `ShapeStyle.routeTravelled`.
+public struct RouteDrawing: Sendable, Equatable {
+    public var points: [Coordinate]
+    public var progress: RouteProgress?
+    public init(points: [Coordinate], progress: RouteProgress? = nil) {
+        self.points = points
+        self.progress = progress
+    }
+}
+
+/// The location puck: a blue dot with a white ring, an accuracy circle (metres on the ground)
+/// when known, a heading cone when known.
+public struct PuckDrawing: Sendable, Equatable {
+    public var coordinate: Coordinate
+    /// Degrees clockwise from north; nil: no heading shown.
+    public var heading: Double?
+    /// Radius of the accuracy circle, metres; nil or 0: none.
+    public var accuracy: Double?
+    public init(coordinate: Coordinate, heading: Double? = nil, accuracy: Double? = nil) {
+        self.coordinate = coordinate
+        self.heading = heading
+        self.accuracy = accuracy
     }
 }

@@ -66,6 +66,8 @@ struct OverlayPainter {
                 } else {
                     paintPin(cr: cr, tip: p, color: RGBColor(hex: 0x888888))
                 }
+            case .cluster:
+                break   // drawn by the cluster painter (issue 26: to do)
             }
         }
     }
@@ -350,7 +352,7 @@ final class IconCache {
     }
     func image(for marker: MarkerSprite) -> CairoImage? {
         switch marker.icon {
-        case .defaultPin: return nil
+        case .defaultPin, .cluster: return nil
         case let .argb(pixels, w, h, _):
             let key = "argb:\(marker.id):\(w)x\(h):\(pixels.hashValue)"
             if let hit = images[key] { return hit }
