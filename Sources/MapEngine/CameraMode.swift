@@ -15,9 +15,28 @@ public struct PositionFix: Sendable, Hashable, Codable {
     public var coordinate: Coordinate
     /// Degrees clockwise from north.
     public var heading: Double
-    public init(coordinate: Coordinate, heading: Double = 0) {
+    /// Horizontal accuracy (radius, metres), when the source says.
+    public var accuracy: Double?
+    /// Whether `heading` is known (a fix from a standing receiver has none): following mode then
+    /// keeps the camera's bearing.
+    public var headingKnown: Bool
+
+    public init(coordinate: Coordinate, heading: Double = 0, accuracy: Double? = nil, headingKnown: Bool = true) {
         self.coordinate = coordinate
         self.heading = heading
+        self.accuracy = accuracy
+        self.headingKnown = headingKnown
+    }
+
+    enum CodingKeys: String, CodingKey { case coordinate, heading, accuracy, headingKnown }
+
+    /// Reads fixes written before `accuracy` and `headingKnown` existed (heading known).
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(coordinate: try c.decode(Coordinate.self, forKey: .coordinate),
+                  heading: try c.decodeIfPresent(Double.self, forKey: .heading) ?? 0,
+                  accuracy: try c.decodeIfPresent(Double.self, forKey: .accuracy),
+                  headingKnown: try c.decodeIfPresent(Bool.self, forKey: .headingKnown) ?? true)
     }
 }
 

@@ -2,6 +2,16 @@ import Foundation
 import TouchCore
 import Gestures
 
+/// Where the shown info window's content came from (GMS's fallback order).
+public enum InfoWindowSource: String, Sendable, Hashable, Codable {
+    /// The delegate's `markerInfoWindow`: a whole custom window (its background as it says).
+    case customWindow
+    /// The delegate's `markerInfoContents`: custom contents in the default white frame.
+    case customContents
+    /// The marker's title and snippet in the default frame.
+    case titleAndSnippet
+}
+
 /// Markers, the one info window, points of interest and what a tap or long press hits.
 extension MapController {
     // MARK: markers
@@ -33,14 +43,25 @@ extension MapController {
     }
 
     func refreshInfoWindow(of m: Marker, at t: Double) {
-        let custom = delegate?.markerInfoWindow(m)
-        guard let c = custom ?? (m.hasInfo ? InfoWindowContent(marker: m) : nil) else {
+        guard let (c, source) = infoWindowContent(for: m) else {
             closeInfoWindow(at: t)
             return
         }
-        if c != shownInfoContent { infoWindowRevision += 1 }
+        if c != shownInfoContent || source != infoWindowSource { infoWindowRevision += 1 }
         shownInfoContent = c
-        shownInfoIsCustom = custom != nil
+        shownInfoIsCustom = source != .titleAndSnippet
+        infoWindowSource = source
+    }
+
+    /// GMS's order: the delegate's whole window (`markerInfoWindow`), else its contents in the
+    /// default frame (`markerInfoContents`, background ignored), else title and snippet.
+    func infoWindowContent(for m: Marker) -> (InfoWindowContent, InfoWindowSource)? {
+        if let w = delegate?.markerInfoWindow(m) { return (w, .customWindow) }
+        if var c = delegate?.markerInfoContents(m) {
+            c.backgroundRGB = nil
+            return (c, .customContents)
+        }
+        return m.hasInfo ? (InfoWindowContent(marker: m), .titleAndSnippet) : nil
     }
 
     /// Removes a marker; its info window closes (didCloseInfoWindow) if shown.
@@ -62,14 +83,17 @@ extension MapController {
         }.map(\.element)
     }
 
-    /// The topmost marker whose drawn icon contains a screen point: the pin's shape for default
-    /// pins, the icon box for images.
+    /// The topmost marker whose icon contains a screen point: the icon's box (an image's drawn
+    /// pixels when it has a hit mask).
+    /// With clustering on, markers inside a cluster are not hit (their bubble is).
     public func marker(at p: Point) -> Marker? {
         let proj = projection
-        if markers.count >= MapController.markerGridThreshold, let found = markerThroughGrid(at: p, projection: proj) {
+        let clustered = configuration.clusterMarkers ? clusterResult().clusteredIDs : []
+        if markers.count >= MapController.markerGridThreshold,
+           let found = markerThroughGrid(at: p, projection: proj, skipping: clustered) {
             return found
         }
-        for m in markersInDrawingOrder.reversed() {
+        for m in markersInDrawingOrder.reversed() where !clustered.contains(m.id) {
             guard let s = proj.point(for: m.position) else { continue }
             if m.iconContains(p, markerAt: s) { return m }
         }
@@ -90,7 +114,10 @@ extension MapController {
         let t = max(time ?? now, now)
         guard id != shownInfoWindowID else { return }
         closeInfoWindow(at: t)
-        if let id, let m = marker(id: id) { openInfoWindow(m) }
+        if let id, let m = marker(id: id) {
+            openInfoWindow(m)
+            bringInfoWindowOnScreen(byUser: false, at: t)
+        }
     }
 
     /// The marker whose info window is shown.
@@ -119,11 +146,11 @@ extension MapController {
 
     /// Opens a marker's window: the one place the delegate is asked for its content.
     func openInfoWindow(_ m: Marker) {
-        let custom = delegate?.markerInfoWindow(m)
-        guard let c = custom ?? (m.hasInfo ? InfoWindowContent(marker: m) : nil) else { return }
+        guard let (c, source) = infoWindowContent(for: m) else { return }
         shownInfoWindowID = m.id
         shownInfoContent = c
-        shownInfoIsCustom = custom != nil
+        shownInfoIsCustom = source != .titleAndSnippet
+        infoWindowSource = source
         infoWindowRevision += 1
     }
 
@@ -131,9 +158,36 @@ extension MapController {
         guard let id = shownInfoWindowID else { return }
         shownInfoWindowID = nil
         shownInfoContent = nil
+        infoWindowSource = nil
         infoWindowRevision += 1
         emit(.didCloseInfoWindow(id), at: t, marker: marker(id: id))
     }
+
+    /// When the shown window reaches outside the screen (less `infoWindowMargin`), the camera
+    /// animates (willMove(gesture: false), `infoWindowPanDuration` s) by just the offset that
+    /// brings it all on screen, as GMS does when it selects a marker. A window larger than the
+    /// screen is aligned at its top left.
+    func bringInfoWindowOnScreen(byUser: Bool, at t: Double) {
+        guard let m = infoWindowMarker, let f = infoWindowFrame(),
+              let tip = projection.point(for: m.position) else { return }
+        let margin = MapController.infoWindowMargin
+        func shift(_ lo: Double, _ hi: Double, _ size: Double) -> Double {
+            if lo < margin { return margin - lo }
+            if hi > size - margin { return max(size - margin - hi, margin - lo) }
+            return 0
+        }
+        let d = Point(x: shift(f.origin.x, f.origin.x + f.size.width, screenSize.width),
+                      y: shift(f.origin.y, f.origin.y + f.size.height, screenSize.height))
+        guard d.length > 0.01,
+              let target = framing(m.position, at: tip + d, from: camera) else { return }
+        if byUser { userTookOver(at: t) } else { appTookOver(at: t) }
+        startAnimation(to: target, duration: MapController.infoWindowPanDuration, byGesture: false, at: t)
+    }
+
+    /// Room (px) kept between a window brought on screen and the screen's edges.
+    public static let infoWindowMargin = 8.0
+    /// Seconds for that move.
+    public static let infoWindowPanDuration = 0.3
 
     /// A guess at an info window's size from its text (about 8 px per title character, 7 per
     /// snippet character, 20 and 18 px lines, 12 px padding, a 10 px tail), 80...320 px wide.
@@ -170,7 +224,8 @@ extension MapController {
 
     // MARK: taps
 
-    /// A tap: the info window, else the topmost marker, else a point of interest, else the map.
+    /// A tap: the info window, else the topmost marker (or cluster bubble), else the topmost
+    /// tappable overlay, else a point of interest, else the map.
     func handleTap(at p: Point, time t: Double) {
         if let m = infoWindowMarker, infoWindowContains(p) {
             emit(.didTapInfoWindow(m.id), at: t, marker: m)
@@ -183,6 +238,17 @@ extension MapController {
             // Another marker switches; the shown one closes and reopens; no info opens none.
             closeInfoWindow(at: t)
             openInfoWindow(m)
+            bringInfoWindowOnScreen(byUser: true, at: t)
+            return
+        }
+        if let cluster = markerCluster(at: p) {
+            closeInfoWindow(at: t)
+            zoomInto(cluster, at: t)
+            return
+        }
+        if let hit = overlayHit(at: p) {
+            closeInfoWindow(at: t)
+            emit(.didTapOverlay(id: hit.overlay.id, coordinate: hit.coordinate), at: t, overlay: hit.overlay)
             return
         }
         if let poi = pointOfInterest(at: p) {

@@ -27,7 +27,7 @@ extension MapController {
     }
 
     /// Switches mode: following animates onto the position source and tracks it, overview
-    /// animates to fit the route (or the markers), free leaves the camera where it is and starts
+    /// animates to fit the route (or the overlays and markers), free leaves the camera where it is and starts
     /// the quiet interval.
     public func setCameraMode(_ mode: CameraMode, at time: Double? = nil) {
         let t = programmaticTime(time)
@@ -43,14 +43,41 @@ extension MapController {
         setCameraMode(.following, at: time)
     }
 
-    /// The camera of following mode at a time: centred on the source, facing its heading,
-    /// `followingTilt` (clamped for the zoom) at `followingZoom`.
+    /// The camera of following mode at a time, as the Navigation SDK frames it: `followingZoom`,
+    /// tilted `followingTilt` (clamped for the zoom), facing the heading (the current bearing
+    /// kept when the heading is unknown), and the position low on the screen, at
+    /// (width / 2, `followingPuckY` x height): the target lies ahead of it.
     public func followingCamera(at t: Double) -> CameraPosition? {
-        guard let fix = positionSource?.fix(at: t) else { return nil }
-        return configuration.limits.clamp(CameraPosition(target: fix.coordinate, zoom: configuration.followingZoom,
-                                                         bearing: fix.heading, tilt: configuration.followingTilt))
+        guard let fix = positionFix(at: t) else { return nil }
+        let base = configuration.limits.clamp(CameraPosition(target: fix.coordinate, zoom: configuration.followingZoom,
+                                                             bearing: fix.headingKnown ? fix.heading : camera.bearing,
+                                                             tilt: configuration.followingTilt))
+        let puck = Point(x: screenSize.width / 2, y: min(max(configuration.followingPuckY, 0), 1) * screenSize.height)
+        return framing(fix.coordinate, at: puck, from: base) ?? base
     }
 
+    /// `base` moved (same zoom, bearing and tilt) so that `coordinate` projects to the screen
+    /// point `s`, checked with the real projection and corrected for what clamping and rounding
+    /// leave (within 0.01 px unless the limits hold the target); nil when `s` is above the horizon.
+    func framing(_ coordinate: Coordinate, at s: Point, from base: CameraPosition) -> CameraPosition? {
+        var aim = s
+        var best: CameraPosition?
+        for _ in 0..<4 {
+            var cam = base
+            let proj = Projection(camera: cam, screen: screenSize)
+            guard let g = proj.groundOffset(screen: aim) else { return best }
+            let offset = proj.worldPoint(ground: g) - proj.centerWorld
+            let world = WebMercator.worldPoint(coordinate, zoom: cam.zoom)
+            cam.target = WebMercator.coordinate(world: world - offset, zoom: cam.zoom)
+            cam = configuration.limits.clamp(cam)
+            best = cam
+            guard let p = Projection(camera: cam, screen: screenSize).point(for: coordinate) else { return best }
+            let miss = s - p
+            if miss.length < 0.01 { break }
+            aim = aim + miss
+        }
+        return best
+    }
     /// The user moved the camera: free mode, and auto-return is armed; it counts from the last
     /// finger lift (from now when no finger is down).
     func userTookOver(at t: Double) {
@@ -76,10 +103,7 @@ extension MapController {
             guard let target = followingCamera(at: now) else { return }
             camera = target
         case .overview:
-            let points = route.isEmpty ? markers.map(\.position) : route
-            guard let target = CameraFit.camera(fitting: points, screen: screenSize, padding: configuration.overviewPadding,
-                                                limits: configuration.limits, maxZoom: configuration.fitMaxZoom)
-            else { return }
+            guard let target = overviewCamera() else { return }
             camera = target
         }
         cameraMode = mode
@@ -106,10 +130,7 @@ extension MapController {
         quietSince = nil
         returnArmed = false
         setMode(.overview, at: t)
-        let points = route.isEmpty ? markers.map(\.position) : route
-        guard let target = CameraFit.camera(fitting: points, screen: screenSize, padding: configuration.overviewPadding,
-                                            limits: configuration.limits, maxZoom: configuration.fitMaxZoom)
-        else { return }
+        guard let target = overviewCamera() else { return }
         startAnimation(to: target, duration: configuration.modeTransitionDuration, byGesture: false, at: t)
     }
 

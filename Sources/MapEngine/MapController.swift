@@ -22,8 +22,11 @@ public final class MapController {
     public var infoWindowSize: (Marker) -> Size = MapController.estimatedInfoWindowSize
     /// Labelled places of the base map that report `didTapPOI`.
     public var pointsOfInterest: [PointOfInterest] = []
-    /// A route polyline that overview mode fits (markers when empty).
-    public var route: [Coordinate] = []
+    /// A route polyline that overview mode fits (overlays and markers when empty). Setting it
+    /// (or `setRoute`) bumps `routeRevision`.
+    public var route: [Coordinate] = [] { didSet { routeRevision &+= 1 } }
+    /// Changes whenever `route` is set.
+    public internal(set) var routeRevision = 0
     /// Where "you" are; following mode tracks it.
     public var positionSource: PositionSource?
     public internal(set) var cameraMode: CameraMode = .free
@@ -87,6 +90,30 @@ public final class MapController {
     var homeQuietSince: Double?
     /// Where the home reset returns to (the start camera unless the app sets another).
     public var homeCamera: CameraPosition
+    // Overlays (MapController+Overlays.swift).
+    /// Overlays in insertion order.
+    public internal(set) var overlays: [Overlay] = []
+    /// Bumped on every change to `overlays`.
+    public internal(set) var overlaysRevision = 0
+    /// Index of each overlay id in `overlays`.
+    var overlayPositions: [String: Int] = [:]
+    /// The ids of the markers each overlay brought (its Point features).
+    var overlayMarkerIDs: [String: [String]] = [:]
+    /// Each overlay's shapes prepared for hit tests, by id.
+    var overlayHitData: [String: OverlayHitData] = [:]
+    /// Coordinates held by all overlays (`OverlayLimits.maxVertices`).
+    var overlayVertexTotal = 0
+
+    // Position (MapController+Position.swift).
+    /// The last `setPosition`: its time, the fix and the source it made.
+    var positionUpdate: PositionUpdate?
+
+    // Marker clusters (MarkerClusters.swift).
+    var clusterCache: ClusterCache?
+    var clusterRevisionCounter = 0
+    /// How the shown info window's content was made.
+    public internal(set) var infoWindowSource: InfoWindowSource?
+
     /// Whether emitted events are kept for `drainEvents()`. An app that only uses the delegate
     /// and never drains should turn this off, or the list grows for as long as the map runs.
     public var recordsEvents = true
@@ -147,8 +174,11 @@ public final class MapController {
         if cameraMode == .following, activeGestures.isEmpty, let change = positionSource?.nextChange(after: now) {
             if change > now { deadlines.append(change) } else { tracking = true }
         }
+        // A position gliding to a new fix moves the puck: frames until it arrives.
+        if !tracking, positionGlideEnd != nil { tracking = true }
         if animation != nil || momentum != nil || tracking {
             var next = now + configuration.frameInterval
+            if let g = positionGlideEnd { next = min(next, g) }
             if let a = animation, a.end > now { next = min(next, a.end) }
             if let m = momentum, m.end > now { next = min(next, m.end) }
             deadlines.append(next)
@@ -169,7 +199,7 @@ public final class MapController {
         now = t
         if let p = changePendingAt, p < t { flushChange() }
         if let p = idlePendingAt, p < t { emitIdle(at: p) }
-        currentFix = positionSource?.fix(at: t)
+        currentFix = positionFix(at: t)
 
         if let r = autoReturnTime, t >= r {
             quietSince = nil
@@ -352,7 +382,7 @@ public final class MapController {
 
     // MARK: events
 
-    func emit(_ event: MapEvent, at t: Double, marker: Marker? = nil) {
+    func emit(_ event: MapEvent, at t: Double, marker: Marker? = nil, overlay: Overlay? = nil) {
         if recordsEvents { events.append(TimedMapEvent(time: t, event: event)) }
         guard let d = delegate else { return }
         switch event {
@@ -367,6 +397,7 @@ public final class MapController {
         case .didCloseInfoWindow: if let m = marker { d.didCloseInfoWindowOf(m) }
         case .didTapPOI(let name, let c, let cls, let id): d.didTapPOI(PointOfInterest(name: name, coordinate: c, featureClass: cls, id: id))
         case .cameraMode(let m): d.cameraModeDidChange(m)
+        case .didTapOverlay(_, let c): if let o = overlay { d.didTapOverlay(o, at: c) }
         }
     }
 }

@@ -15,6 +15,8 @@ public enum MapEvent: Sendable, Hashable {
     /// `featureClass` and `id` as the data names them (nil when the base map does not say).
     case didTapPOI(name: String, coordinate: Coordinate, featureClass: String? = nil, id: UInt64? = nil)
     case cameraMode(CameraMode)
+    /// A tap on a tappable overlay (the topmost under the finger): its id and the coordinate tapped.
+    case didTapOverlay(id: String, coordinate: Coordinate)
 
     /// The `type` of the JSON line.
     public var typeName: String {
@@ -30,6 +32,7 @@ public enum MapEvent: Sendable, Hashable {
         case .didCloseInfoWindow: return "didCloseInfoWindow"
         case .didTapPOI: return "didTapPOI"
         case .cameraMode: return "cameraMode"
+        case .didTapOverlay: return "didTapOverlay"
         }
     }
 
@@ -50,6 +53,7 @@ public enum MapEvent: Sendable, Hashable {
             s += ",\"name\":\(MapEvent.string(name))" + MapEvent.latLon(c)
                 + ",\"class\":\(cls.map(MapEvent.string) ?? "null"),\"id\":\(id.map { String($0) } ?? "null")"
         case .cameraMode(let m): s += ",\"mode\":\"\(m.rawValue)\""
+        case .didTapOverlay(let id, let c): s += ",\"overlay\":\(MapEvent.string(id))" + MapEvent.latLon(c)
         }
         return s + "}"
     }

@@ -32,7 +32,13 @@ public protocol MapViewDelegate: AnyObject {
     /// (title and snippet). A marker with neither title nor snippet opens a window only when this
     /// returns content.
     func markerInfoWindow(_ marker: Marker) -> InfoWindowContent?
+    /// Custom contents for the default info-window frame, asked when `markerInfoWindow` gives
+    /// nil (GMS's markerInfoContents): drawn in the default white frame (its `backgroundRGB`
+    /// is ignored). nil: the default title and snippet.
+    func markerInfoContents(_ marker: Marker) -> InfoWindowContent?
     func cameraModeDidChange(_ mode: CameraMode)
+    /// A tap on a tappable overlay (the topmost under the finger), with the coordinate tapped.
+    func didTapOverlay(_ overlay: Overlay, at coordinate: Coordinate)
 }
 
 public extension MapViewDelegate {
@@ -48,5 +54,7 @@ public extension MapViewDelegate {
     func didTapPOI(name: String, coordinate: Coordinate) {}
     func didTapPOI(_ poi: PointOfInterest) { didTapPOI(name: poi.name, coordinate: poi.coordinate) }
     func markerInfoWindow(_ marker: Marker) -> InfoWindowContent? { nil }
+    func markerInfoContents(_ marker: Marker) -> InfoWindowContent? { nil }
     func cameraModeDidChange(_ mode: CameraMode) {}
+    func didTapOverlay(_ overlay: Overlay, at coordinate: Coordinate) {}
 }

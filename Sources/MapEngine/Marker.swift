@@ -67,11 +67,12 @@ public struct Marker: Sendable, Hashable, Codable, Identifiable {
         return ScreenRect(origin: Point(x: point.x - a.x * s.width, y: point.y - a.y * s.height), size: s)
     }
 
-    /// Whether a screen point hits the drawn icon: the pin's shape for the default pin, the
-    /// icon's box for an image, narrowed to its drawn pixels when it has a hit mask.
+    /// Whether a screen point hits the icon: the whole box for the default pin (as Google Maps
+    /// and HERE test a marker's icon box: a finger beside the pin's narrow tail still takes it),
+    /// the box for an image, narrowed to its drawn pixels when it has a hit mask.
     public func iconContains(_ p: Point, markerAt point: Point) -> Bool {
         switch icon {
-        case .defaultPin: return PinGeometry.contains(p, tip: point)
+        case .defaultPin: return iconFrame(at: point).contains(p)
         case .image:
             let f = iconFrame(at: point)
             guard f.contains(p) else { return false }

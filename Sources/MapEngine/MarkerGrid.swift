@@ -96,7 +96,7 @@ extension MapController {
     /// whose position lies under the screen box in which an icon covering `p` can have its
     /// anchor. The same answer as testing every marker in drawing order; nil when the box
     /// reaches above the horizon (the caller then tests them all).
-    func markerThroughGrid(at p: Point, projection proj: Projection) -> Marker?? {
+    func markerThroughGrid(at p: Point, projection proj: Projection, skipping skipped: Set<String> = []) -> Marker?? {
         let grid = markerIndex.grid(for: markers)
         let e = markerIndex.largestIcon + 1
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
@@ -111,6 +111,7 @@ extension MapController {
         grid.forEach(inUnitBox: minX / s, minY / s, maxX / s, maxY / s) { i in
             let m = markers[i]
             if let b = best, (m.zIndex, i) < (markers[b].zIndex, b) { return }
+            if !skipped.isEmpty && skipped.contains(m.id) { return }
             guard let sp = proj.point(for: m.position), m.iconContains(p, markerAt: sp) else { return }
             best = i
         }

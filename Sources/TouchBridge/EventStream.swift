@@ -141,6 +141,7 @@ public struct EventStreamEncoder {
             o.literal(",\"id\":")
             if let id { o.unsigned(id) } else { o.literal("null") }
         case .cameraMode(let m): o.literal(",\"mode\":\""); o.raw(m.rawValue); o.literal("\"")
+        case .didTapOverlay(let id, let c): o.literal(",\"overlay\":"); o.string(id); Self.latLon(c, into: &o)
         }
         o.literal("}")
     }

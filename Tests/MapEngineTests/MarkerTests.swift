@@ -135,15 +135,23 @@ import Gestures
         #expect(c.markersInDrawingOrder.map(\.id) == ["low", "later"])
     }
 
-    @Test func hitTestUsesThePinShape() {
+    @Test func hitTestUsesThePinsWholeBox() {
         let (c, d) = setup([("a", 0, 0, "Alpha", 0)])
         let tip = screenPoint(c, c.marker(id: "a")!.position)
-        // Just above the tip on the axis: on the pin. Just beside it: inside the icon box but off the pin.
+        let box = PinGeometry.size
+        // Anywhere in the icon's box (Google Maps and HERE test the box), off the pin's outline too.
         #expect(c.marker(at: tip + Point(x: 0, y: -2))?.id == "a")
-        #expect(c.marker(at: tip + Point(x: 4, y: -2)) == nil)
-        #expect(c.marker(at: tip + Point(x: -PinGeometry.headRadius + 1, y: -PinGeometry.size.height + 2)) == nil)
+        #expect(c.marker(at: tip + Point(x: 4, y: -2))?.id == "a")
+        #expect(c.marker(at: tip + Point(x: -PinGeometry.headRadius + 1, y: -box.height + 2))?.id == "a")
+        #expect(c.marker(at: tip + Point(x: box.width / 2 - 0.5, y: -0.5))?.id == "a")
+        // Just outside the box: the map.
+        #expect(c.marker(at: tip + Point(x: box.width / 2 + 1, y: -2)) == nil)
+        #expect(c.marker(at: tip + Point(x: 0, y: 2)) == nil)
+        #expect(c.marker(at: tip + Point(x: 0, y: -box.height - 1)) == nil)
         c.handle(tap(1, at: tip + Point(x: 4, y: -2)))
-        #expect(d.calls == ["didTapAt"])
+        #expect(d.calls == ["didTap(a)"])
+        c.handle(tap(2, at: tip + Point(x: box.width / 2 + 1, y: -2)))
+        #expect(d.calls.last == "didTapAt")
     }
 
     @Test func customIconIsHitOnItsBox() {
