@@ -70,6 +70,8 @@ public struct Benchmarks {
         try endToEndAll()
         progress("Markers at scale (1920x1080)")
         markerScale()
+        progress("GeoJSON overlay")
+        try geoJSONLoad()
         progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
         try lag()
         if let exe = options.executable {
@@ -587,5 +589,47 @@ public struct Benchmarks {
             let k = f.key.count < 42 ? f.key + String(repeating: " ", count: 42 - f.key.count) : f.key
             return k + String(format: " %12.3f ", f.value) + f.unit
         }.joined(separator: "\n")
+    }
+}
+
+extension Benchmarks {
+    /// A FeatureCollection of `count` features with simplestyle properties: LineStrings of 10
+    /// points, Polygons (a 6-point ring with a hole), and Points (title, description, pin colour).
+    static func geoJSONText(features count: Int) -> String {
+        var parts: [String] = []
+        parts.reserveCapacity(count)
+        for i in 0..<count {
+            let lon = 9.0 + Double(i % 100) * 0.01, lat = 47.0 + Double(i / 100) * 0.01
+            func p(_ dx: Double, _ dy: Double) -> String { "[\(lon + dx * 0.001),\(lat + dy * 0.001)]" }
+            switch i % 3 {
+            case 0:
+                let pts = (0..<10).map { p(Double($0), Double($0 % 2)) }.joined(separator: ",")
+                parts.append(##"{"type":"Feature","properties":{"stroke":"#1a73e8","stroke-width":4,"stroke-opacity":0.9},"geometry":{"type":"LineString","coordinates":["## + pts + "]}}")
+            case 1:
+                let outer = [p(0, 0), p(4, 0), p(5, 2), p(4, 4), p(0, 4), p(-1, 2), p(0, 0)].joined(separator: ",")
+                let hole = [p(1, 1), p(1, 2), p(2, 2), p(1, 1)].joined(separator: ",")
+                parts.append(##"{"type":"Feature","properties":{"stroke":"#555","fill":"#00aa00","fill-opacity":0.3,"title":"Area \##(i)"},"geometry":{"type":"Polygon","coordinates":[["## + outer + "],[" + hole + "]]}}")
+            default:
+                parts.append(##"{"type":"Feature","properties":{"title":"Place \##(i)","description":"Opening hours 8-18","marker-color":"#c00"},"geometry":{"type":"Point","coordinates":"## + p(0, 0) + "}}")
+            }
+        }
+        return #"{"type":"FeatureCollection","name":"bench","features":["# + parts.joined(separator: ",\n") + "]}"
+    }
+
+    /// `geojson_load_10k_ms`: a 10,000-feature GeoJSON text parsed and read into an Overlay.
+    mutating func geoJSONLoad() throws {
+        let text = Self.geoJSONText(features: 10_000)
+        var failure: Error?
+        var shapes = 0
+        let runs = BenchSupport.timeRuns(warmup: 1, minRuns: options.quick ? 2 : 5, minSeconds: minSeconds) {
+            do {
+                let o = try GeoJSON.overlay(id: "bench", json: try GeoJSON.parse(text: text))
+                shapes = o.shapes.count + o.markers.count
+            } catch { failure = error }
+        }
+        if let failure { throw failure }
+        precondition(shapes == 10_000)
+        add("geojson_load_10k_ms", BenchSupport.median(runs), "ms",
+            "GeoJSON text (\(text.utf8.count / 1024) KiB, 10k features) parsed into an overlay")
     }
 }
