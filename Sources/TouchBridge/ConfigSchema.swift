@@ -4,6 +4,8 @@
 public enum ConfigValueType: String, Sendable {
     case string, integer, number, boolean, stringArray = "array of strings", numberArray = "array of numbers"
     case numberArrayOrString = "array of numbers, or numbers in a string"
+    /// `[[longitude, latitude], ...]`, GeoJSON's order.
+    case pointArray = "array of [longitude, latitude] pairs"
 }
 
 public struct ConfigKey: Sendable {
@@ -16,7 +18,7 @@ public struct ConfigKey: Sendable {
 
 public enum ConfigSchema {
     /// Sections written as `[[name]]` (arrays of tables).
-    public static let arraySections: Set<String> = ["touch", "markers"]
+    public static let arraySections: Set<String> = ["touch", "markers", "overlays"]
 
     /// Every key: the fixed list below plus one per recogniser threshold, named by
     /// `GestureThresholds.table` (the names tune, warnings and docs/gestures.md use).
@@ -77,6 +79,7 @@ public enum ConfigSchema {
         .init(section: "map", name: "min_zoom", type: .number, doc: "lowest zoom a gesture can reach"),
         .init(section: "map", name: "max_zoom", type: .number, doc: "highest zoom a gesture can reach"),
         .init(section: "map", name: "bounds", type: .numberArray, doc: "[west, south, east, north]: the camera target stays inside (gestures and momentum stop at the edge)"),
+        .init(section: "map", name: "cluster_markers", type: .boolean, doc: "draw markers close together on screen as one bubble with their count (a tap zooms to them; default false)"),
         // [[markers]]
         .init(section: "markers", name: "id", type: .string, doc: "marker id, reported in didTapMarker"),
         .init(section: "markers", name: "latitude", type: .number, doc: "marker latitude"),
@@ -86,7 +89,37 @@ public enum ConfigSchema {
         .init(section: "markers", name: "z_index", type: .integer, doc: "higher is drawn on top and hit first"),
         .init(section: "markers", name: "icon", type: .string, doc: "PNG icon (at most 512x512), bottom centre on the coordinate; relative to this file's folder"),
         .init(section: "markers", name: "color", type: .string, doc: "colour of the default pin, \"#RRGGBB\""),
+        // [[overlays]]
+        .init(section: "overlays", name: "id", type: .string, doc: "overlay id (required), reported in didTapOverlay"),
+        .init(section: "overlays", name: "geojson", type: .string, doc: "a GeoJSON file (RFC 7946: Feature, FeatureCollection or a geometry; simplestyle properties style it; Points become markers); relative to this file's folder"),
+        .init(section: "overlays", name: "type", type: .string, doc: "an inline shape instead of geojson: polyline, polygon, circle or ground"),
+        .init(section: "overlays", name: "coordinates", type: .pointArray, doc: "polyline or polygon points as [[longitude, latitude], ...] (GeoJSON's order)"),
+        .init(section: "overlays", name: "center", type: .numberArray, doc: "circle centre [longitude, latitude]"),
+        .init(section: "overlays", name: "radius_m", type: .number, doc: "circle radius in metres (on the ground)"),
+        .init(section: "overlays", name: "image", type: .string, doc: "ground overlay: a PNG file laid over bounds (a floor plan); relative to this file's folder"),
+        .init(section: "overlays", name: "bounds", type: .numberArray, doc: "ground overlay box [west, south, east, north]"),
+        .init(section: "overlays", name: "bearing", type: .number, doc: "ground overlay: degrees clockwise the image is turned about its centre"),
+        .init(section: "overlays", name: "opacity", type: .number, doc: "ground overlay opacity 0...1 (default 1)"),
+        .init(section: "overlays", name: "stroke", type: .string, doc: "line colour \"#RRGGBB\" (simplestyle; default #555555)"),
+        .init(section: "overlays", name: "stroke_width", type: .number, doc: "line width in px (default 2)"),
+        .init(section: "overlays", name: "stroke_opacity", type: .number, doc: "line opacity 0...1 (default 1)"),
+        .init(section: "overlays", name: "fill", type: .string, doc: "fill colour \"#RRGGBB\" (default #555555)"),
+        .init(section: "overlays", name: "fill_opacity", type: .number, doc: "fill opacity 0...1 (default 0.6)"),
+        .init(section: "overlays", name: "dash", type: .numberArray, doc: "dash pattern in px, [on, off, ...]"),
+        .init(section: "overlays", name: "casing", type: .string, doc: "colour of a casing drawn under the line, \"#RRGGBB\""),
+        .init(section: "overlays", name: "casing_width", type: .number, doc: "the casing's width in px on each side of the line"),
+        .init(section: "overlays", name: "geodesic", type: .boolean, doc: "polyline: follow great circles (default false: straight on the map)"),
+        .init(section: "overlays", name: "z_index", type: .integer, doc: "higher is drawn above and hit first (markers are always above overlays)"),
+        .init(section: "overlays", name: "tappable", type: .boolean, doc: "a tap on it reports didTapOverlay (default true)"),
+        .init(section: "overlays", name: "title", type: .string, doc: "a name for the overlay (list_overlays shows it)"),
+        // [route]
+        .init(section: "route", name: "geojson", type: .string, doc: "the route: a GeoJSON LineString file (or a Feature/FeatureCollection with one); drawn with the navigation look, the travelled part greyed; overview mode fits it"),
+        // [position]
+        .init(section: "position", name: "show", type: .boolean, doc: "draw the you-are-here puck at the position (default true)"),
+        .init(section: "position", name: "accuracy_m", type: .number, doc: "radius of the puck's accuracy circle in metres (0: none)"),
         // [camera]
+        .init(section: "camera", name: "following_zoom", type: .number, doc: "zoom of following mode (default 16: streets)"),
+        .init(section: "camera", name: "following_tilt", type: .number, doc: "viewing angle of following mode in degrees (default 45, as the Navigation SDK)"),
         .init(section: "camera", name: "mode", type: .string, doc: "start mode: free, following or overview"),
         .init(section: "camera", name: "position_source", type: .string, doc: "\"fixed\" (a you-are-here position) or \"track\" (the demo's scripted track)"),
         .init(section: "camera", name: "position", type: .numberArray, doc: "[latitude, longitude] of the fixed position"),

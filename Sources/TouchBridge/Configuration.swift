@@ -149,6 +149,8 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var style: String? = nil
         /// Multiplies the street map's text sizes (viewing distance, HiDPI panels).
         public var textScale: Double = 1
+        /// Markers close together on screen drawn as one bubble with their count.
+        public var clusterMarkers: Bool = false
     }
     public struct MarkerSettings: Sendable, Equatable {
         public var id: String
@@ -169,6 +171,16 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var autoReturnSeconds: Double = 5
         /// Free mode, no finger down this long: back to the start camera, info window closed; 0 = off.
         public var homeAfterSeconds: Double = 0
+        /// Viewing angle of following mode, degrees.
+        public var followingTilt: Double = 45
+        /// Zoom of following mode.
+        public var followingZoom: Double = 16
+    }
+    /// `[position]`: how the you-are-here position is shown.
+    public struct PositionSettings: Sendable, Equatable {
+        public var show: Bool = true
+        /// Accuracy circle radius in metres; nil: none.
+        public var accuracyMeters: Double? = nil
     }
     public struct ControlSettings: Sendable, Equatable {
         /// Path of the control socket (docs/control.md); "" turns it off.
@@ -184,6 +196,11 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var gestures = GestureSettings()
     public var map = MapSettings()
     public var markers: [MarkerSettings] = []
+    /// `[[overlays]]`, read (GeoJSON files included) when the file is loaded.
+    public var overlays: [Overlay] = []
+    /// `[route] geojson`, read when the file is loaded.
+    public var route: [Coordinate]? = nil
+    public var position = PositionSettings()
     public var camera = CameraSettings()
     public var log = LogSettings()
     public var control = ControlSettings()
@@ -242,6 +259,13 @@ struct ConfigReader {
                     }
                     let values = try checked(t, section: name, prefix: "\(name)[\(i)]")
                     if name == "touch" { cfg.touch.append(try touch(values, prefix: "\(name)[\(i)]")) }
+                    else if name == "overlays" {
+                        let o = try overlay(values, prefix: "\(name)[\(i)]")
+                        if cfg.overlays.contains(where: { $0.id == o.id }) {
+                            throw error("\(name)[\(i)].id", "the id '\(o.id)' is used by an earlier [[overlays]] table: give each overlay its own id")
+                        }
+                        cfg.overlays.append(o)
+                    }
                     else { cfg.markers.append(try marker(values, prefix: "\(name)[\(i)]", index: i)) }
                 }
             } else {
@@ -256,6 +280,8 @@ struct ConfigReader {
                 case "camera": cfg.camera = try camera(values, prefix: name)
                 case "log": cfg.log = try log(values, prefix: name)
                 case "control": cfg.control = try control(values, prefix: name)
+                case "route": cfg.route = try route(values, prefix: name)
+                case "position": cfg.position = try position(values, prefix: name)
                 default: break
                 }
             }
@@ -299,6 +325,20 @@ struct ConfigReader {
                     strings.append(s)
                 }
                 out[k] = .strings(strings)
+            case .pointArray:
+                guard let a = v.array else { throw error(path, "expected [[longitude, latitude], ...], got \(describe(v))") }
+                var points: [Coordinate] = []
+                for i in 0..<a.count {
+                    guard let pair = a[i].array, pair.count == 2,
+                          let lon = pair[0].double ?? pair[0].int.map(Double.init), let lat = pair[1].double ?? pair[1].int.map(Double.init) else {
+                        throw error(path, "element \(i + 1) is not a [longitude, latitude] pair of numbers")
+                    }
+                    guard (-180...180).contains(lon), (-90...90).contains(lat) else {
+                        throw error(path, "element \(i + 1) [\(lon), \(lat)] is not [longitude, latitude] in degrees (longitude -180...180, latitude -90...90)")
+                    }
+                    points.append(Coordinate(latitude: lat, longitude: lon))
+                }
+                out[k] = .points(points)
             case .numberArray, .numberArrayOrString:
                 if schema.type == .numberArrayOrString, let text = v.string {
                     // udev's LIBINPUT_CALIBRATION_MATRIX string, pasted as is: "0 -1 1 1 0 0".
@@ -468,6 +508,7 @@ struct ConfigReader {
             throw error("\(prefix).source", "'\(source)' is not a map source: use \"builtin\" or \"tiles\"")
         }
         if let st = v["style"]?.string { m.style = st.isEmpty ? nil : st }
+        if let b = v["cluster_markers"]?.boolean { m.clusterMarkers = b }
         if let d = v["text_scale"]?.number {
             guard d.isFinite, (0.5...3).contains(d) else {
                 throw error("\(prefix).text_scale", "must be within 0.5...3 (1 = normal size; 1.5 for a panel seen from afar or HiDPI), got \(d)")
@@ -564,6 +605,14 @@ struct ConfigReader {
             guard d >= 0, d.isFinite else { throw error("\(prefix).home_after_s", "must be 0 (off) or more, got \(d)") }
             c.homeAfterSeconds = d
         }
+        if let d = v["following_zoom"]?.number {
+            guard d.isFinite, (0...24).contains(d) else { throw error("\(prefix).following_zoom", "must be within 0...24, got \(d)") }
+            c.followingZoom = d
+        }
+        if let d = v["following_tilt"]?.number {
+            guard d.isFinite, (0...60).contains(d) else { throw error("\(prefix).following_tilt", "must be within 0...60 degrees, got \(d)") }
+            c.followingTilt = d
+        }
         if c.mode == .following && c.positionSource == .fixed && c.position == nil {
             throw error("\(prefix).mode", "following needs a position: set position = [latitude, longitude] or position_source = \"track\"")
         }
@@ -594,7 +643,8 @@ struct ConfigReader {
 }
 
 enum ConfigValue {
-    case string(String), integer(Int), number(Double), boolean(Bool), strings([String]), numbers([Double])
+    case string(String), integer(Int), number(Double), boolean(Bool), strings([String]), numbers([Double]), points([Coordinate])
+    var points: [Coordinate]? { if case .points(let p) = self { return p }; return nil }
     var string: String? { if case .string(let s) = self { return s }; return nil }
     var integer: Int? { if case .integer(let i) = self { return i }; return nil }
     var number: Double? { if case .number(let d) = self { return d }; return nil }

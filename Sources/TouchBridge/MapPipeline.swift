@@ -29,7 +29,10 @@ public final class MapPipeline {
     /// Contact frames as they arrive (for `tune`).
     public var frameObserver: ((ContactFrame) -> Void)?
     /// The marker sprites drawn, kept until the markers change (not rebuilt and sorted every frame).
-    private var sprites: (revision: Int, list: [MarkerSprite])?
+    private var sprites: (revision: Int, clustered: Bool, list: [MarkerSprite])?
+    /// The overlays in drawing order, kept until they change (so the scene's array is the same
+    /// buffer frame after frame and compares in O(1)).
+    private var drawnOverlays: (revision: Int, list: [Overlay])?
     /// Touch prediction for the picture (nil: frames show the camera as the real input left it).
     public var prediction: FramePrediction?
     /// Set when something visible changed since `takeNeedsRedraw()`.
@@ -53,10 +56,16 @@ public final class MapPipeline {
                   mapConfiguration: cfg.mapConfiguration(density: density), sink: sink)
         for m in cfg.markers { controller.add(m.marker) }
         configMarkerIDs = Set(cfg.markers.map(\.id))
+        applyOverlays(cfg)
+        showsPosition = cfg.position.show
         controller.pointsOfInterest = BuiltInWorld.cities.map { PointOfInterest(name: $0.name, coordinate: $0.coordinate, minZoom: $0.minZoom, featureClass: "city") }
         switch cfg.camera.positionSource {
         case .fixed:
-            if let p = cfg.camera.position { controller.positionSource = .fixed(PositionFix(coordinate: p, heading: cfg.camera.heading)) }
+            if let p = cfg.camera.position {
+                var fix = PositionFix(coordinate: p, heading: cfg.camera.heading)
+                fix.accuracy = cfg.position.accuracyMeters
+                controller.positionSource = .fixed(fix)
+            }
         case .track:
             controller.positionSource = .track(DemoTrack.points)
         }
@@ -85,6 +94,8 @@ public final class MapPipeline {
         }
         for m in cfg.markers { controller.add(m.marker) }
         configMarkerIDs = keep
+        applyOverlays(cfg, at: t)
+        showsPosition = cfg.position.show
         controller.advance(to: t)
         drainMapEvents()
         dirty = true
@@ -104,6 +115,27 @@ public final class MapPipeline {
 
     /// Markers that came from the configuration file (a reload replaces only these).
     private var configMarkerIDs: Set<String> = []
+    /// Overlays that came from the configuration file (a reload replaces only these).
+    private var configOverlayIDs: Set<String> = []
+    /// Whether the puck is drawn at the position (`[position] show`).
+    public var showsPosition = true
+    /// Problems met applying the configuration's overlays (over a limit): the kiosk logs them.
+    public private(set) var overlayWarnings: [String] = []
+
+    /// The file's overlays and route: overlays from an earlier file that the new one drops are
+    /// removed (those added over the socket stay), the rest added or replaced in place.
+    private func applyOverlays(_ cfg: KioskConfiguration, at time: Double? = nil) {
+        let keep = Set(cfg.overlays.map(\.id))
+        for id in configOverlayIDs where !keep.contains(id) { controller.removeOverlay(id: id, at: time) }
+        overlayWarnings = []
+        for o in cfg.overlays {
+            do { try controller.add(o, at: time) } catch { overlayWarnings.append("overlay '\(o.id)': \(error)") }
+        }
+        configOverlayIDs = keep
+        if let r = cfg.route { controller.setRoute(r) } else if configRoute { controller.setRoute([]) }
+        configRoute = cfg.route != nil
+    }
+    private var configRoute = false
 
     /// Every recogniser transition to the log: debug, and a recogniser bug (an input its state
     /// cannot receive) as a warning.
@@ -250,15 +282,25 @@ public final class MapPipeline {
 
     /// What the renderer draws now.
     public func scene(attribution: String?) -> MapScene {
-        if sprites?.revision != controller.markersRevision {
-            sprites = (controller.markersRevision, controller.markersInDrawingOrder.map { m -> MarkerSprite in
+        // With clustering on, the revision follows the grouping (markers, zoom level, switch).
+        let spriteRevision = controller.configuration.clusterMarkers ? -1 - controller.clusteringRevision : controller.markersRevision
+        if sprites?.revision != spriteRevision || sprites?.clustered != controller.configuration.clusterMarkers {
+            var shown = controller.markersInDrawingOrder
+            var bubbles: [MarkerSprite] = []
+            if controller.configuration.clusterMarkers {
+                let (singles, clusters) = controller.markerClusters()
+                let single = Set(singles.map(\.id))
+                shown = shown.filter { single.contains($0.id) }
+                bubbles = clusters.map { MarkerSprite(id: $0.id, coordinate: $0.coordinate, icon: .cluster(count: $0.count), zIndex: Int.max) }
+            }
+            sprites = (spriteRevision, controller.configuration.clusterMarkers, shown.map { m -> MarkerSprite in
                 let icon: MarkerSprite.Icon
                 switch m.icon {
                 case .defaultPin: icon = .defaultPin(RGBColor(hex: m.pinColorRGB ?? 0xE53935))
                 case .image(let name, _, let anchor): icon = .png(path: name, anchor: anchor)
                 }
                 return MarkerSprite(id: m.id, coordinate: m.position, icon: icon, zIndex: m.zIndex)
-            })
+            } + bubbles)
         }
         let markers = sprites?.list ?? []
         var info: Rendering.InfoWindowContent? = nil
@@ -271,9 +313,20 @@ public final class MapPipeline {
                                                image: content.imageName)
         }
         let controls = controller.controls
-        return MapScene(camera: controller.camera, markers: markers, infoWindow: info,
-                        showsCompass: controls.compassVisible, showsRecenterButton: controls.recenterVisible,
-                        attribution: attribution)
+        var scene = MapScene(camera: controller.camera, markers: markers, infoWindow: info,
+                             showsCompass: controls.compassVisible, showsRecenterButton: controls.recenterVisible,
+                             attribution: attribution)
+        if drawnOverlays?.revision != controller.overlaysRevision {
+            drawnOverlays = (controller.overlaysRevision, controller.overlaysInDrawingOrder)
+        }
+        scene.overlays = drawnOverlays?.list ?? []
+        if controller.route.count > 1 {
+            scene.route = RouteDrawing(points: controller.route, progress: controller.routeProgress)
+        }
+        if showsPosition, let fix = controller.currentFix {
+            scene.puck = PuckDrawing(coordinate: fix.coordinate, heading: fix.headingKnown ? fix.heading : nil, accuracy: fix.accuracy)
+        }
+        return scene
     }
 }
 
@@ -326,6 +379,9 @@ extension KioskConfiguration.GestureSettings {
 }
 
 extension KioskConfiguration {
+    /// How far from a line (mm on the glass) a tap still hits it: half a finger pad.
+    public static let overlayHitSlopMM = 4.0
+
     /// The controller's configuration for a panel of this density: the one place the file's
     /// fling speeds (mm/s on the glass) become MomentumLaw's px/s. The slowest fling is the
     /// recogniser's own momentumMinVelocity, so a release the recogniser gives a velocity is
@@ -342,6 +398,11 @@ extension KioskConfiguration {
         m.autoReturnInterval = camera.autoReturnSeconds > 0 ? camera.autoReturnSeconds : nil
         m.homeAfterInterval = camera.homeAfterSeconds > 0 ? camera.homeAfterSeconds : nil
         m.limits.targetBounds = map.bounds
+        m.followingTilt = camera.followingTilt
+        m.followingZoom = camera.followingZoom
+        m.clusterMarkers = map.clusterMarkers
+        // A line is hit within half a finger pad (8 mm wide on the glass) of its centre.
+        m.overlayHitSlop = KioskConfiguration.overlayHitSlopMM * ppm
         return m
     }
 }

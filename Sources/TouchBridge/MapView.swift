@@ -27,7 +27,7 @@ extension DisplayBackend {
 ///     view.add(Marker(id: "cafe", position: Coordinate(latitude: 48.85, longitude: 2.35), title: "Cafe"))
 ///     try view.run()
 public final class MapView {
-    public private(set) var configuration: KioskConfiguration
+    public internal(set) var configuration: KioskConfiguration
     public let configPath: String?
     public let display: DisplayBackend
     /// Size the map is drawn at (the display's, turned by `[display] rotation`).
@@ -48,6 +48,8 @@ public final class MapView {
     public var overlay: ((FrameBuffer) -> Void)?
 
     let log: KioskLog
+    /// What the control socket's clients said to make each overlay (update_overlay changes it).
+    var overlaySpecs: [String: OverlaySpec] = [:]
     public let renderer: MapRenderer
     /// The frame the renderer draws into when it cannot draw into the display's back buffer
     /// (a turned panel, or a backend whose buffer is not ordinary memory); made at the first
@@ -144,6 +146,7 @@ public final class MapView {
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
         self.log(.info, MapView.memoryPlan(display: d, rotation: self.configuration.display.rotation, width: w, height: h, raster: raster, vector: vector))
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
+        for w in pipeline.overlayWarnings { self.log(.warning, w) }
         if found.isEmpty {
             self.log(.warning, "no touchscreen found yet: waiting for one to be plugged in (touchbridge devices lists input devices)")
         }
@@ -465,7 +468,11 @@ public final class MapView {
             configuration.gestures = new.gestures
             configuration.markers = new.markers
             configuration.camera = new.camera
-            log(.info, "SIGHUP: re-read \(path): gestures, markers and camera settings applied")
+            configuration.overlays = new.overlays
+            configuration.route = new.route
+            configuration.position = new.position
+            for w in pipeline.overlayWarnings { log(.warning, "SIGHUP: \(w)") }
+            log(.info, "SIGHUP: re-read \(path): gestures, markers, overlays, route and camera settings applied")
             pipeline.setNeedsRedraw()
             return nil
         } catch {

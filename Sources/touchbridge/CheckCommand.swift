@@ -50,11 +50,20 @@ struct CheckCommand: ParsableCommand {
         case .builtin: map = "built-in world map"
         case .mbtiles(let p): map = "MBTiles \(p)"
         }
+        var shapes = "\(c.overlays.count) overlay(s)"
+        if !c.overlays.isEmpty {
+            shapes += " (" + c.overlays.map { "\($0.id): \($0.shapes.count) shape(s)\($0.markers.isEmpty ? "" : ", \($0.markers.count) point(s)")" }
+                .joined(separator: "; ") + ")"
+        }
+        shapes += c.route.map { "; route of \($0.count) points" } ?? "; no route"
+        if let p = c.camera.position { shapes += String(format: "; position %.5f, %.5f", p.latitude, p.longitude) }
+        if !c.position.show { shapes += " (puck hidden)" }
         return """
         \(path): OK
           display: \(display)
           touchscreens: \(touch)
-          map: \(map); \(c.markers.count) marker(s)
+          map: \(map); \(c.markers.count) marker(s)\(c.map.clusterMarkers ? ", clustered" : "")
+          overlays: \(shapes)
           log: level \(c.log.level)\(c.log.events.isEmpty ? "" : ", events to \(c.log.events)")
         """
     }

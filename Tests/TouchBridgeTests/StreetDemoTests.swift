@@ -15,7 +15,7 @@ import MapEngine
             for y in stride(from: 0, to: f.height, by: 8) { for x in stride(from: 0, to: f.width, by: 8) { firstFrame.append(f.pixel(x: x, y: y) & 0xffffff) } }
         }
         let result = try runner.run()
-        #expect(result.frames.count == 12)   // the start and the eleven steps
+        #expect(result.frames.count == 14)   // the start, the eleven gestures, the overlay tap, following
         // The first frame is the street map: its background, roads, forest and water, not the world's sea and land.
         let colours = Set(firstFrame)
         #expect(firstFrame.filter { $0 == 0xf3efe7 }.count > firstFrame.count / 5, "street background")
@@ -23,6 +23,7 @@ import MapEngine
         let events = try String(contentsOfFile: result.eventStream, encoding: .utf8)
         #expect(events.contains(#""type":"didTapMarker","marker":"town-hall""#))
         #expect(events.contains(#""type":"didTapAt""#))
+        #expect(events.contains(#""type":"didTapOverlay","overlay":"market""#))
         let toml = try String(contentsOfFile: (out as NSString).appendingPathComponent("tour.toml"), encoding: .utf8)
         #expect(toml.contains("source = \"tiles\"") && toml.contains(liechtensteinTiles))
         // The tour's configuration loads as a kiosk configuration naming the same tiles.

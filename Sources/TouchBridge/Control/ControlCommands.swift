@@ -21,8 +21,8 @@ extension MapView {
 
     /// Every command name, for `help` and the unknown-command message.
     static let controlCommands = ["get_camera", "move_camera", "fit", "add_marker", "update_marker", "remove_marker",
-                                  "list_markers", "select_marker", "set_gestures", "set_camera_mode", "set_position",
-                                  "screenshot", "reload", "subscribe", "unsubscribe", "help"]
+                                  "list_markers", "select_marker", "set_gestures", "set_camera_mode", "set_position"]
+        + overlayCommands + ["screenshot", "reload", "subscribe", "unsubscribe", "help"]
 
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
         var a = ControlArguments(command: r.command, pairs: r.arguments)
@@ -48,10 +48,21 @@ extension MapView {
             pipeline.advance(to: now)
             return [("camera", cameraJSON(controller.configuration.limits.clamp(cam)))]
         case "fit":
-            guard let b = try a.numbers("bounds", count: 4) else { throw ControlError("fit needs \"bounds\": [west, south, east, north]") }
+            let overlayID = a.take("overlay")
+            let b = try a.numbers("bounds", count: 4)
             let padding = try a.number("padding", in: 0...2000) ?? 48
             let seconds = try a.number("animate", in: 0...60) ?? 0
             try a.finish()
+            if let v = overlayID {
+                guard b == nil else { throw ControlError("fit takes \"bounds\" or \"overlay\", not both") }
+                guard let id = v.string else { throw ControlError("\"overlay\" must be an overlay id (a string), got \(v.text)") }
+                guard controller.fit(overlayID: id, padding: padding, duration: seconds, at: now) else {
+                    throw ControlError("no overlay with id '\(id)' (list_overlays shows them)")
+                }
+                pipeline.advance(to: now)
+                return []
+            }
+            guard let b else { throw ControlError("fit needs \"bounds\": [west, south, east, north], or \"overlay\": an overlay id") }
             guard (-180...180).contains(b[0]), (-180...180).contains(b[2]), (-90...90).contains(b[1]), (-90...90).contains(b[3]) else {
                 throw ControlError("\"bounds\" are [west, south, east, north] in degrees (longitudes -180...180, latitudes -90...90)")
             }
@@ -157,10 +168,14 @@ extension MapView {
             guard let lat = try a.number("latitude", in: -90...90), let lon = try a.number("longitude", in: -180...180) else {
                 throw ControlError("set_position needs \"latitude\" and \"longitude\" (and optionally \"heading\")")
             }
-            let heading = try a.number("heading", in: -3600...3600) ?? 0
+            let heading = try a.number("heading", in: -3600...3600)
+            let accuracy = try a.number("accuracy_m", in: 0...100_000)
             try a.finish()
-            controller.positionSource = .fixed(PositionFix(coordinate: Coordinate(latitude: lat, longitude: lon),
-                                                           heading: CameraPosition.normalizedBearing(heading)))
+            var fix = PositionFix(coordinate: Coordinate(latitude: lat, longitude: lon),
+                                  heading: CameraPosition.normalizedBearing(heading ?? 0))
+            fix.headingKnown = heading != nil
+            fix.accuracy = accuracy.flatMap { $0 > 0 ? $0 : nil } ?? configuration.position.accuracyMeters
+            controller.setPosition(fix, at: now)
             pipeline.advance(to: now)
             return [("mode", .string(controller.cameraMode.rawValue))]
         case "screenshot":
@@ -186,6 +201,10 @@ extension MapView {
             try a.finish()
             return [("commands", .array(MapView.controlCommands.map { .string($0) }))]
         default:
+            if let reply = try performOverlayCommand(r.command, &a, now: now) {
+                pipeline.advance(to: now)
+                return reply
+            }
             var msg = "unknown command '\(r.command)'"
             if let s = suggestion(for: r.command, among: MapView.controlCommands) { msg += " (did you mean '\(s)'?)" }
             throw ControlError(msg + "; commands: " + MapView.controlCommands.joined(separator: ", "))

@@ -37,8 +37,12 @@ public struct DemoRunner {
         cfg.markers = streetTiles == nil ? DemoTour.markers : DemoTour.streetMarkers
         if let streetTiles { cfg.map.source = .mbtiles(streetTiles) }
         cfg.camera.autoReturnSeconds = 0
+        cfg.camera.followingZoom = streetTiles == nil ? 6.5 : 17
         return cfg
     }
+
+    /// The tour's route, puck track, shapes and overlay tap.
+    public static func overlays(streetTiles: String?) -> DemoOverlays { streetTiles == nil ? .world : .street }
 
     /// The demo's map setup as a configuration file for `touchbridge run`.
     public static func configurationText(streetTiles: String? = nil) -> String {
@@ -78,8 +82,14 @@ public struct DemoRunner {
         if let old = try? fm.contentsOfDirectory(atPath: framesDir) {
             for f in old where f.hasSuffix(".png") { try? fm.removeItem(atPath: (framesDir as NSString).appendingPathComponent(f)) }
         }
-        let cfg = DemoRunner.configuration(streetTiles: streetTiles)
-        let tour = DemoTour(camera: cfg.map.camera, markers: cfg.markers)
+        var cfg = DemoRunner.configuration(streetTiles: streetTiles)
+        let shown = DemoRunner.overlays(streetTiles: streetTiles)
+        let floorPlan = (outputDirectory as NSString).appendingPathComponent("floor-plan.png")
+        try DemoOverlays.writeFloorPlan(to: floorPlan)
+        cfg.overlays = shown.with(floorPlan: floorPlan)
+        cfg.route = shown.route
+        cfg.position.accuracyMeters = shown.accuracy
+        let tour = DemoTour(camera: cfg.map.camera, markers: cfg.markers, overlayTap: shown.tapped.at)
         let screen = DemoTour.screen
         let caps = tour.script.device
         var lines: [String] = []
@@ -88,6 +98,10 @@ public struct DemoRunner {
                                    density: Replay.density(for: caps, screen: screen)) { line in
             lines.append(line)
         }
+        // The puck walks the route while the tour runs (the track starts with the first input).
+        pipeline.controller.positionSource = .track(shown.track.map {
+            TrackPoint(time: $0.time, coordinate: $0.coordinate, heading: $0.heading)
+        })
         pipeline.gestureObserver = { e in
             if e.phase == .recognized || e.phase == .began { gestureNames.append(e.kind.rawValue) }
         }
@@ -123,6 +137,11 @@ public struct DemoRunner {
         var next = 0
         for (i, step) in tour.steps.enumerated() {
             gestureNames = []
+            if i == DemoTour.gestureSteps, let first = events.first(where: { $0.time >= step.start }) {
+                // The overlay tap is scripted from the start camera: go back there first.
+                pipeline.controller.move(to: cfg.map.camera, at: first.time - 0.5)
+                pipeline.advance(to: first.time - 0.4)
+            }
             while next < events.count && events[next].time <= step.end {
                 if let f = assembler.process(events[next]) { pipeline.handle(f) }
                 next += 1
@@ -132,6 +151,13 @@ public struct DemoRunner {
             perStep.append(gestureNames)
             try snapshot(i + 1, step.caption)
         }
+        // Following mode, as the Navigation SDK defines it: tilted, behind the puck, facing its way.
+        let t = (events.last?.time ?? 0) + 1
+        pipeline.advance(to: t)
+        pipeline.controller.setCameraMode(.following, at: t)
+        pipeline.advance(to: t + 2.5)
+        perStep.append([])
+        try snapshot(tour.steps.count + 1, "Following: the camera behind the puck on the route, the travelled part grey")
         pipeline.finish()
 
         let eventsPath = (outputDirectory as NSString).appendingPathComponent("events.jsonl")

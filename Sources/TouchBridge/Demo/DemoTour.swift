@@ -35,8 +35,14 @@ public struct DemoTour {
         .init(id: "museum", coordinate: Coordinate(latitude: 47.1385, longitude: 9.5213), title: "Landesmuseum", snippet: "Städtle 43", zIndex: 1),
     ]
 
+    /// The tour's gesture steps (`tour-steps/01..11`); later steps need the runner's help (the
+    /// overlay tap starts from the start camera again).
+    public static let gestureSteps = 11
+
+    /// `overlayTap`: a coordinate inside an overlay, tapped (from the start camera) after the
+    /// gesture steps.
     public init(screen: Size = DemoTour.screen, camera: CameraPosition = DemoTour.startCamera,
-                markers: [KioskConfiguration.MarkerSettings] = DemoTour.markers) {
+                markers: [KioskConfiguration.MarkerSettings] = DemoTour.markers, overlayTap: Coordinate? = nil) {
         script = TouchScript(screen: screen, start: 1.0)
         let c = screen.center
         let proj = Projection(camera: camera, screen: screen)
@@ -77,6 +83,9 @@ public struct DemoTour {
         step("Tap on the compass: back to north and flat") {
             // The compass: top right, 48 px, 16 px margin (MapControls).
             $0.tap(Point(x: screen.width - 16 - 24, y: 16 + 24))
+        }
+        if let at = overlayTap, let p = proj.point(for: at) {
+            step("Tap on an overlay: didTapOverlay with its id") { $0.tap(p) }
         }
     }
 
