@@ -117,7 +117,11 @@ import MapEngine
         p.begin(at: 10)
         #expect(p.controller.cameraMode == .following)
         let cam = p.controller.camera
-        #expect(abs(cam.target.latitude - 48.8566) < 1e-9 && cam.bearing == 30 && cam.tilt > 0 && cam.zoom == 16)
+        #expect(cam.bearing == 30 && cam.tilt == 45 && cam.zoom == 16)
+        // The Navigation SDK's following camera: the position low on the screen (at 0.75 of the
+        // height, on the vertical centre line), the camera behind it facing its heading.
+        let p0 = try #require(p.controller.projection.point(for: Coordinate(latitude: 48.8566, longitude: 2.3522)))
+        #expect(abs(p0.x - 640) < 1 && abs(p0.y - 600) < 1)
     }
 
     @Test func recogniserTransitionsReachTheLog() {
