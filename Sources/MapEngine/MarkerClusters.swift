@@ -173,14 +173,15 @@ extension MapController {
     }
 
     /// A tap on a bubble: the camera animates (gesture: false) to fit its members, north up and
-    /// flat, at least one zoom level closer than now (within the zoom limits), so it splits.
+    /// flat, at least one zoom level closer than now and at most `fitMaxZoom` (or one level
+    /// closer than now when that is already past it), within the zoom limits, so it splits.
     func zoomInto(_ cluster: MarkerCluster, at t: Double) {
         let members = cluster.memberIDs.compactMap { marker(id: $0) }
         let limits = configuration.limits
+        let closer = limits.clampZoom(camera.zoom + 1)
         guard var target = CameraFit.camera(fitting: members.map(\.position), screen: screenSize,
                                             insets: fitInsets(padding: configuration.overviewPadding, pins: members, controls: true),
-                                            limits: limits, maxZoom: limits.maxZoom) else { return }
-        let closer = limits.clampZoom(camera.zoom + 1)
+                                            limits: limits, maxZoom: max(configuration.fitMaxZoom, closer)) else { return }
         if target.zoom < closer {
             target.zoom = closer
             target.target = cluster.coordinate
