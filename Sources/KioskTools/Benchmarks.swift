@@ -45,6 +45,7 @@ public struct Benchmarks {
     var minSeconds: Double { options.quick ? 0.05 : 0.6 }
 
     public mutating func runAll() throws {
+        if Self.onlyOverlays { progress("Overlay shapes (1920x1080) only"); overlayShapes(); return }
         progress("Frame assembly and calibration")
         try assembly()
         if let exe = options.executable, !options.inProcessMicro {
@@ -70,6 +71,8 @@ public struct Benchmarks {
         try endToEndAll()
         progress("Markers at scale (1920x1080)")
         markerScale()
+        progress("Overlay shapes, route and pins (1920x1080)")
+        overlayShapes()
         progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
         try lag()
         if let exe = options.executable {

@@ -268,7 +268,7 @@ struct ShapePainter {
     func stroke(_ seg: [Double], scales: [Double]?, width: Double, color: RGBColor, alpha: Double, cr: OpaquePointer) {
         guard !seg.isEmpty else { return }
         let widths = scales?.map { $0 * width }
-        if LineRasterizer.stroke(seg, endWidths: widths, cr: cr, lineWidth: width, color: color, alpha: min(alpha, 1), antialias: true) { return }
+        if ShapePainter.rasterize(seg, endWidths: widths, width: width, color: color, alpha: min(alpha, 1), cr: cr) { return }
         // Not an XRGB8888 image at a whole-pixel offset: cairo strokes it (one width).
         cairo_save(cr)
         cairo_new_path(cr)
@@ -284,6 +284,37 @@ struct ShapePainter {
         cairo_set_source_rgba(cr, color.r, color.g, color.b, min(alpha, 1))
         cairo_stroke(cr)
         cairo_restore(cr)
+    }
+
+    /// `LineRasterizer.stroke(_:cr:...)` over only the segments' box (within cr's clip), not the
+    /// whole clip: a frame of 500 small outlines would otherwise clear a mask the frame's width
+    /// 500 times. False when cr is not an XRGB8888 image at a whole-pixel offset.
+    static func rasterize(_ seg: [Double], endWidths: [Double]?, width: Double, color: RGBColor, alpha: Double, cr: OpaquePointer) -> Bool {
+        guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
+              cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, isWholePixelTranslation(cr),
+              let data = cairo_image_surface_get_data(target) else { return false }
+        var m = cairo_matrix_t()
+        cairo_get_matrix(cr, &m)
+        var box = PreparedShape.Box()
+        for i in stride(from: 0, to: seg.count, by: 2) { box.add(seg[i], seg[i + 1]) }
+        let reach = (endWidths?.max() ?? width) / 2 + 2
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
+        x0 = max(x0, box.minX - reach); y0 = max(y0, box.minY - reach)
+        x1 = min(x1, box.maxX + reach); y1 = min(y1, box.maxY + reach)
+        let sw = Double(cairo_image_surface_get_width(target)), sh = Double(cairo_image_surface_get_height(target))
+        let c0 = min(max(0, (x0 + m.x0).rounded(.down)), sw), c1 = min(max(0, (x1 + m.x0).rounded(.up)), sw)
+        let r0 = min(max(0, (y0 + m.y0).rounded(.down)), sh), r1 = min(max(0, (y1 + m.y0).rounded(.up)), sh)
+        guard c0 < c1, r0 < r1 else { return true }
+        let shiftX = m.x0 - c0, shiftY = m.y0
+        var shifted = seg
+        for k in 0..<seg.count / 2 { shifted[2 * k] += shiftX; shifted[2 * k + 1] += shiftY }
+        cairo_surface_flush(target)
+        LineRasterizer.stroke(shifted, endWidths: endWidths, lineWidth: width, color: color, alpha: alpha, antialias: true,
+                              pixels: UnsafeMutableRawPointer(data) + Int(c0) * 4, stride: Int(cairo_image_surface_get_stride(target)),
+                              width: Int(c1 - c0), rows: Int(r0)..<Int(r1))
+        cairo_surface_mark_dirty(target)
+        return true
     }
 
     // MARK: polygons
