@@ -362,24 +362,6 @@ struct ShapePainter {
         let ax = (c[1].0 - c[0].0) / iw, ay = (c[1].1 - c[0].1) / iw
         let bx = (c[2].0 - c[0].0) / ih, by = (c[2].1 - c[0].1) / ih
         let ground = cairo_matrix_t(xx: ax, yx: ay, xy: bx, yy: by, x0: c[0].0, y0: c[0].1)
-        if !view.tilted {
-            // Flat: ground -> screen is a translation.
-            var m = ground
-            m.x0 += view.width / 2; m.y0 += view.height / 2
-            let xs = c.map { $0.0 } + [c[1].0 + c[2].0 - c[0].0], ys = c.map { $0.1 } + [c[1].1 + c[2].1 - c[0].1]
-            guard xs.max()! >= view.minGX, xs.min()! <= view.maxGX, ys.max()! >= view.minGY, ys.min()! <= view.maxGY else { return }
-            cairo_save(cr)
-            cairo_transform(cr, &m)
-            cairo_new_path(cr)
-            cairo_rectangle(cr, 0, 0, iw, ih)
-            cairo_clip(cr)
-            cairo_set_source_surface(cr, image.surface, 0, 0)
-            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-            cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
-            cairo_paint_with_alpha(cr, opacity)
-            cairo_restore(cr)
-            return
-        }
         // The image's parallelogram on the ground, clipped to the view's ground rectangle.
         var quad = [c[0].0, c[0].1, c[1].0, c[1].1, c[1].0 + c[2].0 - c[0].0, c[1].1 + c[2].1 - c[0].1, c[2].0, c[2].1]
         var scratch: [Double] = []
@@ -387,6 +369,44 @@ struct ShapePainter {
         guard quad.count >= 6 else { return }
         var box = PreparedShape.Box()
         for i in 0..<(quad.count / 2) { box.add(quad[2 * i], quad[2 * i + 1]) }
+        // Only the part of the image that shows is the source (a sub-surface a pixel or two
+        // larger), so a deep zoom into a small image keeps the source's offsets small for pixman.
+        var inverse = ground
+        guard cairo_matrix_invert(&inverse) == CAIRO_STATUS_SUCCESS else { return }
+        var ibox = PreparedShape.Box()
+        for i in 0..<(quad.count / 2) {
+            var x = quad[2 * i], y = quad[2 * i + 1]
+            cairo_matrix_transform_point(&inverse, &x, &y)
+            ibox.add(x, y)
+        }
+        let sx = max(0, (ibox.minX - 2).rounded(.down)), sy = max(0, (ibox.minY - 2).rounded(.down))
+        let ex = min(iw, (ibox.maxX + 2).rounded(.up)), ey = min(ih, (ibox.maxY + 2).rounded(.up))
+        guard ex > sx, ey > sy, let sub = cairo_surface_create_for_rectangle(image.surface, sx, sy, ex - sx, ey - sy) else { return }
+        defer { cairo_surface_destroy(sub) }
+        func setSource() {
+            cairo_set_source_surface(cr, sub, sx, sy)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+            cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
+        }
+        if !view.tilted {
+            // Flat: ground -> screen is a translation; one affine map, clipped to the image's
+            // parallelogram (within the view) in screen px.
+            cairo_save(cr)
+            cairo_new_path(cr)
+            for i in 0..<(quad.count / 2) {
+                let p = view.screen(quad[2 * i], quad[2 * i + 1])
+                if i == 0 { cairo_move_to(cr, p.0, p.1) } else { cairo_line_to(cr, p.0, p.1) }
+            }
+            cairo_close_path(cr)
+            cairo_clip(cr)
+            var m = ground
+            m.x0 += view.width / 2; m.y0 += view.height / 2
+            cairo_transform(cr, &m)
+            setSource()
+            cairo_paint_with_alpha(cr, opacity)
+            cairo_restore(cr)
+            return
+        }
         let parallelogram = [c[0].0, c[0].1, c[1].0, c[1].1, c[1].0 + c[2].0 - c[0].0, c[1].1 + c[2].1 - c[0].1, c[2].0, c[2].1]
         // The cells are drawn opaque into a group (an interior edge's antialiased clip is then
         // covered by its neighbour's, which reaches a pixel past it), then the group at the opacity.
@@ -441,9 +461,7 @@ struct ShapePainter {
             var g = ground, m = cairo_matrix_t()
             cairo_matrix_multiply(&m, &g, &local)
             cairo_transform(cr, &m)
-            cairo_set_source_surface(cr, image.surface, 0, 0)
-            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
-            cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD)
+            setSource()
             cairo_paint(cr)
             cairo_restore(cr)
         }

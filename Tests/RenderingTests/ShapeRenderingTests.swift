@@ -233,6 +233,34 @@ import TouchCore
         }
     }
 
+    @Test(arguments: [0.0, 50.0])
+    func groundImageAtADeepZoom(tilt: Double) {
+        // A 12 x 4 degree image seen at zoom 19: millions of px across; the frame shows a corner.
+        let bounds = CoordinateBounds(west: 3, south: 45, east: 15, north: 49)
+        let camera = CameraPosition(target: Coordinate(latitude: 48.99999, longitude: 3.00001), zoom: 19, bearing: 10, tilt: tilt)
+        let f = Self.render(Self.scene(camera, [OverlayShape(geometry: .groundImage(path: Self.imagePath, bounds: bounds, bearing: 0, opacity: 1))]),
+                            name: tilt == 0 ? "image-deep-zoom" : nil)
+        let corner = f.screenPoint(49, 3)
+        let inside = f.screenPoint(48.99998, 3.00003), outside = f.screenPoint(49.00001, 2.99998)
+        #expect(Self.close(f.pixel(inside), Self.magenta, tolerance: 4), "inside near \(corner)")
+        #expect(!Self.close(f.pixel(outside), Self.magenta, tolerance: 60), "outside near \(corner)")
+    }
+
+    @Test func shapesOutOfViewLeaveTheFrameAsBefore() {
+        // Shapes over Australia, a camera over Europe: not a pixel changes, on either path.
+        let camera = CameraPosition(target: Coordinate(latitude: 47, longitude: 9), zoom: 5)
+        let far = [OverlayShape(geometry: .polyline([Coordinate(latitude: -30, longitude: 120), Coordinate(latitude: -20, longitude: 140)])),
+                   OverlayShape(geometry: .polygon([[Coordinate(latitude: -30, longitude: 120), Coordinate(latitude: -20, longitude: 140),
+                                                     Coordinate(latitude: -25, longitude: 130)]])),
+                   OverlayShape(geometry: .circle(center: Coordinate(latitude: -25, longitude: 130), radius: 500_000))]
+        for layer in [true, false] {
+            let a = MapRenderer(), b = MapRenderer()
+            a.usesOverlayLayer = layer; b.usesOverlayLayer = layer
+            let with = Self.render(Self.scene(camera, far), renderer: a), without = Self.render(Self.scene(camera, []), renderer: b)
+            #expect(OverlayLayerTests.differingPixels(with.buffer, without.buffer) == 0)
+        }
+    }
+
     @Test func groundImageTurnedAndTranslucent() {
         let bounds = CoordinateBounds(west: 3, south: 45, east: 15, north: 49)
         let camera = CameraPosition(target: Coordinate(latitude: 47, longitude: 9), zoom: 6)
