@@ -45,6 +45,7 @@ public struct Benchmarks {
     var minSeconds: Double { options.quick ? 0.05 : 0.6 }
 
     public mutating func runAll() throws {
+        if Self.onlyOverlays { progress("Overlay shapes (1920x1080) only"); overlayShapes(); return }
         progress("Frame assembly and calibration")
         try assembly()
         if let exe = options.executable, !options.inProcessMicro {
@@ -72,6 +73,8 @@ public struct Benchmarks {
         markerScale()
         progress("GeoJSON overlay")
         try geoJSONLoad()
+        progress("Overlay shapes, route and pins (1920x1080)")
+        overlayShapes()
         progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
         try lag()
         if let exe = options.executable {

@@ -60,6 +60,10 @@ public final class MapRenderer {
     private let text: TextRenderer
     var textRenderer: TextRenderer { text }
     private let icons = IconCache()
+    /// The scene's overlays and route made ready to draw, kept while they do not change.
+    private let prepared = PreparedShapes()
+    /// How many times the overlays and route were made ready to draw (tests: pans make none).
+    var shapePreparations: Int { prepared.builds }
     private var baseCache: BaseCache?
     /// Counts base cache builds, so the overlay layer knows when its base pixels are stale.
     private var baseGeneration = 0
@@ -208,6 +212,13 @@ public final class MapRenderer {
         if layerUsed {
             streetLabels = []
         } else {
+            // Shapes and the route lie on the ground: over the base map, under the names.
+            prepared.update(overlays: scene.overlays, route: scene.route)
+            let shapePainter = prepared.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
+            if let shapePainter, !prepared.isEmpty {
+                shapePainter.paint(prepared.shapes, cr: cr, images: icons)
+                shapePainter.paintRoute(travelled: prepared.travelled, ahead: prepared.ahead, cr: cr)
+            }
             if let vector, streets {
                 drawnPlaces = []
                 streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
@@ -225,7 +236,10 @@ public final class MapRenderer {
                 }
             }
             overlay.paintSky(cr: cr, view: view)
-            overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons)
+            if let shapePainter, let puck = scene.puck {
+                shapePainter.paintPuck(puck, accuracyShape: ShapePainter.accuracyShape(puck), cr: cr, images: icons)
+            }
+            overlay.paintMarkers(cr: cr, scene: scene, view: view, icons: icons, text: text)
             if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
         }
         paintFurniture(cr: cr, scene: scene, projection: projection, overlay: overlay)
@@ -325,11 +339,24 @@ public final class MapRenderer {
         let points = layer.markerPoints ?? scene.markers.map { WebMercator.worldPoint($0.coordinate, zoom: layer.zoom) }
         layer.markerPoints = points
         let filters = scene.markers.count > 16
+        // Shapes, the route and the puck, in the chunk's coordinates: each shape is skipped by
+        // its box (and a long line by the boxes of its runs of segments) where it misses the chunk.
+        prepared.update(overlays: scene.overlays, route: scene.route)
+        let accuracy = scene.puck.flatMap(ShapePainter.accuracyShape)
+        let shapes = prepared
         layer.draw(x: x, y: y, w: w, h: h, base: { bx, by, bw, bh, dst, stride in
             self.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
         }, paint: { cr, px, py, pw, ph in
-            labels.paint(cr: cr, x: Double(px), y: Double(py), w: Double(pw), h: Double(ph), style: style, text: text)
             let view = layer.view(x: px, y: py, w: pw, h: ph)
+            let shapePainter = shapes.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
+            if let shapePainter, !shapes.isEmpty {
+                shapePainter.paint(shapes.shapes, cr: cr, images: icons)
+                shapePainter.paintRoute(travelled: shapes.travelled, ahead: shapes.ahead, cr: cr)
+            }
+            labels.paint(cr: cr, x: Double(px), y: Double(py), w: Double(pw), h: Double(ph), style: style, text: text)
+            if let shapePainter, let puck = scene.puck {
+                shapePainter.paintPuck(puck, accuracyShape: accuracy, cr: cr, images: icons)
+            }
             var near = scene
             if filters {
                 let cx = Double(px) + Double(pw) / 2, cy = Double(py) + Double(ph) / 2
@@ -340,7 +367,7 @@ public final class MapRenderer {
                     return abs(dx) <= rx && abs(p.y - cy) <= ry ? m : nil
                 }
             }
-            overlay.paintMarkers(cr: cr, scene: near, view: view, icons: icons)
+            overlay.paintMarkers(cr: cr, scene: near, view: view, icons: icons, text: text)
             if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
         })
     }

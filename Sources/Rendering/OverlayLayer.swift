@@ -3,7 +3,7 @@ import Foundation
 import MapEngine
 import TouchCore
 
-/// What the place names, markers and info window change on the base map, for a world rectangle
+/// What the shapes, the route, place names, puck, markers and info window change on the base map, for a world rectangle
 /// a little larger than the screen at one zoom, kept sparse: the rectangle is cut into square
 /// tiles of `tileSize` px and only a tile where something is drawn holds pixels (the base map
 /// with the names and markers drawn on it, as the whole layer used to hold them everywhere); a
@@ -35,6 +35,9 @@ final class OverlayLayer {
     private(set) var phaseX = 0, phaseY = 0
     private(set) var markers: [MarkerSprite] = []
     private(set) var infoWindow: InfoWindowContent?
+    private(set) var overlays: [Overlay] = []
+    private(set) var route: RouteDrawing?
+    private(set) var puck: PuckDrawing?
     private(set) var baseGeneration = -1
     /// The names it draws, placed over the world at its zoom.
     private(set) var labels: WorldLabels?
@@ -110,6 +113,7 @@ final class OverlayLayer {
     func shows(_ scene: MapScene, labels: WorldLabels, baseGeneration g: Int) -> Bool {
         valid && zoom == scene.camera.zoom && baseGeneration == g && self.labels === labels
             && infoWindow == scene.infoWindow && markers == scene.markers
+            && puck == scene.puck && route == scene.route && overlays == scene.overlays
     }
 
     /// Records what the layer now holds, its rectangle starting at world pixel (originX, originY)
@@ -122,6 +126,9 @@ final class OverlayLayer {
         phaseY = 0
         markers = scene.markers
         infoWindow = scene.infoWindow
+        overlays = scene.overlays
+        route = scene.route
+        puck = scene.puck
         baseGeneration = g
         self.labels = labels
         valid = true

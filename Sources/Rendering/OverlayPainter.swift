@@ -49,7 +49,7 @@ struct OverlayPainter {
 
     // MARK: markers
 
-    func paintMarkers(cr: OpaquePointer, scene: MapScene, view: GroundView, icons: IconCache) {
+    func paintMarkers(cr: OpaquePointer, scene: MapScene, view: GroundView, icons: IconCache, text: TextRenderer? = nil) {
         let drawn = scene.markers.enumerated().compactMap { (i, m) -> (Int, MarkerSprite, Point)? in
             guard let p = view.visiblePoint(m.coordinate, slack: 64) else { return nil }
             return (i, m, p)
@@ -66,8 +66,8 @@ struct OverlayPainter {
                 } else {
                     paintPin(cr: cr, tip: p, color: RGBColor(hex: 0x888888))
                 }
-            case .cluster:
-                break   // drawn by the cluster painter (issue 26: to do)
+            case let .cluster(count):
+                if let text { paintClusterSprite(cr: cr, centre: p, count: count, icons: icons, text: text) }
             }
         }
     }
@@ -328,6 +328,8 @@ final class IconCache {
     /// Default pin sprites by colour and phase: a short list searched in order (a frame uses one
     /// or two colours), no hashing per pin.
     private var pins: [(color: UInt32, phase: Int, image: CairoImage)] = []
+    /// Cluster bubble sprites by count (`clusterSprite`).
+    var clusters: [Int: CairoImage] = [:]
 
     func pinSprite(color: RGBColor, phase: Int, draw: (OpaquePointer) -> Void) -> CairoImage {
         let key = color.pixel

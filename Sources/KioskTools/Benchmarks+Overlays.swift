@@ -1,0 +1,80 @@
+import Foundation
+import TouchCore
+import MapEngine
+import Rendering
+
+extension Benchmarks {
+    /// Set TOUCHBRIDGE_BENCH_ONLY=overlays to run only `overlayShapes` (and the cold-copy floor
+    /// it is compared with).
+    static var onlyOverlays: Bool { ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "overlays" }
+
+    /// The overlay scene: over the built-in world at zoom 5 (Europe, 1920x1080), a 10,000-vertex
+    /// route with its progress a third of the way, 500 translucent polygons (8-gons with an
+    /// outline), 1,000 default pins, all in view (a fixed sequence).
+    static func overlayScene() -> MapScene {
+        var x: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Double { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return Double(x % 1_000_000) / 1_000_000 }
+        let camera = CameraPosition(target: Coordinate(latitude: 48.5, longitude: 9.0), zoom: 5)
+        let markers = (0..<1_000).map { i in
+            MarkerSprite(id: "m\(i)", coordinate: Coordinate(latitude: 38 + 20 * next(), longitude: -20 + 58 * next()))
+        }
+        var scene = MapScene(camera: camera, markers: markers)
+        // A winding route west to east and back, 10,000 points.
+        let route = (0..<10_000).map { i -> Coordinate in
+            let t = Double(i) / 9_999
+            return Coordinate(latitude: 48 + 8 * sin(t * 9 * .pi) * cos(t * 2 * .pi), longitude: -18 + 54 * (0.5 - 0.5 * cos(t * 3 * .pi)))
+        }
+        scene.route = RouteDrawing(points: route, progress: RouteProgress(segment: 3_300, point: route[3_300]))
+        let colors: [UInt32] = [0xE53935, 0x43A047, 0x1E88E5, 0xFB8C00, 0x8E24AA]
+        let polygons = (0..<500).map { i -> OverlayShape in
+            let c = Coordinate(latitude: 39 + 18 * next(), longitude: -18 + 54 * next())
+            let r = 0.25 + 0.5 * next()
+            let ring = (0..<8).map { k -> Coordinate in
+                let a = Double(k) * .pi / 4
+                return Coordinate(latitude: c.latitude + r * 0.7 * sin(a), longitude: c.longitude + r * cos(a))
+            }
+            return OverlayShape(geometry: .polygon([ring]),
+                                style: ShapeStyle(stroke: colors[i % 5], strokeWidth: 1.5, fill: colors[i % 5], fillOpacity: 0.35))
+        }
+        scene.overlays = [Overlay(id: "zones", shapes: polygons)]
+        return scene
+    }
+
+    /// `pan_frame_overlays_1080p_ms` (pan frames over the cached base map and overlay layer,
+    /// which hold the shapes: a copy) and `full_frame_overlays_1080p_ms` (a full redraw: base
+    /// map, polygons, route, names, pins) for `overlayScene`.
+    mutating func overlayShapes() {
+        let width = 1920, height = 1080
+        let screen = Size(width: Double(width), height: Double(height))
+        let frame = OwnedFrameBuffer(width: width, height: height)
+        let scene = Self.overlayScene()
+        if Self.onlyOverlays {
+            let cold = BenchSupport.median(BenchSupport.coldFrameCopyMS(width: width, height: height))
+            progress(String(format: "  (plain copy of one frame's bytes, buffers not in cache: %.3f ms)", cold))
+        }
+        let renderer = MapRenderer()
+        renderer.render(scene, into: frame.buffer)
+        while renderer.prepareWhileIdle() {}
+        renderer.render(scene, into: frame.buffer)
+        let proj = Projection(camera: scene.camera, screen: screen)
+        var pan = scene
+        var i = 0
+        let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
+            i += 1
+            let off = Double(i % 60) * 2
+            if let c = proj.coordinate(at: Point(x: screen.width / 2 + off, y: screen.height / 2 + off / 3)) { pan.camera.target = c }
+            renderer.render(pan, into: frame.buffer, quality: .interactive)
+        }
+        add("pan_frame_overlays_1080p_ms", BenchSupport.median(pans), "ms",
+            "pan frame, 10,000-vertex route + 500 polygons + 1,000 pins")
+        renderer.usesBaseMapCache = false
+        var k = 0
+        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            k += 1
+            pan.camera.target = proj.coordinate(at: Point(x: screen.width / 2 + Double(k % 7) * 40, y: screen.height / 2))!
+            renderer.render(pan, into: frame.buffer)
+        }
+        add("full_frame_overlays_1080p_ms", BenchSupport.median(full), "ms",
+            "full redraw, 10,000-vertex route + 500 polygons + 1,000 pins")
+    }
+}
