@@ -188,6 +188,22 @@ public final class MapView {
         get { controller.selectedMarker }
         set { controller.select(newValue); pipeline.setNeedsRedraw() }
     }
+    // MARK: overlays, the route and the position (the controller holds the state)
+
+    /// Adds a shape overlay (or a GeoJSON one: `GeoJSON.overlay(id:json:)`), or replaces the one
+    /// with its id; throws `OverlayError` past `OverlayLimits`.
+    public func add(_ overlay: Overlay) throws { try controller.add(overlay, at: EventLoop.now()); pipeline.setNeedsRedraw() }
+    public func removeOverlay(id: String) { controller.removeOverlay(id: id, at: EventLoop.now()); pipeline.setNeedsRedraw() }
+    /// The route drawn with the navigation look (empty: none); overview mode fits it.
+    public func setRoute(_ points: [Coordinate]) { controller.setRoute(points); pipeline.setNeedsRedraw() }
+    /// The you-are-here position: the puck (and a following camera) glide to it.
+    public func setPosition(_ fix: PositionFix) {
+        let now = EventLoop.now()
+        controller.setPosition(fix, at: now)
+        pipeline.advance(to: now)
+        pipeline.setNeedsRedraw()
+    }
+
     public func animate(to camera: CameraPosition, duration: Double) {
         controller.animate(to: camera, duration: duration, at: MonotonicClock.now()); pipeline.setNeedsRedraw()
     }
