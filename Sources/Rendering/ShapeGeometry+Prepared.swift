@@ -73,8 +73,6 @@ final class PreparedShape {
     private static func unitRing(_ cs: [Coordinate], closed: Bool, anchor: inout Double?) -> Ring {
         var pts: [Double] = []
         pts.reserveCapacity(cs.count * 2)
-        var lengths: [Double] = [0]
-        lengths.reserveCapacity(cs.count + 1)
         var prevX = 0.0
         for (i, c) in cs.enumerated() {
             let u = WebMercator.unitPoint(c)
@@ -84,14 +82,21 @@ final class PreparedShape {
             } else {
                 x += (prevX - x).rounded()   // the short way: within half a world of the last vertex
             }
-            if i > 0 {
-                let dx = x - pts[pts.count - 2], dy = u.y - pts[pts.count - 1]
-                lengths.append(lengths[lengths.count - 1] + (dx * dx + dy * dy).squareRoot())
-            }
             pts.append(x); pts.append(u.y)
             prevX = x
         }
+        return makeRing(pts, closed: closed)
+    }
+
+    /// A ring of unit points with its arc lengths and segment boxes.
+    static func makeRing(_ pts: [Double], closed: Bool) -> Ring {
         let n = pts.count / 2
+        var lengths: [Double] = [0]
+        lengths.reserveCapacity(n + 1)
+        for i in stride(from: 1, to: n, by: 1) {
+            let dx = pts[2 * i] - pts[2 * i - 2], dy = pts[2 * i + 1] - pts[2 * i - 1]
+            lengths.append(lengths[i - 1] + (dx * dx + dy * dy).squareRoot())
+        }
         let segments = closed ? n : n - 1
         var blocks: [Box] = []
         if segments > 0 {
@@ -108,6 +113,74 @@ final class PreparedShape {
             lengths.append(lengths[lengths.count - 1] + (dx * dx + dy * dy).squareRoot())
         }
         return Ring(points: pts, lengths: lengths, blocks: blocks)
+    }
+
+    /// Rings as drawn at a world size (px): rings of many points simplified (Douglas-Peucker)
+    /// to within `simplifyTolerance` world px, so a 10,000-point route whose segments are under
+    /// a pixel long is not rasterized as 10,000 overlapping capsules (each pixel of a wide line
+    /// measured a dozen times over). Made once per world size; the same in every view and chunk
+    /// at that zoom (so the overlay layer and a direct frame draw the same line).
+    func rings(worldSize w: Double) -> [Ring] {
+        guard rings.contains(where: { $0.count > PreparedShape.simplifyMinimum }) else { return rings }
+        if let s = simplified, s.worldSize == w { return s.rings }
+        let closed: Bool
+        if case .line = kind { closed = false } else { closed = true }
+        let out = rings.map { r -> Ring in
+            guard r.count > PreparedShape.simplifyMinimum else { return r }
+            return PreparedShape.makeRing(PreparedShape.simplify(r.points, closed: closed, tolerance: PreparedShape.simplifyTolerance / w), closed: closed)
+        }
+        simplified = (w, out)
+        return out
+    }
+    private var simplified: (worldSize: Double, rings: [Ring])?
+    static let simplifyTolerance = 0.3
+    static let simplifyMinimum = 64
+
+    /// Douglas-Peucker on flat unit points, in pieces of at most 4096 points (the pieces' ends
+    /// kept), so a long line costs about n log n.
+    static func simplify(_ p: [Double], closed: Bool, tolerance eps: Double) -> [Double] {
+        var pts = p
+        if closed, pts.count >= 2 { pts.append(pts[0]); pts.append(pts[1]) }
+        let n = pts.count / 2
+        guard n > 2 else { return p }
+        var keep = [Bool](repeating: false, count: n)
+        var stack: [(Int, Int)] = []
+        var start = 0
+        while start < n - 1 {
+            let end = min(n - 1, start + 4095)
+            keep[start] = true; keep[end] = true
+            stack.append((start, end))
+            start = end
+        }
+        let eps2 = eps * eps
+        pts.withUnsafeBufferPointer { q in
+            while let (a, b) = stack.popLast() {
+                guard b > a + 1 else { continue }
+                let ax = q[2 * a], ay = q[2 * a + 1], dx = q[2 * b] - ax, dy = q[2 * b + 1] - ay
+                let len2 = dx * dx + dy * dy
+                var worst = -1.0, at = -1
+                for i in (a + 1)..<b {
+                    let px = q[2 * i] - ax, py = q[2 * i + 1] - ay
+                    var d2: Double
+                    if len2 > 0 {
+                        let t = min(max((px * dx + py * dy) / len2, 0), 1)
+                        let ex = px - t * dx, ey = py - t * dy
+                        d2 = ex * ex + ey * ey
+                    } else {
+                        d2 = px * px + py * py
+                    }
+                    if d2 > worst { worst = d2; at = i }
+                }
+                if worst > eps2 {
+                    keep[at] = true
+                    stack.append((a, at)); stack.append((at, b))
+                }
+            }
+        }
+        var out: [Double] = []
+        out.reserveCapacity(pts.count / 4)
+        for i in 0..<(closed ? n - 1 : n) where keep[i] { out.append(pts[2 * i]); out.append(pts[2 * i + 1]) }
+        return out
     }
 
     /// A circle's ring with `segments` points (cached for the last count asked).

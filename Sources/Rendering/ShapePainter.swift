@@ -63,9 +63,11 @@ struct ShapePainter {
         guard let ks = copies(of: s.box, pad: pad) else { return }
         switch s.kind {
         case .line:
-            for k in ks { strokeLine(s.rings, closed: false, k: k, style: s.style, cr: cr) }
+            let rings = s.rings(worldSize: worldSize)
+            for k in ks { strokeLine(rings, closed: false, k: k, style: s.style, cr: cr) }
         case .polygon:
-            for k in ks { fillAndOutline(s.rings, k: k, style: s.style, cr: cr) }
+            let rings = s.rings(worldSize: worldSize)
+            for k in ks { fillAndOutline(rings, k: k, style: s.style, cr: cr) }
         case .circle(_, let radius):
             guard let ring = s.circleRing(segments: circleSegments(radius: radius, box: s.box)) else { return }
             for k in ks { fillAndOutline([ring], k: k, style: s.style, cr: cr) }
@@ -98,8 +100,8 @@ struct ShapePainter {
         for p in parts {
             if let ks = copies(of: p.box, pad: p.style.strokeWidth / 2 + p.style.casingWidth) { drawn.append((p, ks)) }
         }
-        for (p, ks) in drawn { for k in ks { strokeLine(p.rings, closed: false, k: k, style: p.style, cr: cr, layer: .casing) } }
-        for (p, ks) in drawn { for k in ks { strokeLine(p.rings, closed: false, k: k, style: p.style, cr: cr, layer: .stroke) } }
+        for (p, ks) in drawn { for k in ks { strokeLine(p.rings(worldSize: worldSize), closed: false, k: k, style: p.style, cr: cr, layer: .casing) } }
+        for (p, ks) in drawn { for k in ks { strokeLine(p.rings(worldSize: worldSize), closed: false, k: k, style: p.style, cr: cr, layer: .stroke) } }
     }
 
     enum StrokeLayer { case casing, stroke, both }
