@@ -129,7 +129,8 @@ public enum GeoJSON {
 
     static func unknownType(_ t: String, at path: String, expected: String) -> GeoJSONError {
         let all = geometryTypes + ["Feature", "FeatureCollection"]
-        if let m = all.first(where: { $0.lowercased() == t.lowercased() }) {
+        // (Only a name as short as a type name is compared, so a huge one costs nothing here.)
+        if t.utf8.count <= 18, let m = all.first(where: { $0.lowercased() == t.lowercased() }) {
             return GeoJSONError(at: join(path, "type"), "\(quoted(t)) is not a GeoJSON type: type names are case-sensitive, did you mean \"\(m)\"?")
         }
         return GeoJSONError(at: join(path, "type"), "\(quoted(t)) is not \(expected)")
