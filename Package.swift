@@ -96,6 +96,7 @@ if Context.environment["TOUCHBRIDGE_FUZZ"] != nil {
         ("fuzz-mbtiles", ["Rendering", "TileSources", "MapEngine"]),
         ("fuzz-mvt", ["Rendering", "TileSources", "VectorTiles", "MapEngine"]),
         ("fuzz-pmtiles", ["TileSources"]),
+        ("fuzz-geojson", ["MapEngine"]),
     ]
     for t in fuzzTargets {
         package.targets.append(.executableTarget(name: t.name, dependencies: t.dependencies, path: "Fuzz/\(t.name)",

@@ -106,12 +106,15 @@ public enum GeoJSON {
         switch v {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"
-        case .number(let d): return "the number \(d)"
+        case .number(let d): return "the number \(number(d))"
         case .string(let s): return "the string " + quoted(s)
         case .array(let a): return "an array of \(a.count) item\(a.count == 1 ? "" : "s")"
         case .object: return "an object"
         }
     }
+
+    /// A number as JSON text writes it (181, not 181.0).
+    static func number(_ d: Double) -> String { JSONValue.number(d).text }
 
     static func quoted(_ s: String) -> String {
         let cut = s.unicodeScalars.count > 40 ? String(String.UnicodeScalarView(s.unicodeScalars.prefix(40))) + "..." : s
@@ -126,7 +129,8 @@ public enum GeoJSON {
 
     static func unknownType(_ t: String, at path: String, expected: String) -> GeoJSONError {
         let all = geometryTypes + ["Feature", "FeatureCollection"]
-        if let m = all.first(where: { $0.lowercased() == t.lowercased() }) {
+        // (Only a name as short as a type name is compared, so a huge one costs nothing here.)
+        if t.utf8.count <= 18, let m = all.first(where: { $0.lowercased() == t.lowercased() }) {
             return GeoJSONError(at: join(path, "type"), "\(quoted(t)) is not a GeoJSON type: type names are case-sensitive, did you mean \"\(m)\"?")
         }
         return GeoJSONError(at: join(path, "type"), "\(quoted(t)) is not \(expected)")
@@ -150,21 +154,21 @@ public enum GeoJSON {
         guard a.count == 2 || a.count == 3 else {
             throw GeoJSONError(at: at(), "a position is [longitude, latitude] (or [longitude, latitude, altitude]): got \(a.count) item\(a.count == 1 ? "" : "s")")
         }
-        func number(_ k: Int) throws -> Double {
+        func component(_ k: Int) throws -> Double {
             guard case .number(let d) = a[k], d.isFinite else {
                 let name = k == 0 ? "longitude" : k == 1 ? "latitude" : "altitude"
                 throw GeoJSONError(at: at() + "[\(k)]", "a position's \(name) is a finite number: got \(describe(a[k]))")
             }
             return d
         }
-        let lon = try number(0), lat = try number(1)
-        if a.count == 3 { _ = try number(2) }
+        let lon = try component(0), lat = try component(1)
+        if a.count == 3 { _ = try component(2) }
         guard lon >= -180 && lon <= 180 else {
-            throw GeoJSONError(at: at() + "[0]", "longitude \(lon) is outside -180...180")
+            throw GeoJSONError(at: at() + "[0]", "longitude \(number(lon)) is outside -180...180")
         }
         guard lat >= -90 && lat <= 90 else {
             let hint = abs(lon) <= 90 && abs(lat) <= 180 ? " (positions are [longitude, latitude]: are these the other way round?)" : ""
-            throw GeoJSONError(at: at() + "[1]", "latitude \(lat) is outside -90...90" + hint)
+            throw GeoJSONError(at: at() + "[1]", "latitude \(number(lat)) is outside -90...90" + hint)
         }
         return Coordinate(latitude: lat, longitude: lon)
     }
@@ -200,7 +204,7 @@ public enum GeoJSON {
         return out
     }
 
-    static func text(_ c: Coordinate) -> String { "[\(c.longitude), \(c.latitude)]" }
+    static func text(_ c: Coordinate) -> String { "[\(number(c.longitude)), \(number(c.latitude))]" }
 
     /// A Polygon's rings: the outer one, then the holes (at least the outer one).
     static func polygon(_ v: JSONValue, _ at: () -> String) throws -> [[Coordinate]] {
@@ -221,9 +225,9 @@ public enum GeoJSON {
         return n
     }
 
-    static func radius(_ v: JSONValue, at path: String) throws -> Double {
+    static func radius(_ v: JSONValue, at path: @autoclosure () -> String) throws -> Double {
         guard case .number(let r) = v, r.isFinite, r > 0, r <= OverlayLimits.maxCircleRadius else {
-            throw GeoJSONError(at: path, "a circle's radius is a number of metres above 0 and at most \(Int(OverlayLimits.maxCircleRadius)): got \(describe(v))")
+            throw GeoJSONError(at: path(), "a circle's radius is a number of metres above 0 and at most \(Int(OverlayLimits.maxCircleRadius)): got \(describe(v))")
         }
         return r
     }
@@ -231,6 +235,12 @@ public enum GeoJSON {
     /// The route readers' geometry: a LineString or MultiLineString.
     static func routeLine(_ g: JSONValue, at path: String) throws -> [Coordinate] {
         let type = try typeName(g, at: path)
+        guard type == "LineString" || type == "MultiLineString" else {
+            if geometryTypes.contains(type) || type == "Feature" || type == "FeatureCollection" {
+                throw GeoJSONError(at: join(path, "type"), "a route is a LineString or MultiLineString: got a \(type)")
+            }
+            throw unknownType(type, at: path, expected: "a GeoJSON type (a route is a LineString or MultiLineString)")
+        }
         let cpath = join(path, "coordinates")
         guard let coords = g["coordinates"] else { throw GeoJSONError(at: cpath, "missing: a \(type) has \"coordinates\"") }
         switch type {
@@ -238,7 +248,7 @@ public enum GeoJSON {
             let n = positionCount(coords, levels: 1)
             guard n <= OverlayLimits.maxVertices else { throw tooManyVertices(n, at: cpath) }
             return try line(coords) { cpath }
-        case "MultiLineString":
+        default: // MultiLineString
             let n = positionCount(coords, levels: 2)
             guard n <= OverlayLimits.maxVertices else { throw tooManyVertices(n, at: cpath) }
             let lines = try array(coords, of: "a MultiLineString's coordinates are an array of lines") { cpath }
@@ -250,11 +260,6 @@ public enum GeoJSON {
             }
             guard out.count >= 2 else { throw GeoJSONError(at: cpath, "a route has at least 2 positions: got \(out.count)") }
             return out
-        default:
-            if geometryTypes.contains(type) || type == "Feature" || type == "FeatureCollection" {
-                throw GeoJSONError(at: join(path, "type"), "a route is a LineString or MultiLineString: got a \(type)")
-            }
-            throw unknownType(type, at: path, expected: "a GeoJSON type (a route is a LineString or MultiLineString)")
         }
     }
 
@@ -265,11 +270,12 @@ public enum GeoJSON {
     // MARK: - Style
 
     /// "#rgb" or "#rrggbb", any case.
-    static func colour(_ v: JSONValue, at path: String) throws -> UInt32 {
-        let bad = GeoJSONError(at: path, "a colour is \"#rgb\" or \"#rrggbb\": got \(describe(v))")
+    static func colour(_ v: JSONValue, at path: @autoclosure () -> String) throws -> UInt32 {
+        var bad: GeoJSONError { GeoJSONError(at: path(), "a colour is \"#rgb\" or \"#rrggbb\": got \(describe(v))") }
         guard case .string(let s) = v else { throw bad }
+        guard s.utf8.count == 4 || s.utf8.count == 7 else { throw bad }
         let u = Array(s.utf8)
-        guard (u.count == 4 || u.count == 7), u[0] == UInt8(ascii: "#") else { throw bad }
+        guard u[0] == UInt8(ascii: "#") else { throw bad }
         var digits: [UInt32] = []
         for c in u.dropFirst() {
             switch c {
@@ -283,31 +289,31 @@ public enum GeoJSON {
         return digits.reduce(0) { $0 << 4 | $1 }
     }
 
-    static func width(_ v: JSONValue, at path: String) throws -> Double {
+    static func width(_ v: JSONValue, at path: @autoclosure () -> String) throws -> Double {
         guard case .number(let w) = v, w.isFinite, w >= 0 else {
-            throw GeoJSONError(at: path, "a width is a number of px, 0 or more: got \(describe(v))")
+            throw GeoJSONError(at: path(), "a width is a number of px, 0 or more: got \(describe(v))")
         }
         return min(w, OverlayLimits.maxStrokeWidth)
     }
 
-    static func opacity(_ v: JSONValue, at path: String) throws -> Double {
+    static func opacity(_ v: JSONValue, at path: @autoclosure () -> String) throws -> Double {
         guard case .number(let o) = v, o >= 0, o <= 1 else {
-            throw GeoJSONError(at: path, "an opacity is a number within 0...1: got \(describe(v))")
+            throw GeoJSONError(at: path(), "an opacity is a number within 0...1: got \(describe(v))")
         }
         return o
     }
 
-    static func dash(_ v: JSONValue, at path: String) throws -> [Double]? {
+    static func dash(_ v: JSONValue, at path: @autoclosure () -> String) throws -> [Double]? {
         let bad = "a dash pattern is an array of at most \(OverlayLimits.maxDashes) on/off lengths in px (numbers, 0 or more, not all 0)"
-        guard case .array(let a) = v else { throw GeoJSONError(at: path, "\(bad): got \(describe(v))") }
+        guard case .array(let a) = v else { throw GeoJSONError(at: path(), "\(bad): got \(describe(v))") }
         if a.isEmpty { return nil }
-        guard a.count <= OverlayLimits.maxDashes else { throw GeoJSONError(at: path, "\(bad): got \(a.count) numbers") }
+        guard a.count <= OverlayLimits.maxDashes else { throw GeoJSONError(at: path(), "\(bad): got \(a.count) numbers") }
         var out: [Double] = []
         for (i, x) in a.enumerated() {
-            guard case .number(let d) = x, d.isFinite, d >= 0 else { throw GeoJSONError(at: path + "[\(i)]", "\(bad): got \(describe(x))") }
+            guard case .number(let d) = x, d.isFinite, d >= 0 else { throw GeoJSONError(at: path() + "[\(i)]", "\(bad): got \(describe(x))") }
             out.append(min(d, 10_000))
         }
-        guard out.contains(where: { $0 > 0 }) else { throw GeoJSONError(at: path, "\(bad): got only zeros") }
+        guard out.contains(where: { $0 > 0 }) else { throw GeoJSONError(at: path(), "\(bad): got only zeros") }
         return out
     }
 
@@ -320,17 +326,17 @@ public enum GeoJSON {
         var s = base
         // Keys in document order: a key given twice, the last one counts.
         for (k, v) in pairs where !v.isNull {
-            let at = path.isEmpty ? k : path + "." + k
+            func at() -> String { path.isEmpty ? k : path + "." + k }
             switch k {
-            case "stroke": s.stroke = try colour(v, at: at)
-            case "stroke-width": s.strokeWidth = try width(v, at: at)
-            case "stroke-opacity": s.strokeOpacity = try opacity(v, at: at)
-            case "fill": s.fill = try colour(v, at: at)
-            case "fill-opacity": s.fillOpacity = try opacity(v, at: at)
-            case "marker-color": s.markerColor = try colour(v, at: at)
-            case "dash": s.dash = try dash(v, at: at)
-            case "casing": s.casing = try colour(v, at: at)
-            case "casing-width": s.casingWidth = try width(v, at: at)
+            case "stroke": s.stroke = try colour(v, at: at())
+            case "stroke-width": s.strokeWidth = try width(v, at: at())
+            case "stroke-opacity": s.strokeOpacity = try opacity(v, at: at())
+            case "fill": s.fill = try colour(v, at: at())
+            case "fill-opacity": s.fillOpacity = try opacity(v, at: at())
+            case "marker-color": s.markerColor = try colour(v, at: at())
+            case "dash": s.dash = try dash(v, at: at())
+            case "casing": s.casing = try colour(v, at: at())
+            case "casing-width": s.casingWidth = try width(v, at: at())
             default: continue
             }
         }
@@ -422,9 +428,9 @@ struct OverlayReader {
         try geometry(g, at: GeoJSON.join(path, "geometry"), look: look, depth: 0)
     }
 
-    func text(_ v: JSONValue?, at path: String) throws -> String? {
+    func text(_ v: JSONValue?, at path: @autoclosure () -> String) throws -> String? {
         guard let v, !v.isNull else { return nil }
-        guard let s = v.string else { throw GeoJSONError(at: path, "a string: got \(GeoJSON.describe(v))") }
+        guard let s = v.string else { throw GeoJSONError(at: path(), "a string: got \(GeoJSON.describe(v))") }
         return s
     }
 

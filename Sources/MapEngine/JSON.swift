@@ -144,24 +144,50 @@ struct JSONParser {
 
     static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
 
+    /// Exact powers of ten as doubles (10^0 ... 10^22).
+    static let powersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { r, _ in r * 10 } }
+
     mutating func number() throws -> Double {
         let start = i
-        if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        var negative = false
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        // The digits as one integer (while it is exact), for the fast path below.
+        var mantissa: UInt64 = 0, digits = 0, fractionDigits = 0
         let digitsStart = i
-        while i < bytes.count, Self.isDigit(bytes[i]) { i += 1 }
+        while i < bytes.count, Self.isDigit(bytes[i]) {
+            if digits < 19 { mantissa = mantissa * 10 + UInt64(bytes[i] - UInt8(ascii: "0")) }
+            digits += 1; i += 1
+        }
         guard i > digitsStart else { i = start; throw fail("expected a value (a string, number, object, array, true, false or null)") }
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             i += 1
             let f = i
-            while i < bytes.count, Self.isDigit(bytes[i]) { i += 1 }
+            while i < bytes.count, Self.isDigit(bytes[i]) {
+                if digits < 19 { mantissa = mantissa * 10 + UInt64(bytes[i] - UInt8(ascii: "0")) }
+                digits += 1; fractionDigits += 1; i += 1
+            }
             guard i > f else { throw fail("expected digits after '.'") }
         }
+        var exponent = 0, exponentDigits = 0
         if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
             i += 1
-            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            var exponentNegative = false
+            if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { exponentNegative = bytes[i] == UInt8(ascii: "-"); i += 1 }
             let e = i
-            while i < bytes.count, Self.isDigit(bytes[i]) { i += 1 }
+            while i < bytes.count, Self.isDigit(bytes[i]) {
+                if exponentDigits < 6 { exponent = exponent * 10 + Int(bytes[i] - UInt8(ascii: "0")) }
+                exponentDigits += 1; i += 1
+            }
             guard i > e else { throw fail("expected digits in the exponent") }
+            if exponentNegative { exponent = -exponent }
+        }
+        // Fast path (Clinger): at most 15 digits are exact in a double, and so is 10^k for
+        // k <= 22, so one multiplication or division is correctly rounded, as strtod would be.
+        let scale = exponent - fractionDigits
+        if digits <= 15, exponentDigits <= 6, scale >= -22, scale <= 22 {
+            let m = Double(mantissa)
+            let d = scale < 0 ? m / Self.powersOfTen[-scale] : m * Self.powersOfTen[scale]
+            return negative ? -d : d
         }
         guard let d = Double(String(decoding: bytes[start..<i], as: UTF8.self)), d.isFinite else { throw fail("number out of range") }
         return d

@@ -242,7 +242,7 @@ import TouchCore
         #expect(error(fc(#"{"type": "LineString", "coordinates": [[0, 0], "1,1"]}"#))?.message.contains("got the string \"1,1\"") == true)
         #expect(error(fc(#"{"type": "LineString", "coordinates": [[0, 0], [1, "1"]]}"#))?.path == "features[1].geometry.coordinates[1][1]")
         #expect(error(fc(#"{"type": "LineString", "coordinates": [[0, 0], [1, 1, null]]}"#))?.message.contains("altitude is a finite number") == true)
-        #expect(error(fc(#"{"type": "Point", "coordinates": [181, 0]}"#))?.description == "GeoJSON features[1].geometry.coordinates[0]: longitude 181.0 is outside -180...180")
+        #expect(error(fc(#"{"type": "Point", "coordinates": [181, 0]}"#))?.description == "GeoJSON features[1].geometry.coordinates[0]: longitude 181 is outside -180...180")
         #expect(error(fc(#"{"type": "Point", "coordinates": [-180.0001, 0]}"#))?.path == "features[1].geometry.coordinates[0]")
         let swapped = error(fc(#"{"type": "Point", "coordinates": [47.1, 120.5]}"#))
         #expect(swapped?.path == "features[1].geometry.coordinates[1]")
@@ -260,7 +260,7 @@ import TouchCore
         #expect(error(#"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [0, 0]]]}"#)?.description
                 == "GeoJSON coordinates[0]: a linear ring has at least 4 positions (the first repeated at the end): got 3")
         #expect(error(#"{"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}"#)?.description
-                == "GeoJSON coordinates[0][3]: a linear ring is closed: its last position [0.0, 1.0] must equal its first [0.0, 0.0]")
+                == "GeoJSON coordinates[0][3]: a linear ring is closed: its last position [0, 1] must equal its first [0, 0]")
         #expect(error(#"{"type": "Polygon", "coordinates": []}"#)?.message.contains("at least one linear ring") == true)
         #expect(error(#"{"type": "Polygon", "coordinates": [[0, 0], [1, 0], [1, 1], [0, 0]]}"#)?.path == "coordinates[0]")
         #expect(error(#"{"type": "MultiPolygon", "coordinates": [[[[0, 0], [1, 0], [1, 1], [0, 0]]], [[[0, 0], [1, 0], [1, 1], [0, 0]], [[0, 0], [1, 0], [1, 1]]]]}"#)?.path
@@ -271,13 +271,13 @@ import TouchCore
     @Test func typeAndStructureErrors() {
         #expect(error("[]")?.description == "GeoJSON: a GeoJSON document is an object with a \"type\" (FeatureCollection, Feature or a geometry): got an array of 0 items")
         #expect(error("{}")?.description == "GeoJSON type: missing: a GeoJSON object names its \"type\"")
-        #expect(error(#"{"type": 7}"#)?.description == "GeoJSON type: a type name is a string: got the number 7.0")
+        #expect(error(#"{"type": 7}"#)?.description == "GeoJSON type: a type name is a string: got the number 7")
         #expect(error(#"{"type": "Circle", "coordinates": [0, 0]}"#)?.message.contains("\"Circle\" is not a geometry type") == true)
         #expect(error(#"{"type": "point", "coordinates": [0, 0]}"#)?.message.contains("case-sensitive, did you mean \"Point\"?") == true)
         #expect(error(#"{"type": "Point"}"#)?.description == "GeoJSON coordinates: missing: a Point has \"coordinates\"")
         #expect(error(#"{"type": "FeatureCollection"}"#)?.path == "features")
         #expect(error(#"{"type": "FeatureCollection", "features": {}}"#)?.message.contains("is an array: got an object") == true)
-        #expect(error(collection(["1"]))?.description == "GeoJSON features[0]: a feature is an object {\"type\": \"Feature\", ...}: got the number 1.0")
+        #expect(error(collection(["1"]))?.description == "GeoJSON features[0]: a feature is an object {\"type\": \"Feature\", ...}: got the number 1")
         #expect(error(collection([#"{"type": "Point", "coordinates": [0, 0]}"#]))?.description == "GeoJSON features[0].type: a FeatureCollection's features are Features: got a Point")
         #expect(error(collection([#"{"type": "Feature"}"#]))?.path == "features[0].geometry")
         #expect(error(collection([#"{"type": "Feature", "geometry": [0, 0]}"#]))?.path == "features[0].geometry")
@@ -368,6 +368,20 @@ import TouchCore
         let big = #expect(throws: GeoJSONError.self) { try GeoJSON.parse(text: String(repeating: "[", count: (32 << 20) + 1)) }
         #expect(big?.message.contains("33554433 bytes (32.0 MiB), more than the limit of 33554432 bytes (32.0 MiB)") == true)
         #expect(throws: GeoJSONError.self) { try GeoJSON.parse(text: "{\"type\": ") }
+    }
+
+    /// Regression (fuzz-geojson's first finding): a route whose unknown type name was long and
+    /// that had no "coordinates" got an error quoting the whole name ("missing: a <name> has
+    /// coordinates"); the type is now checked first and quoted cut.
+    @Test func aRouteWithALongUnknownTypeAndNoCoordinatesGetsAShortError() throws {
+        let name = String(repeating: "\u{7f}_o\u{ff}", count: 5_000)
+        let e = routeError(#"{"type": "\#(name)"}"#)
+        #expect(e?.path == "type")
+        #expect(e.map { $0.description.utf8.count < 300 } == true, "\(e?.description.utf8.count ?? 0) bytes")
+        // The input itself (Fuzz/corpus/fuzz-geojson/crash-route-long-type-without-coordinates.json) begins so.
+        let bytes: [UInt8] = Array(#"{"type":""#.utf8) + Array(repeating: 0x7F, count: 26) + [0x5F, 0x7F, 0x6F, 0x7F, 0xFF, 0xFF, 0xFF]
+        let fuzzInput = String(decoding: bytes + Array(repeating: 0xFF, count: 1_500) + Array("\"}".utf8), as: UTF8.self)
+        #expect((routeError(fuzzInput)?.description.utf8.count ?? 1_000) < 300)
     }
 
     @Test func hugeStringsAreCutInMessagesAndKeptInTitles() throws {

@@ -60,6 +60,29 @@ import Testing
         #expect((try? JSONValue.parse(String(repeating: "[", count: 63) + String(repeating: "]", count: 63))) != nil)
     }
 
+    /// The parser's fast path for short numbers gives the same doubles, bit for bit, as
+    /// Double(String) (strtod) does, and falls back to it for the rest.
+    @Test func numbersReadAsStrtodReadsThem() throws {
+        var texts = ["0", "-0", "0.0", "-0.0", "1", "-1", "1e22", "1e23", "1E-22", "1e-23", "123456789012345", "1234567890123456",
+                     "9007199254740993", "123456789012345e-22", "0.1", "0.3", "9.5209", "-179.99999999999997", "47.14100000000001",
+                     "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "0.000000000000000000001", "1e000007", "12e-0"]
+        var state: UInt64 = 0x9E3779B97F4A7C15
+        func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 11 }
+        for _ in 0..<20_000 {
+            let intDigits = Int(next() % 12), fracDigits = Int(next() % 14)
+            var t = next() % 2 == 0 ? "-" : ""
+            t += intDigits == 0 ? "0" : String(next() % 9 + 1) + (0..<intDigits).map { _ in String(next() % 10) }.joined()
+            if fracDigits > 0 { t += "." + (0..<fracDigits).map { _ in String(next() % 10) }.joined() }
+            if next() % 3 == 0 { t += "e" + (next() % 2 == 0 ? "-" : "") + String(next() % 30) }
+            texts.append(t)
+        }
+        for t in texts {
+            let v = try JSONValue.parse(t)
+            guard case .number(let d) = v, let expected = Double(t) else { Issue.record("\(t) did not read"); continue }
+            #expect(d.bitPattern == expected.bitPattern, "\(t): \(d) where strtod gives \(expected)")
+        }
+    }
+
     @Test func duplicateKeysKeepBothPairsAndTheLastWins() throws {
         let v = try JSONValue.parse(#"{"k": 1, "k": 2}"#)
         #expect(v["k"] == .number(2))
