@@ -163,6 +163,11 @@ import Gestures
         #expect(hitID(c, centre.x - 30, centre.y + 5) == "dateline")
         #expect(hitID(c, centre.x + 30, centre.y - 5) == "dateline")
         #expect(hitID(c, centre.x + 70, centre.y) == nil)   // past its end (one degree is 45.5 px)
+        // Drawn westward too.
+        try c.add(Overlay(id: "dateline", shapes: [OverlayShape(geometry: .polyline(
+            [Coordinate(latitude: 0, longitude: -179), Coordinate(latitude: 0, longitude: 179)]))]))
+        #expect(hitID(c, centre.x, centre.y) == "dateline")
+        #expect(hitID(c, centre.x + 30, centre.y - 5) == "dateline")
         #expect(hitID(c, centre.x, centre.y + 12) == nil)
         // A square astride the line, and the camera on either side of it.
         try c.add(Overlay(id: "square", shapes: [OverlayShape(geometry: .polygon([[
@@ -174,6 +179,12 @@ import Gestures
             let west = c.projection.point(for: Coordinate(latitude: 7.5, longitude: 177))!
             #expect(hitID(c, west.x, west.y) == nil, "camera at \(lon)")
         }
+        // The same square listed from its eastern side.
+        c.clearOverlays()
+        try c.add(Overlay(id: "square", shapes: [OverlayShape(geometry: .polygon([[
+            Coordinate(latitude: 10, longitude: -178), Coordinate(latitude: 10, longitude: 178),
+            Coordinate(latitude: 5, longitude: 178), Coordinate(latitude: 5, longitude: -178)]]))]))
+        #expect(hitID(c, centre.x, centre.y) == "square")
     }
 
     @Test func aTenThousandPointLineIsHitQuickly() throws {
