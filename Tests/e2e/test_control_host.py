@@ -312,18 +312,31 @@ def test_modes_position_and_gestures(kiosk):
     assert sub.wait_event(lambda e: e["type"] == "cameraMode")["mode"] == "following"
     settle(c)
     cam = c.ok("get_camera")["camera"]
-    assert (cam["lat"], cam["lon"], cam["bearing"]) == (47.15, 9.53, 90)
-    # A new position moves the following camera with it.
+    # The Navigation SDK's following camera: facing the heading, tilted, the position low on
+    # the screen, so the camera's target lies ahead of it (east, for heading 90).
+    assert cam["bearing"] == 90 and cam["tilt"] == 45
+    assert abs(cam["lat"] - 47.15) < 1e-4 and cam["lon"] > 9.53
+    # A new position moves the following camera with it (gliding there, then idle).
     c.ok("set_position", latitude=47.10, longitude=9.55, heading=180)
     settle(c)
     cam = c.ok("get_camera")["camera"]
-    assert (cam["lat"], cam["lon"], cam["bearing"]) == (47.1, 9.55, 180)
+    assert cam["bearing"] == 180 and abs(cam["lon"] - 9.55) < 1e-4 and cam["lat"] < 47.10
     c.ok("add_marker", marker="a", latitude=47.0, longitude=9.4)
     c.ok("add_marker", marker="b", latitude=47.3, longitude=9.7)
     assert c.ok("set_camera_mode", mode="overview")["mode"] == "overview"
     settle(c)
     cam = c.ok("get_camera")["camera"]
-    assert abs(cam["lat"] - 47.15) < 0.02 and abs(cam["lon"] - 9.55) < 0.02
+    # Overview frames the pins as drawn (a pin's head above its point, the controls clear): both
+    # pins, heads included, lie on the screen.
+    import math
+    def world(lat, lon, z):
+        s, size = math.sin(math.radians(lat)), 256 * 2 ** z
+        return (lon + 180) / 360 * size, (0.5 - math.log((1 + s) / (1 - s)) / (4 * math.pi)) * size
+    cx, cy = world(cam["lat"], cam["lon"], cam["zoom"])
+    for lat, lon in ((47.0, 9.4), (47.3, 9.7)):
+        x, y = world(lat, lon, cam["zoom"])
+        sx, sy = SIZE[0] / 2 + x - cx, SIZE[1] / 2 + y - cy
+        assert 0 <= sx <= SIZE[0] and 49 <= sy <= SIZE[1], (sx, sy, cam)
     assert c.ok("set_camera_mode", mode="free")["mode"] == "free"
     # Gestures: configuration names; the reply says what is on.
     assert c.ok("set_gestures", enabled=["pan", "pinch"])["enabled"] == ["pan", "pinch"]
