@@ -76,5 +76,25 @@ extension Benchmarks {
         }
         add("full_frame_overlays_1080p_ms", BenchSupport.median(full), "ms",
             "full redraw, 10,000-vertex route + 500 polygons + 1,000 pins")
+        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_SPLIT"] != nil {
+            for (name, cut) in [("base only", { (s: inout MapScene) in s.overlays = []; s.route = nil; s.markers = [] }),
+                                ("polygons", { (s: inout MapScene) in s.route = nil; s.markers = [] }),
+                                ("route", { (s: inout MapScene) in s.overlays = []; s.markers = [] }),
+                                ("pins", { (s: inout MapScene) in s.overlays = []; s.route = nil }),
+                              ("fills", { (s: inout MapScene) in s.route = nil; s.markers = []
+                                  s.overlays[0].shapes = s.overlays[0].shapes.map { var x = $0; x.style.stroke = nil; return x } }),
+                              ("outlines", { (s: inout MapScene) in s.route = nil; s.markers = []
+                                  s.overlays[0].shapes = s.overlays[0].shapes.map { var x = $0; x.style.fill = nil; return x } })] as [(String, (inout MapScene) -> Void)]
+                where ["1", name].contains(ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_SPLIT"]!) {
+                var part = pan
+                cut(&part)
+                let r = MapRenderer()
+                r.usesBaseMapCache = false
+                r.render(part, into: frame.buffer)
+                while r.prepareWhileIdle() {}
+                let t = BenchSupport.timeRuns(minRuns: 5, minSeconds: name == "base only" ? minSeconds : 4 * minSeconds) { r.render(part, into: frame.buffer) }
+                progress(String(format: "  split %@: %.2f ms", name, BenchSupport.median(t)))
+            }
+        }
     }
 }

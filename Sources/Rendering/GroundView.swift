@@ -196,6 +196,19 @@ extension GroundView {
     /// Adds one ring of ground points to cairo's path as a closed polygon, clipped to the view
     /// first when some point fell outside it; a ring left with fewer than three points is skipped.
     /// The built-in world and the street map fill their polygons through this one place.
+    /// The ring's screen points after the same clip as `addRing` (empty when under 3 are left).
+    func screenRing(_ pts: inout [Double], _ scratch: inout [Double], inside: Bool) -> [Double] {
+        if !inside { RectClip.polygon(&pts, &scratch, minX: minGX, maxX: maxGX, minY: minGY, maxY: maxGY) }
+        let n = pts.count / 2
+        guard n >= 3 else { return [] }
+        var out = [Double](repeating: 0, count: 2 * n)
+        for i in 0..<n {
+            let (sx, sy) = screen(pts[2 * i], pts[2 * i + 1])
+            out[2 * i] = sx; out[2 * i + 1] = sy
+        }
+        return out
+    }
+
     func addRing(_ pts: inout [Double], _ scratch: inout [Double], inside: Bool, to cr: OpaquePointer) {
         if !inside { RectClip.polygon(&pts, &scratch, minX: minGX, maxX: maxGX, minY: minGY, maxY: maxGY) }
         let n = pts.count / 2

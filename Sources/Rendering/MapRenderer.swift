@@ -216,8 +216,7 @@ public final class MapRenderer {
             prepared.update(overlays: scene.overlays, route: scene.route)
             let shapePainter = prepared.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
             if let shapePainter, !prepared.isEmpty {
-                shapePainter.paint(prepared.shapes, cr: cr, images: icons)
-                shapePainter.paintRoute(travelled: prepared.travelled, ahead: prepared.ahead, cr: cr)
+                paintShapesInBands(shapePainter, frame: frame, surface: surface, cr: cr)
             }
             if let vector, streets {
                 drawnPlaces = []
@@ -498,6 +497,41 @@ public final class MapRenderer {
         }
     }
 
+    /// The overlays' shapes and the route over the base map, in horizontal bands on both cores
+    /// (as the base map): each band draws every shape on a surface over the whole frame, clipped
+    /// to its rows, so the bands write disjoint memory and the frame is the one-thread frame.
+    /// What the painters cache lazily (simplified rings per zoom, circle rings, ground images) is
+    /// made here first, on this thread, so the bands only read it.
+    func paintShapesInBands(_ painter: ShapePainter, frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer) {
+        let n = min(bands, max(1, frame.height / 64))
+        let shapes = prepared.shapes, travelled = prepared.travelled, ahead = prepared.ahead
+        guard n > 1, shapes.count + (travelled == nil ? 0 : 1) + (ahead == nil ? 0 : 1) > 1 else {
+            painter.paint(shapes, cr: cr, images: icons)
+            painter.paintRoute(travelled: travelled, ahead: ahead, cr: cr)
+            return
+        }
+        painter.prepareForBands(shapes + [travelled, ahead].compactMap { $0 }, images: icons)
+        cairo_surface_flush(surface)
+        let base = UnsafeSendablePointer(frame.pixels)
+        let width = frame.width, height = frame.height, stride = frame.stride
+        let icons = SendableBox(icons)
+        let work = BandShapes(shapes: shapes, travelled: travelled, ahead: ahead)
+        DispatchQueue.concurrentPerform(iterations: n) { i in
+            let y0 = height * i / n, y1 = height * (i + 1) / n
+            guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
+                                                                  CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
+            let bcr = cairo_create(s)!
+            cairo_rectangle(bcr, 0, Double(y0), Double(width), Double(y1 - y0))
+            cairo_clip(bcr)
+            painter.paint(work.shapes, cr: bcr, images: icons.value)
+            painter.paintRoute(travelled: work.travelled, ahead: work.ahead, cr: bcr)
+            cairo_destroy(bcr)
+            cairo_surface_flush(s)
+            cairo_surface_destroy(s)
+        }
+        cairo_surface_mark_dirty(surface)
+    }
+
     /// Sea and the built-in world: what `paintBase` draws when there are no tile sets.
     static func paintWorld(cr: OpaquePointer, world: BuiltInWorld, style: MapStyle, view: GroundView, zoom: Double, antialias: Bool) {
         cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
@@ -766,6 +800,20 @@ extension MapRenderer {
 }
 
 /// A pointer handed to the band workers: each writes only its own rows.
+/// The prepared shapes handed to the bands, which only read them (`prepareForBands` made
+/// everything they cache beforehand).
+private struct BandShapes: @unchecked Sendable {
+    let shapes: [PreparedShape]
+    let travelled: PreparedShape?
+    let ahead: PreparedShape?
+}
+
+/// A reference handed to the bands, which only read what it holds (made ready beforehand).
+private struct SendableBox<T: AnyObject>: @unchecked Sendable {
+    let value: T
+    init(_ v: T) { value = v }
+}
+
 private struct UnsafeSendablePointer: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     init(_ p: UnsafeMutableRawPointer) { pointer = p }

@@ -1,0 +1,156 @@
+import CCairo
+import Foundation
+
+/// Fills polygons (rings of screen points, holes included) with a solid colour by exact area
+/// coverage, straight into XRGB8888 rows: each edge adds the signed area it leaves in each
+/// pixel of the rows it crosses to an accumulation buffer, and a running sum along a row is the
+/// winding there (the method of font-rs and stb_truetype's v2 rasterizer). Even-odd: the
+/// winding's fractional part folded (|w| mod 2, above 1 taken as 2 - it). One pass over the
+/// polygon's box, no tessellation, no allocation beyond the buffer: a small overlay polygon
+/// costs a few microseconds where a cairo fill with its setup cost about twenty.
+enum AreaRasterizer {
+    /// Fills `rings` (screen px, x0, y0, x1, y1, ...; each ring closed implicitly) into the
+    /// rows `rows` and columns `columns` of `pixels`, blending `color` at `alpha` times the
+    /// coverage.
+    static func fill(_ rings: [[Double]], color: RGBColor, alpha: Double, evenOdd: Bool,
+                     pixels: UnsafeMutableRawPointer, stride: Int, columns: Range<Int>, rows: Range<Int>) {
+        guard alpha > 0, !columns.isEmpty, !rows.isEmpty else { return }
+        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+        for r in rings {
+            var i = 0
+            while i + 1 < r.count {
+                let x = r[i], y = r[i + 1]
+                guard x.isFinite, y.isFinite else { return }
+                minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+                i += 2
+            }
+        }
+        guard minX <= maxX else { return }
+        // Rows the polygon and the clip share; columns from the polygon's left edge (the winding
+        // starts at 0 there) to the clip's right edge.
+        let y0 = max(rows.lowerBound, Int(minY.rounded(.down))), y1 = min(rows.upperBound, Int(maxY.rounded(.up)))
+        let left = Int(minX.rounded(.down))
+        let x0 = max(columns.lowerBound, left), x1 = min(columns.upperBound, Int(maxX.rounded(.up)))
+        guard y0 < y1, x0 < x1 else { return }
+        let w = Int(maxX.rounded(.up)) - left + 2, h = y1 - y0
+        guard w > 0, w <= 1 << 16, h <= 1 << 16 else { return }
+        let acc = UnsafeMutablePointer<Float>.allocate(capacity: w * h)
+        acc.initialize(repeating: 0, count: w * h)
+        defer { acc.deallocate() }
+        let ox = Double(left), oy = Double(y0), hh = Double(h)
+        for r in rings {
+            let n = r.count / 2
+            guard n >= 3 else { continue }
+            for i in 0..<n {
+                let j = (i + 1) % n
+                line(r[2 * i] - ox, r[2 * i + 1] - oy, r[2 * j] - ox, r[2 * j + 1] - oy, acc: acc, w: w, h: hh)
+            }
+        }
+        let a255 = Float(min(alpha, 1) * 255)
+        let s = LineRasterizer.pixel(color)
+        let solid = 0xff00_0000 | s.r << 16 | s.g << 8 | s.b
+        for row in 0..<h {
+            let line = acc + row * w
+            let out = (pixels + (y0 + row) * stride).assumingMemoryBound(to: UInt32.self)
+            var sum: Float = 0
+            // The winding left of the clip still counts.
+            for x in 0..<(x0 - left) { sum += line[x] }
+            for x in x0..<x1 {
+                sum += line[x - left]
+                var c = sum < 0 ? -sum : sum
+                if c > 1 {
+                    if evenOdd {
+                        c -= Float(2 * Int(c * 0.5))      // |w| mod 2 (c >= 0: truncation is floor)
+                        if c > 1 { c = 2 - c }
+                    } else {
+                        c = 1
+                    }
+                }
+                let al = UInt32(c * a255 + 0.5)
+                if al == 0 { continue }
+                if al >= 255 { out[x] = solid; continue }
+                let d = out[x]
+                @inline(__always) func mix(_ sv: UInt32, _ dv: UInt32) -> UInt32 {
+                    let t = sv * al + dv * (255 - al) + 128
+                    return (t + (t >> 8)) >> 8
+                }
+                out[x] = 0xff00_0000 | mix(s.r, (d >> 16) & 0xff) << 16 | mix(s.g, (d >> 8) & 0xff) << 8 | mix(s.b, d & 0xff)
+            }
+        }
+    }
+
+    /// One edge's signed area into the accumulation buffer (w columns a row, h rows; x >= 0).
+    @inline(__always)
+    private static func line(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, acc: UnsafeMutablePointer<Float>, w: Int, h: Double) {
+        guard ay != by else { return }
+        let (p0x, p0y, p1x, p1y, dir): (Double, Double, Double, Double, Double) = ay < by ? (ax, ay, bx, by, 1) : (bx, by, ax, ay, -1)
+        let dxdy = (p1x - p0x) / (p1y - p0y)
+        var yStart = p0y, x = p0x
+        if yStart < 0 { x -= yStart * dxdy; yStart = 0 }
+        let yEnd = min(p1y, h)
+        guard yStart < yEnd else { return }
+        let maxX = Double(w - 1)
+        var y = Int(yStart.rounded(.down))
+        while Double(y) < yEnd {
+            let top = max(Double(y), yStart), bottom = min(Double(y + 1), yEnd)
+            let dy = bottom - top
+            let xNext = x + dxdy * dy
+            let d = Float(dy * dir)
+            let row = acc + y * w
+            let lx = min(max(min(x, xNext), 0), maxX), rx = min(max(max(x, xNext), 0), maxX)
+            let lf = lx.rounded(.down), li = Int(lf)
+            let rc = rx.rounded(.up), ri = Int(rc)
+            if ri <= li + 1 {
+                let xm = Float(0.5 * (lx + rx) - lf)
+                row[li] += d - d * xm
+                if li + 1 < w { row[li + 1] += d * xm }
+            } else {
+                let s = 1 / (rx - lx)
+                let x0f = lx - lf
+                let a0 = 0.5 * s * (1 - x0f) * (1 - x0f)
+                let x1f = rx - rc + 1
+                let am = 0.5 * s * x1f * x1f
+                row[li] += d * Float(a0)
+                if ri == li + 2 {
+                    row[li + 1] += d * Float(1 - a0 - am)
+                } else {
+                    let a1 = s * (1.5 - x0f)
+                    row[li + 1] += d * Float(a1 - a0)
+                    if li + 2 < ri - 1 { for xi in (li + 2)..<(ri - 1) { row[xi] += d * Float(s) } }
+                    let a2 = a1 + Double(ri - li - 3) * s
+                    row[ri - 1] += d * Float(1 - a2 - am)
+                }
+                if ri < w { row[ri] += d * Float(am) }
+            }
+            x = xNext
+            y += 1
+        }
+    }
+
+    /// Fills rings into cr's target when it is an XRGB8888 image drawn at a whole-pixel offset
+    /// (within cr's clip); false otherwise (the caller fills with cairo).
+    static func fill(_ rings: [[Double]], cr: OpaquePointer, color: RGBColor, alpha: Double, evenOdd: Bool) -> Bool {
+        guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
+              cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, isWholePixelTranslation(cr),
+              let data = cairo_image_surface_get_data(target) else { return false }
+        var m = cairo_matrix_t()
+        cairo_get_matrix(cr, &m)
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
+        let sw = Int(cairo_image_surface_get_width(target)), sh = Int(cairo_image_surface_get_height(target))
+        let c0 = max(0, Int((x0 + m.x0).rounded(.down))), c1 = min(sw, Int((x1 + m.x0).rounded(.up)))
+        let r0 = max(0, Int((y0 + m.y0).rounded(.down))), r1 = min(sh, Int((y1 + m.y0).rounded(.up)))
+        guard c0 < c1, r0 < r1 else { return true }
+        let shifted = rings.map { r -> [Double] in
+            var o = r
+            var i = 0
+            while i + 1 < o.count { o[i] += m.x0; o[i + 1] += m.y0; i += 2 }
+            return o
+        }
+        cairo_surface_flush(target)
+        fill(shifted, color: color, alpha: alpha, evenOdd: evenOdd, pixels: UnsafeMutableRawPointer(data),
+             stride: Int(cairo_image_surface_get_stride(target)), columns: c0..<c1, rows: r0..<r1)
+        cairo_surface_mark_dirty(target)
+        return true
+    }
+}
