@@ -164,7 +164,8 @@ extension ConfigReader {
 /// A GeoJSON file read with its size checked first (a file larger than `maxBytes` is refused
 /// before it is read).
 public enum GeoJSONFile {
-    public static let maxBytes = 32 << 20
+    /// 16 MiB: a hostile document of that size costs a few hundred MiB as a JSON tree while it is read.
+    public static let maxBytes = 16 << 20
 
     public struct ReadError: Error, CustomStringConvertible {
         public let message: String
