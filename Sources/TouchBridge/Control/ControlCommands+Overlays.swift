@@ -144,6 +144,8 @@ extension MapView {
         do {
             var o = try GeoJSON.overlay(id: id, json: json, style: style, circleRadius: radius, zIndex: spec.zIndex, tappable: spec.tappable)
             if let t = spec.title { o.title = t }
+            // One feature: its title names the overlay too.
+            if o.title == nil, o.shapes.count == 1 { o.title = o.shapes[0].title }
             return o
         } catch {
             throw ControlError("\"geojson\": \(error)")
