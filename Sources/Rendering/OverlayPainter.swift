@@ -50,24 +50,73 @@ struct OverlayPainter {
     // MARK: markers
 
     func paintMarkers(cr: OpaquePointer, scene: MapScene, view: GroundView, icons: IconCache, text: TextRenderer? = nil) {
+        OverlayPainter.blit(planMarkers(scene: scene, view: view, icons: icons, text: text), cr: cr)
+    }
+
+    /// One marker as drawn: a sprite at a whole-pixel top left, or (an image that could not be
+    /// read) a grey pin drawn as a path.
+    struct PlacedMarker {
+        var image: CairoImage?
+        var x: Double, y: Double
+        var fallbackTip: Point?
+        /// The rows it may touch.
+        var top: Double, bottom: Double
+    }
+
+    /// The markers in drawing order (z-index, then lower on screen above, then order) with their
+    /// sprites made (pins per colour and phase, images, cluster bubbles): everything that is
+    /// cached is made here, so `blit` only reads and several bands may blit at once.
+    func planMarkers(scene: MapScene, view: GroundView, icons: IconCache, text: TextRenderer?) -> [PlacedMarker] {
         let drawn = scene.markers.enumerated().compactMap { (i, m) -> (Int, MarkerSprite, Point)? in
             guard let p = view.visiblePoint(m.coordinate, slack: 64) else { return nil }
             return (i, m, p)
         }.sorted { ($0.1.zIndex, $0.2.y, $0.0) < ($1.1.zIndex, $1.2.y, $1.0) }
+        var out: [PlacedMarker] = []
+        out.reserveCapacity(drawn.count)
         for (_, marker, p) in drawn {
             switch marker.icon {
             case let .defaultPin(color):
-                paintPinSprite(cr: cr, tip: p, color: color, icons: icons)
+                guard p.x.isFinite, p.y.isFinite else { continue }
+                var ix = Int(p.x.rounded(.down)), iy = Int(p.y.rounded(.down))
+                var qx = Int(((p.x - Double(ix)) * 4).rounded()), qy = Int(((p.y - Double(iy)) * 4).rounded())
+                if qx == 4 { qx = 0; ix += 1 }
+                if qy == 4 { qy = 0; iy += 1 }
+                let sprite = icons.pinSprite(color: color, phase: qy * 4 + qx) { c in
+                    paintPin(cr: c, tip: Point(x: Double(OverlayPainter.pinSpriteTip.x) + Double(qx) / 4,
+                                               y: Double(OverlayPainter.pinSpriteTip.y) + Double(qy) / 4), color: color)
+                }
+                let y = Double(iy - OverlayPainter.pinSpriteTip.y)
+                out.append(PlacedMarker(image: sprite, x: Double(ix - OverlayPainter.pinSpriteTip.x), y: y, fallbackTip: nil,
+                                        top: y, bottom: y + Double(sprite.height)))
             case let .argb(_, _, _, anchor), let .png(_, anchor):
                 if let img = icons.image(for: marker) {
                     let x = p.x - anchor.x * Double(img.width), y = p.y - anchor.y * Double(img.height)
-                    cairo_set_source_surface(cr, img.surface, x.rounded(), y.rounded())
-                    cairo_paint(cr)
+                    out.append(PlacedMarker(image: img, x: x.rounded(), y: y.rounded(), fallbackTip: nil,
+                                            top: y.rounded(), bottom: y.rounded() + Double(img.height)))
                 } else {
-                    paintPin(cr: cr, tip: p, color: RGBColor(hex: 0x888888))
+                    out.append(PlacedMarker(image: nil, x: 0, y: 0, fallbackTip: p, top: p.y - PinGeometry.size.height - 2, bottom: p.y + 2))
                 }
             case let .cluster(count):
-                if let text { paintClusterSprite(cr: cr, centre: p, count: count, icons: icons, text: text) }
+                guard let text, p.x.isFinite, p.y.isFinite else { continue }
+                let sprite = icons.clusterSprite(count: count, text: text)
+                let half = sprite.width / 2
+                let y = Double(Int(p.y.rounded(.down)) - half)
+                out.append(PlacedMarker(image: sprite, x: Double(Int(p.x.rounded(.down)) - half), y: y, fallbackTip: nil,
+                                        top: y, bottom: y + Double(sprite.height)))
+            }
+        }
+        return out
+    }
+
+    /// Draws planned markers; with `rows`, only those that reach them (cr clipped to them).
+    static func blit(_ plan: [PlacedMarker], cr: OpaquePointer, rows: Range<Double>? = nil) {
+        for m in plan {
+            if let rows, m.bottom < rows.lowerBound || m.top > rows.upperBound { continue }
+            if let img = m.image {
+                cairo_set_source_surface(cr, img.surface, m.x, m.y)
+                cairo_paint(cr)
+            } else if let tip = m.fallbackTip {
+                OverlayPainter(style: MapStyle()).paintPin(cr: cr, tip: tip, color: RGBColor(hex: 0x888888))
             }
         }
     }

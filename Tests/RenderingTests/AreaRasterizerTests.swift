@@ -96,7 +96,7 @@ import TouchCore
         #expect(px[40 * 120 + 5] & 0xffffff == 0x00FF00 && px[59 * 120 + 5] & 0xffffff == 0x00FF00)
     }
 
-    /// The overlays (polygons, route, circle) drawn in bands on several threads give the
+    /// The overlays (polygons, route, circle) and the pins drawn in bands on several threads give the
     /// one-thread frame byte for byte, flat, turned and tilted, many times over (the release
     /// build's races showed about once in a hundred frames).
     @Test func overlaysInBandsDrawTheOneThreadFrame() {
@@ -115,6 +115,12 @@ import TouchCore
         scene.overlays = [Overlay(id: "zones", shapes: polygons + [circle])]
         let route = (0..<400).map { i in Coordinate(latitude: 46 + 4 * sin(Double(i) / 40), longitude: -4 + Double(i) * 0.06) }
         scene.route = RouteDrawing(points: route, progress: RouteProgress(segment: 150, point: route[150]))
+        // Pins (blitted in bands too once there are 64 or more), one of another colour, and a
+        // cluster bubble.
+        scene.markers = (0..<300).map { i in
+            MarkerSprite(id: "m\(i)", coordinate: Coordinate(latitude: 41 + Double(i % 20) * 0.7, longitude: -3 + Double(i / 20) * 1.3),
+                         icon: .defaultPin(RGBColor(hex: i == 7 ? 0x1565C0 : 0xE53935)), zIndex: i % 3)
+        } + [MarkerSprite(id: "c", coordinate: Coordinate(latitude: 47, longitude: 5), icon: .cluster(count: 42), zIndex: 9)]
         for (bearing, tilt) in [(0.0, 0.0), (25.0, 0.0), (10.0, 50.0)] {
             scene.camera.bearing = bearing
             scene.camera.tilt = tilt
