@@ -48,8 +48,19 @@ public final class PNGDisplay: DisplayBackend {
     public var nextPath: String {
         switch output {
         case let .file(p): return p
-        case let .numbered(pattern): return String(format: pattern, framesWritten)
+        case let .numbered(pattern): return PNGDisplay.numbered(pattern, framesWritten)
         }
+    }
+
+    /// The pattern with its last `%d` / `%0Nd` field replaced by the number, zero-padded to N;
+    /// every other character is literal (a folder named "100%frames" or "%s" is a folder, never
+    /// a format: the pattern is not given to String(format:)). No field: the number is appended.
+    public static func numbered(_ pattern: String, _ n: Int) -> String {
+        guard let r = pattern.range(of: "%0?[0-9]{0,3}d", options: [.regularExpression, .backwards]) else { return pattern + String(n) }
+        let width = min(Int(pattern[r].dropFirst().dropLast()) ?? 0, 32)
+        var digits = String(n)
+        if digits.count < width { digits = String(repeating: "0", count: width - digits.count) + digits }
+        return pattern.replacingCharacters(in: r, with: digits)
     }
 
     @discardableResult

@@ -73,6 +73,20 @@ import Testing
         #expect(throws: DisplayError.notFramebuffer(path: "/dev/null")) { try FBDevDisplay(path: "/dev/null") }
     }
 
+    /// A folder whose name holds "%" (issue 31: `png_dir` with "%s" crashed the kiosk, and
+    /// "100%frames" wrote to "1000.000000rames"): the name is kept as it is.
+    @Test func aPercentInTheFolderIsNotAFormat() throws {
+        #expect(PNGDisplay.numbered("/tmp/a %s b/100%frames/frame-%05d.png", 42) == "/tmp/a %s b/100%frames/frame-00042.png")
+        #expect(PNGDisplay.numbered("out/%n%n%n/frame-%d.png", 7) == "out/%n%n%n/frame-7.png")
+        #expect(PNGDisplay.numbered("plain", 3) == "plain3")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tb-png-%s-100%frames-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let display = PNGDisplay(width: 8, height: 8, output: .numbered(pattern: dir.path + "/frame-%05d.png"))
+        #expect(try display.present())
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/frame-00000.png"))
+    }
+
     @Test func pngBackendWritesNumberedFramesWithTheDrawnPixels() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tb-png-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
