@@ -52,7 +52,7 @@ def test_add_list_update_remove_and_clear(kiosk, tmp_path):
     poly = {"type": "Feature", "properties": {"fill": "#e00000", "fill-opacity": 1, "stroke": "#e00000", "title": "Red"},
             "geometry": {"type": "Polygon", "coordinates": [square(40, 40, 120, 120)]}}
     r = c.ok("add_overlay", overlay="red", geojson=poly, z_index=2)
-    assert r["overlay"] == {"overlay": "red", "title": None, "shapes": 1, "kinds": ["polygon"], "markers": 0,
+    assert r["overlay"] == {"overlay": "red", "title": "Red", "shapes": 1, "kinds": ["polygon"], "markers": 0,
                             "vertices": r["overlay"]["vertices"], "z_index": 2, "tappable": True}
     settle(c)
     px = shot(c, tmp_path / "a.png")
