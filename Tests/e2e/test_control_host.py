@@ -505,3 +505,22 @@ def test_ctl_and_events(kiosk, kiosk_binary):
     lines = [json.loads(l) for l in out.splitlines()]
     assert [l["type"] for l in lines] == ["start", "willMove", "didChange", "idleAt"]
     assert lines[1]["gesture"] is False
+
+
+def test_read_only_requests_draw_no_frame(kiosk):
+    """Idle means idle (mpv's and sway's get_* rule): polling get_camera, list_markers,
+    list_overlays and help at 20 Hz draws nothing; a request that changes the map does."""
+    c = kiosk.client()
+    settle(c)
+    time.sleep(0.5)
+    before = kiosk.frame_count()
+    for i in range(40):
+        c.ok(["get_camera", "list_markers", "list_overlays", "help"][i % 4])
+        time.sleep(0.05)
+    time.sleep(0.3)
+    assert kiosk.frame_count() == before, f"{kiosk.frame_count() - before} frames drawn while only read"
+    c.ok("add_marker", marker="x", latitude=47.1, longitude=9.5)
+    deadline = time.time() + 5
+    while kiosk.frame_count() == before and time.time() < deadline:
+        time.sleep(0.05)
+    assert kiosk.frame_count() > before

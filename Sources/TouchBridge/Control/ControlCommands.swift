@@ -19,6 +19,9 @@ extension MapView {
         log(.info, "control socket \(server.path) (mode 0660)")
     }
 
+    /// Commands that change nothing on the screen.
+    static let readOnlyCommands: Set<String> = ["get_camera", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot"]
+
     /// Every command name, for `help` and the unknown-command message.
     static let controlCommands = ["get_camera", "move_camera", "fit", "add_marker", "update_marker", "remove_marker",
                                   "list_markers", "select_marker", "set_gestures", "set_camera_mode", "set_position"]
@@ -28,7 +31,11 @@ extension MapView {
         var a = ControlArguments(command: r.command, pairs: r.arguments)
         let now = EventLoop.now()
         pipeline.advance(to: now)
-        defer { pipeline.setNeedsRedraw() }
+        // A request that only reads (mpv's and sway's get_* rule) never draws a frame: an app
+        // polling get_camera leaves an idle kiosk idle. The rest redraw.
+        if !MapView.readOnlyCommands.contains(r.command) {
+            pipeline.setNeedsRedraw()
+        }
         switch r.command {
         case "get_camera":
             try a.finish()
