@@ -211,3 +211,23 @@ def test_check_reports_overlay_errors_with_file_line_and_key(kiosk_binary, tmp_p
     (tmp_path / "r.geojson").write_text('{"type":"LineString","coordinates":[[9.5,47.1],[9.6,47.2]]}')
     r = subprocess.run([str(kiosk_binary), "check", "--config", str(cfg)], capture_output=True, text=True)
     assert r.returncode == 0 and "route of 2 points" in r.stdout, r.stderr
+
+
+def test_clustered_markers_show_one_bubble_with_their_count(kiosk, tmp_path):
+    """`set_cluster_markers`: 25 pins within a few pixels of each other become one bubble (the
+    10-99 colour, #F29900) instead of a heap of red pins; off again, the pins come back."""
+    c = kiosk.client()
+    lon, lat = lonlat(160, 150)
+    for i in range(25):
+        c.ok("add_marker", marker=f"p{i}", latitude=lat + (i % 5) * 0.001, longitude=lon + (i // 5) * 0.001)
+    red = lambda p: p[0] > 200 and p[1] < 90 and p[2] < 90
+    amber = lambda p: abs(p[0] - 242) < 20 and abs(p[1] - 153) < 25 and p[2] < 40
+    def count(px, pred):
+        return sum(1 for y in range(100, 170) for x in range(120, 200) if pred(px(x, y)))
+    pins = shot(c, tmp_path / "pins.png")
+    assert count(pins, red) > 200 and count(pins, amber) == 0
+    assert c.ok("set_cluster_markers", enabled=True)["enabled"] is True
+    bubble = shot(c, tmp_path / "bubble.png")
+    assert count(bubble, amber) > 300 and count(bubble, red) < 20
+    c.ok("set_cluster_markers", enabled=False)
+    assert count(shot(c, tmp_path / "again.png"), red) > 200
