@@ -197,24 +197,14 @@ public enum GeoJSONFile {
 }
 
 /// What a ground overlay's image must be: a readable PNG the renderer can decode, at most
-/// `maxSide` px a side (decoded only after its header says its size).
+/// `maxSide` px a side and 32 MiB (decoded only after `PNGFileCheck` read its header).
 public enum GroundImageCheck {
     public static let maxSide = 4096
 
     public static func problem(path: String) -> String? {
         guard path.hasPrefix("/") else { return "\(path): give an absolute path to a PNG file" }
-        guard let fh = FileHandle(forReadingAtPath: path) else {
-            return "cannot read the image \(path) (does it exist, and may the kiosk's user read it?)"
-        }
-        let h = [UInt8]((try? fh.read(upToCount: 24)) ?? Data())
-        try? fh.close()
-        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        guard h.count >= 24, Array(h[0..<8]) == signature else { return "\(path) is not a PNG file" }
-        let w = h[16..<20].reduce(0) { $0 << 8 | Int($1) }, ht = h[20..<24].reduce(0) { $0 << 8 | Int($1) }
-        guard w > 0, ht > 0, w <= maxSide, ht <= maxSide else {
-            return "\(path) is \(w)x\(ht) px: a ground overlay image may be at most \(maxSide)x\(maxSide)"
-        }
-        guard let img = CairoImage.pngFile(path), img.width == w, img.height == ht else {
+        if let p = PNGFileCheck.problem(path: path, maxSide: maxSide, maxBytes: 32 << 20, what: "ground overlay image") { return p }
+        guard let img = CairoImage.pngFile(path), img.width > 0, img.height > 0 else {
             return "\(path) is not a PNG image the kiosk can decode"
         }
         return nil

@@ -158,7 +158,44 @@ import TouchCore
         // A header claiming 100000 x 100000 px is refused before anything is decoded.
         var huge: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
         huge += [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0, 8, 6, 0, 0, 0]
-        FileManager.default.createFile(atPath: (dir as NSString).appendingPathComponent("huge.png"), contents: Data(huge))
+        _ = FileManager.default.createFile(atPath: (dir as NSString).appendingPathComponent("huge.png"), contents: Data(huge))
         #expect(error("[[overlays]]\nid = \"p\"\ntype = \"ground\"\nimage = \"huge.png\"\nbounds = [0.0, 0.0, 1.0, 1.0]\n")?.message.contains("100000x100000") == true)
+    }
+}
+
+/// Images a file or a client names are checked by size and header before anything decodes
+/// them (issue 31: a 48 KB PNG bomb cost 1.57 GB, a 1 GiB file 2.09 GB).
+@Suite struct PNGFileCheckTests {
+    let dir: String = {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("tb-pngcheck-\(getpid())").path
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }()
+
+    @Test func aBombAHugeFileAndANonFileAreRefusedUndecoded() throws {
+        // A header claiming 100000 x 100000 px (then nothing): refused by its header.
+        var bomb: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
+        bomb += [0x00, 0x01, 0x86, 0xA0, 0x00, 0x01, 0x86, 0xA0, 8, 6, 0, 0, 0]
+        let b = (dir as NSString).appendingPathComponent("bomb.png")
+        _ = FileManager.default.createFile(atPath: b, contents: Data(bomb))
+        guard case .failure(let e) = MarkerLook.icon(path: b) else { Issue.record("the bomb was taken"); return }
+        #expect(e.message.contains("100000x100000") && e.message.contains("512x512"))
+        // A sparse 1 GiB file: refused by its size, not read.
+        let big = (dir as NSString).appendingPathComponent("big.png")
+        _ = FileManager.default.createFile(atPath: big, contents: Data(bomb))
+        let fh = try #require(FileHandle(forWritingAtPath: big))
+        try fh.truncate(atOffset: 1 << 30)
+        try fh.close()
+        defer { try? FileManager.default.removeItem(atPath: big) }
+        guard case .failure(let e2) = MarkerLook.icon(path: big) else { Issue.record("the 1 GiB file was taken"); return }
+        #expect(e2.message.contains("1073741824 bytes"))
+        #expect(GroundImageCheck.problem(path: big)?.contains("32 MiB") == true)
+        // A folder is not an image.
+        #expect(PNGFileCheck.problem(path: dir, maxSide: 512, maxBytes: 1 << 20, what: "icon")?.contains("not a regular file") == true)
+        // A real small PNG passes.
+        let ok = (dir as NSString).appendingPathComponent("ok.png")
+        try DemoOverlays.writeFloorPlan(to: ok, width: 40, height: 20)
+        #expect(PNGFileCheck.problem(path: ok, maxSide: 512, maxBytes: 1 << 20, what: "icon") == nil)
+        guard case .success = MarkerLook.icon(path: ok) else { Issue.record("a real icon was refused"); return }
     }
 }

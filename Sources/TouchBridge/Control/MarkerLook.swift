@@ -19,6 +19,10 @@ public enum MarkerLook {
         guard FileManager.default.isReadableFile(atPath: path) else {
             return .failure(MarkerLookError(message: "cannot read the icon file \(path) (does it exist, and may the kiosk's user read it?)"))
         }
+        // Size and header first: nothing is decoded that could not be an icon.
+        if let problem = PNGFileCheck.problem(path: path, maxSide: 512, maxBytes: 4 << 20, what: "marker icon") {
+            return .failure(MarkerLookError(message: problem))
+        }
         guard let img = CairoImage.pngFile(path), img.width > 0, img.height > 0 else {
             return .failure(MarkerLookError(message: "\(path) is not a PNG image the kiosk can decode: give a PNG file"))
         }
