@@ -47,6 +47,8 @@ public final class MapController {
     /// Continuous gestures between began and ended/cancelled.
     var activeGestures = GestureKindSet()
     var animation: CameraAnimation?
+    /// Where the running camera animation ends (nil when none runs).
+    public var animationTarget: CameraPosition? { animation?.to }
     var momentum: Momentum?
     /// The open pan's lift started the glide: its `ended` after the lift grace keeps it running.
     var panFlingStartedAtLift = false

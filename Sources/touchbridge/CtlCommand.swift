@@ -49,6 +49,8 @@ struct CtlCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
+        // (issue 31: `--timeout inf` trapped converting to a timeval)
+        checkSeconds(timeout, option: "--timeout", range: 0.001...86_400)
         do {
             let args = try ControlClient.arguments(arguments)
             let client = try ControlClient(path: socket.path(), timeout: timeout)

@@ -524,3 +524,17 @@ def test_read_only_requests_draw_no_frame(kiosk):
     while kiosk.frame_count() == before and time.time() < deadline:
         time.sleep(0.05)
     assert kiosk.frame_count() > before
+
+
+def test_fit_answers_its_camera_and_set_gestures_takes_all_as_a_string(kiosk):
+    """Issue 30's small items: `fit` answers the camera it goes to; `set_gestures` takes
+    "all" as a string as the configuration's list does."""
+    c = kiosk.client()
+    r = c.ok("fit", bounds=[9.47, 47.05, 9.64, 47.27], padding=10)
+    cam = r["camera"]
+    assert 47.05 < cam["lat"] < 47.27 and 9.47 < cam["lon"] < 9.64 and cam["zoom"] > 9
+    settle(c)
+    now = c.ok("get_camera")["camera"]
+    assert abs(now["lat"] - cam["lat"]) < 1e-6 and abs(now["zoom"] - cam["zoom"]) < 1e-3
+    assert len(c.ok("set_gestures", enabled="all")["enabled"]) == 11
+    assert "array of strings" in c.call("set_gestures", enabled="pan")["error"]

@@ -42,6 +42,8 @@ def run(binary: Path, *args: str, timeout: float = 60) -> subprocess.CompletedPr
     (["tune", "--duration", "1e300"], "--duration needs seconds"),
     (["record", "--device", "/dev/null", "--duration", "nan"], "--duration needs seconds"),
     (["calibrate", "--timeout", "inf"], "--timeout needs seconds"),
+    (["ctl", "--timeout", "inf", "get_camera"], "--timeout needs seconds"),
+    (["ctl", "--timeout=-1", "get_camera"], "--timeout needs seconds"),
     (["demo", "--step-seconds", "1e12"], "--step-seconds needs seconds"),
 ])
 def test_numbers_out_of_range_exit_2_with_a_message(kiosk_binary, args, says):

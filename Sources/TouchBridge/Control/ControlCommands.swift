@@ -67,7 +67,7 @@ extension MapView {
                     throw ControlError("no overlay with id '\(id)' (list_overlays shows them)")
                 }
                 pipeline.advance(to: now)
-                return []
+                return [("camera", cameraJSON(controller.animationTarget ?? controller.camera))]
             }
             guard let b else { throw ControlError("fit needs \"bounds\": [west, south, east, north], or \"overlay\": an overlay id") }
             guard (-180...180).contains(b[0]), (-180...180).contains(b[2]), (-90...90).contains(b[1]), (-90...90).contains(b[3]) else {
@@ -79,7 +79,8 @@ extension MapView {
             let box = CoordinateBounds(west: b[0], south: b[1], east: b[2], north: b[3])
             controller.fit(coordinates: box.corners, padding: padding, duration: seconds, at: now)
             pipeline.advance(to: now)
-            return []
+            // The camera it goes to (issue 30: fit answered nothing).
+            return [("camera", cameraJSON(controller.animationTarget ?? controller.camera))]
         case "add_marker", "update_marker":
             let id = try a.requiredString("marker")
             let existing = controller.marker(id: id)
@@ -145,6 +146,8 @@ extension MapView {
             }
             return [("selected", controller.selectedMarker.map { .string($0) } ?? .null)]
         case "set_gestures":
+            // "all" as a string is the list ["all"] (issue 30).
+            if let v = a.take("enabled") { a.pairs.append(("enabled", v.string == "all" ? .array([.string("all")]) : v)) }
             guard let names = try a.strings("enabled") else {
                 throw ControlError("set_gestures needs \"enabled\": a list of gesture names (\(GestureMask.names.map(\.0).joined(separator: ", ")), or [\"all\"])")
             }
