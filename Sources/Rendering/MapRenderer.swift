@@ -511,25 +511,12 @@ public final class MapRenderer {
             return
         }
         painter.prepareForBands(shapes + [travelled, ahead].compactMap { $0 }, images: icons)
-        cairo_surface_flush(surface)
-        let base = UnsafeSendablePointer(frame.pixels)
-        let width = frame.width, height = frame.height, stride = frame.stride
         let icons = SendableBox(icons)
         let work = BandShapes(shapes: shapes, travelled: travelled, ahead: ahead)
-        DispatchQueue.concurrentPerform(iterations: n) { i in
-            let y0 = height * i / n, y1 = height * (i + 1) / n
-            guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
-                                                                  CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
-            let bcr = cairo_create(s)!
-            cairo_rectangle(bcr, 0, Double(y0), Double(width), Double(y1 - y0))
-            cairo_clip(bcr)
+        MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, _ in
             painter.paint(work.shapes, cr: bcr, images: icons.value)
             painter.paintRoute(travelled: work.travelled, ahead: work.ahead, cr: bcr)
-            cairo_destroy(bcr)
-            cairo_surface_flush(s)
-            cairo_surface_destroy(s)
         }
-        cairo_surface_mark_dirty(surface)
     }
 
     /// Planned markers (their sprites made) blitted in horizontal bands on both cores when there
@@ -541,10 +528,20 @@ public final class MapRenderer {
             OverlayPainter.blit(plan, cr: cr)
             return
         }
+        let work = BandMarkers(plan: plan)
+        MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, rows in
+            OverlayPainter.blit(work.plan, cr: bcr, rows: Double(rows.lowerBound)..<Double(rows.upperBound))
+        }
+    }
+
+    /// Runs `draw` for n horizontal bands of the frame at once, each with a cairo context on a
+    /// surface over the whole frame clipped to its rows (so the bands write disjoint memory and
+    /// what they draw is the one-thread picture). `draw` must only read shared state.
+    static func inBands(_ n: Int, frame: FrameBuffer, surface: OpaquePointer,
+                        _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) {
         cairo_surface_flush(surface)
         let base = UnsafeSendablePointer(frame.pixels)
         let width = frame.width, height = frame.height, stride = frame.stride
-        let work = BandMarkers(plan: plan)
         DispatchQueue.concurrentPerform(iterations: n) { i in
             let y0 = height * i / n, y1 = height * (i + 1) / n
             guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
@@ -552,7 +549,7 @@ public final class MapRenderer {
             let bcr = cairo_create(s)!
             cairo_rectangle(bcr, 0, Double(y0), Double(width), Double(y1 - y0))
             cairo_clip(bcr)
-            OverlayPainter.blit(work.plan, cr: bcr, rows: Double(y0)..<Double(y1))
+            draw(bcr, y0..<y1)
             cairo_destroy(bcr)
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
