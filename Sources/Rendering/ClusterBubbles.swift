@@ -69,13 +69,3 @@ extension IconCache {
     }
 }
 
-extension OverlayPainter {
-    /// A cluster bubble from its sprite, centred on the pixel nearest the point.
-    func paintClusterSprite(cr: OpaquePointer, centre p: Point, count: Int, icons: IconCache, text: TextRenderer) {
-        guard p.x.isFinite, p.y.isFinite else { return }
-        let sprite = icons.clusterSprite(count: count, text: text)
-        let half = sprite.width / 2
-        cairo_set_source_surface(cr, sprite.surface, Double(Int(p.x.rounded(.down)) - half), Double(Int(p.y.rounded(.down)) - half))
-        cairo_paint(cr)
-    }
-}

@@ -124,21 +124,9 @@ struct OverlayPainter {
     /// Where the pin sprite's tip is, px from its top left corner, and the sprite's size.
     static let pinSpriteTip = (x: 15, y: 45), pinSpriteSize = (w: 31, h: 49)
 
-    /// The default pin from a sprite drawn once per colour and quarter-pixel phase (a tip at most
-    /// 1/8 px from the exact point): thousands of pins cost thousands of small blits, not paths.
-    func paintPinSprite(cr: OpaquePointer, tip: Point, color: RGBColor, icons: IconCache) {
-        guard tip.x.isFinite, tip.y.isFinite else { return }
-        var ix = Int(tip.x.rounded(.down)), iy = Int(tip.y.rounded(.down))
-        var qx = Int(((tip.x - Double(ix)) * 4).rounded()), qy = Int(((tip.y - Double(iy)) * 4).rounded())
-        if qx == 4 { qx = 0; ix += 1 }
-        if qy == 4 { qy = 0; iy += 1 }
-        let sprite = icons.pinSprite(color: color, phase: qy * 4 + qx) { c in
-            paintPin(cr: c, tip: Point(x: Double(OverlayPainter.pinSpriteTip.x) + Double(qx) / 4,
-                                       y: Double(OverlayPainter.pinSpriteTip.y) + Double(qy) / 4), color: color)
-        }
-        cairo_set_source_surface(cr, sprite.surface, Double(ix - OverlayPainter.pinSpriteTip.x), Double(iy - OverlayPainter.pinSpriteTip.y))
-        cairo_paint(cr)
-    }
+    // The default pin is drawn from a sprite made once per colour and quarter-pixel phase (a tip
+    // at most 1/8 px from the exact point; `planMarkers`): thousands of pins cost thousands of
+    // small blits, not paths.
 
     /// The default pin exactly as `PinGeometry` hit-tests it: head disc and the cone from the tip
     /// to the head's tangent points.
