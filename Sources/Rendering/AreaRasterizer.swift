@@ -9,31 +9,38 @@ import Foundation
 /// polygon's box, no tessellation, no allocation beyond the buffer: a small overlay polygon
 /// costs a few microseconds where a cairo fill with its setup cost about twenty.
 enum AreaRasterizer {
+    /// Screen coordinates beyond this (px) are left to cairo.
+    static let maxCoordinate = 1_000_000.0
+
     /// Fills `rings` (screen px, x0, y0, x1, y1, ...; each ring closed implicitly) into the
     /// rows `rows` and columns `columns` of `pixels`, blending `color` at `alpha` times the
     /// coverage.
+    /// False (nothing drawn) when a point is not finite or lies beyond `maxCoordinate` px, or
+    /// the polygon is wider than 65,536 px: the caller fills such a ring with cairo.
+    @discardableResult
     static func fill(_ rings: [[Double]], color: RGBColor, alpha: Double, evenOdd: Bool,
-                     pixels: UnsafeMutableRawPointer, stride: Int, columns: Range<Int>, rows: Range<Int>) {
-        guard alpha > 0, !columns.isEmpty, !rows.isEmpty else { return }
+                     pixels: UnsafeMutableRawPointer, stride: Int, columns: Range<Int>, rows: Range<Int>) -> Bool {
+        guard alpha > 0, !columns.isEmpty, !rows.isEmpty else { return true }
         var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
         for r in rings {
             var i = 0
             while i + 1 < r.count {
                 let x = r[i], y = r[i + 1]
-                guard x.isFinite, y.isFinite else { return }
+                // Only bounded, finite points reach the Int conversions below (a trap is a restart loop).
+                guard x.isFinite, y.isFinite, abs(x) <= maxCoordinate, abs(y) <= maxCoordinate else { return false }
                 minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
                 i += 2
             }
         }
-        guard minX <= maxX else { return }
+        guard minX <= maxX else { return true }
         // Rows the polygon and the clip share; columns from the polygon's left edge (the winding
         // starts at 0 there) to the clip's right edge.
         let y0 = max(rows.lowerBound, Int(minY.rounded(.down))), y1 = min(rows.upperBound, Int(maxY.rounded(.up)))
         let left = Int(minX.rounded(.down))
         let x0 = max(columns.lowerBound, left), x1 = min(columns.upperBound, Int(maxX.rounded(.up)))
-        guard y0 < y1, x0 < x1 else { return }
+        guard y0 < y1, x0 < x1 else { return true }
         let w = Int(maxX.rounded(.up)) - left + 2, h = y1 - y0
-        guard w > 0, w <= 1 << 16, h <= 1 << 16 else { return }
+        guard w > 0, w <= 1 << 16, h <= 1 << 16 else { return false }
         let acc = UnsafeMutablePointer<Float>.allocate(capacity: w * h)
         acc.initialize(repeating: 0, count: w * h)
         defer { acc.deallocate() }
@@ -77,6 +84,7 @@ enum AreaRasterizer {
                 out[x] = 0xff00_0000 | mix(s.r, (d >> 16) & 0xff) << 16 | mix(s.g, (d >> 8) & 0xff) << 8 | mix(s.b, d & 0xff)
             }
         }
+        return true
     }
 
     /// One edge's signed area into the accumulation buffer (w columns a row, h rows; x >= 0).
@@ -137,9 +145,12 @@ enum AreaRasterizer {
         cairo_get_matrix(cr, &m)
         var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
         cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
+        guard m.x0.isFinite, m.y0.isFinite, abs(m.x0) < maxCoordinate, abs(m.y0) < maxCoordinate else { return false }
         let sw = Int(cairo_image_surface_get_width(target)), sh = Int(cairo_image_surface_get_height(target))
-        let c0 = max(0, Int((x0 + m.x0).rounded(.down))), c1 = min(sw, Int((x1 + m.x0).rounded(.up)))
-        let r0 = max(0, Int((y0 + m.y0).rounded(.down))), r1 = min(sh, Int((y1 + m.y0).rounded(.up)))
+        // Clamped before the Int conversions (the clip is the surface at most; never a trap).
+        func px(_ v: Double) -> Int { v.isFinite ? Int(min(max(v, -maxCoordinate), maxCoordinate)) : 0 }
+        let c0 = max(0, px((x0 + m.x0).rounded(.down))), c1 = min(sw, px((x1 + m.x0).rounded(.up)))
+        let r0 = max(0, px((y0 + m.y0).rounded(.down))), r1 = min(sh, px((y1 + m.y0).rounded(.up)))
         guard c0 < c1, r0 < r1 else { return true }
         let shifted = rings.map { r -> [Double] in
             var o = r
@@ -148,9 +159,9 @@ enum AreaRasterizer {
             return o
         }
         cairo_surface_flush(target)
-        fill(shifted, color: color, alpha: alpha, evenOdd: evenOdd, pixels: UnsafeMutableRawPointer(data),
-             stride: Int(cairo_image_surface_get_stride(target)), columns: c0..<c1, rows: r0..<r1)
+        let done = fill(shifted, color: color, alpha: alpha, evenOdd: evenOdd, pixels: UnsafeMutableRawPointer(data),
+                        stride: Int(cairo_image_surface_get_stride(target)), columns: c0..<c1, rows: r0..<r1)
         cairo_surface_mark_dirty(target)
-        return true
+        return done
     }
 }

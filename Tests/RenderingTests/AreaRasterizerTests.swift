@@ -85,6 +85,18 @@ import TouchCore
         #expect(abs(Int((edge >> 16) & 0xff) - 192) <= 2 && abs(Int(edge & 0xff) - 64) <= 2, "\(String(edge, radix: 16))")
     }
 
+    /// Points past the rasterizer's range (a ring projected near a tilted view's horizon) or not
+    /// finite are left to cairo: no Int conversion of them, so no trap.
+    @Test func hugeOrNonFiniteRingsGoToCairo() {
+        let color = RGBColor(hex: 0xFF0000)
+        for ring in [[-1e300, 10, 1e300, 10, 50, 90], [10, 10, .infinity, 10, 50, 90], [10, 10, .nan, 10, 50, 90],
+                     [10, -2e6, 90, 10, 50, 9e18]] {
+            _ = Self.canvas(120, 100) { cr in
+                #expect(!AreaRasterizer.fill([ring], cr: cr, color: color, alpha: 1, evenOdd: true))
+            }
+        }
+    }
+
     @Test func onlyTheClipIsWritten() {
         let rings = [[0.0, 0, 120, 0, 120, 100, 0, 100]]
         let px = Self.canvas(120, 100) { cr in
