@@ -60,8 +60,13 @@ extension MapController {
     }
 
     /// Where the current position lies along the route (nil without a route or position).
+    /// Kept while the route and the position stay (the renderer asks every frame; a
+    /// 10,000-point route's projection is a pass over every segment).
     public var routeProgress: RouteProgress? {
         guard let fix = currentFix ?? positionFix(at: now) else { return nil }
-        return RouteProgress.of(fix.coordinate, on: route)
+        if let c = routeProgressCache, c.revision == routeRevision, c.at == fix.coordinate { return c.progress }
+        let p = RouteProgress.of(fix.coordinate, on: route)
+        routeProgressCache = (routeRevision, fix.coordinate, p)
+        return p
     }
 }

@@ -27,6 +27,8 @@ public final class MapController {
     public var route: [Coordinate] = [] { didSet { routeRevision &+= 1 } }
     /// Changes whenever `route` is set.
     public internal(set) var routeRevision = 0
+    /// The last `routeProgress`, with the route revision and position it was worked out for.
+    var routeProgressCache: (revision: Int, at: Coordinate, progress: RouteProgress?)?
     /// Where "you" are; following mode tracks it.
     public var positionSource: PositionSource?
     public internal(set) var cameraMode: CameraMode = .free

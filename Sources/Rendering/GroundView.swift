@@ -211,6 +211,12 @@ extension GroundView {
 
     func addRing(_ pts: inout [Double], _ scratch: inout [Double], inside: Bool, to cr: OpaquePointer) {
         if !inside { RectClip.polygon(&pts, &scratch, minX: minGX, maxX: maxGX, minY: minGY, maxY: maxGY) }
+        addPolygon(pts, to: cr)
+    }
+
+    /// A closed subpath through ground points (x, y, ...) projected to the screen; nothing for
+    /// fewer than 3.
+    func addPolygon(_ pts: [Double], to cr: OpaquePointer) {
         let n = pts.count / 2
         guard n >= 3 else { return }
         for i in 0..<n {

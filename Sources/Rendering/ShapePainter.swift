@@ -451,11 +451,7 @@ struct ShapePainter {
             // parallelogram (within the view) in screen px.
             cairo_save(cr)
             cairo_new_path(cr)
-            for i in 0..<(quad.count / 2) {
-                let p = view.screen(quad[2 * i], quad[2 * i + 1])
-                if i == 0 { cairo_move_to(cr, p.0, p.1) } else { cairo_line_to(cr, p.0, p.1) }
-            }
-            cairo_close_path(cr)
+            view.addPolygon(quad, to: cr)
             cairo_clip(cr)
             var m = ground
             m.x0 += view.width / 2; m.y0 += view.height / 2
@@ -504,11 +500,7 @@ struct ShapePainter {
             guard poly.count >= 6 else { return }
             cairo_save(cr)
             cairo_new_path(cr)
-            for i in 0..<(poly.count / 2) {
-                let s = view.screen(poly[2 * i], poly[2 * i + 1])
-                if i == 0 { cairo_move_to(cr, s.0, s.1) } else { cairo_line_to(cr, s.0, s.1) }
-            }
-            cairo_close_path(cr)
+            view.addPolygon(poly, to: cr)
             cairo_clip(cr)
             // Ground -> screen on this cell: the affine map through three of its corners.
             let sx = x1 - x0, sy = y1 - y0
