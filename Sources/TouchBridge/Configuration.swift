@@ -204,6 +204,8 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var camera = CameraSettings()
     public var log = LogSettings()
     public var control = ControlSettings()
+    /// Blanking, backlight, attract loop and metrics (ConfigOperations.swift).
+    public var operations = OperationsSettings()
 
     public init() {}
 
@@ -274,7 +276,11 @@ struct ConfigReader {
                 }
                 let values = try checked(t, section: name, prefix: name)
                 switch name {
-                case "display": cfg.display = try display(values, prefix: name)
+                case "display":
+                    cfg.display = try display(values, prefix: name)
+                    try displayOperations(values, prefix: name, into: &cfg.operations)
+                case "kiosk": try kiosk(values, prefix: name, into: &cfg.operations)
+                case "metrics": try metrics(values, prefix: name, into: &cfg.operations)
                 case "gestures": cfg.gestures = try gestures(values, prefix: name)
                 case "map": cfg.map = try map(values, prefix: name)
                 case "camera": cfg.camera = try camera(values, prefix: name)

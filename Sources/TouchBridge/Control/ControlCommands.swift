@@ -20,12 +20,12 @@ extension MapView {
     }
 
     /// Commands that change nothing on the screen.
-    static let readOnlyCommands: Set<String> = ["get_camera", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot"]
+    static let readOnlyCommands: Set<String> = ["get_camera", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot", "stats"]
 
     /// Every command name, for `help` and the unknown-command message.
     static let controlCommands = ["get_camera", "move_camera", "fit", "add_marker", "update_marker", "remove_marker",
                                   "list_markers", "select_marker", "set_gestures", "set_camera_mode", "set_position"]
-        + overlayCommands + ["screenshot", "reload", "subscribe", "unsubscribe", "help"]
+        + overlayCommands + ["screenshot", "reload", "stats", "subscribe", "unsubscribe", "help"]
 
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
         var a = ControlArguments(command: r.command, pairs: r.arguments)
@@ -200,6 +200,9 @@ extension MapView {
             try a.finish()
             if let problem = reload() { throw ControlError(problem) }
             return []
+        case "stats":
+            try a.finish()
+            return stats.json(statsSnapshot(now: MonotonicClock.now()))
         case "subscribe":
             try a.finish()
             return []
