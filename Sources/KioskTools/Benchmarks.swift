@@ -78,6 +78,8 @@ public struct Benchmarks {
         progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
         try lag()
         if let exe = options.executable {
+            progress("Control socket: get_camera polled against a 1080p kiosk with 300 markers, in a fresh process")
+            try controlRoundTrip(executable: exe)
             progress("A 1080p kiosk run with a tile set, in a fresh process")
             try kioskProbe(executable: exe)
             if options.streetTiles != nil {

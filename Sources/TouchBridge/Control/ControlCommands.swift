@@ -19,7 +19,7 @@ extension MapView {
         log(.info, "control socket \(server.path) (mode 0660)")
     }
 
-    /// Commands that change nothing on the screen.
+    /// Commands that change nothing on the screen (they never draw).
     static let readOnlyCommands: Set<String> = ["get_camera", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot", "stats"]
 
     /// Every command name, for `help` and the unknown-command message.
@@ -28,14 +28,22 @@ extension MapView {
         + overlayCommands + ["screenshot", "reload", "stats", "subscribe", "unsubscribe", "help"]
 
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
-        var a = ControlArguments(command: r.command, pairs: r.arguments)
         let now = EventLoop.now()
         pipeline.advance(to: now)
         // A request that only reads (mpv's and sway's get_* rule) never draws a frame: an app
-        // polling get_camera leaves an idle kiosk idle. The rest redraw.
-        if !MapView.readOnlyCommands.contains(r.command) {
-            pipeline.setNeedsRedraw()
+        // polling get_camera leaves an idle kiosk idle. The rest redraw only when what is on
+        // the screen changed (a no-op update, a gesture mask, a repeated move draw nothing);
+        // a reload always does (text scale and style are the renderer's, not the scene's).
+        if MapView.readOnlyCommands.contains(r.command) { return try performCommand(r, client: client, now: now) }
+        let before = pipeline.scene(attribution: nil)
+        defer {
+            if r.command == "reload" || controller.isMoving || pipeline.scene(attribution: nil) != before { pipeline.setNeedsRedraw() }
         }
+        return try performCommand(r, client: client, now: now)
+    }
+
+    private func performCommand(_ r: ControlRequest, client: ControlServer.Client, now: Double) throws -> [(String, JSONValue)] {
+        var a = ControlArguments(command: r.command, pairs: r.arguments)
         switch r.command {
         case "get_camera":
             try a.finish()
