@@ -46,6 +46,11 @@ public struct Benchmarks {
 
     public mutating func runAll() throws {
         if Self.onlyOverlays { progress("Overlay shapes (1920x1080) only"); overlayShapes(); return }
+        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "control", let exe = options.executable {
+            progress("Control socket only: get_camera polled against a 1080p kiosk with 300 markers")
+            try controlRoundTrip(executable: exe)
+            return
+        }
         progress("Frame assembly and calibration")
         try assembly()
         if let exe = options.executable, !options.inProcessMicro {

@@ -368,6 +368,7 @@ public final class MapView {
         loop.onTimer { [weak self] in self?.pipeline.advance(to: MonotonicClock.now()) }
         watchDisplayOwnership(loop)
         pipeline.begin(at: MonotonicClock.now())
+        operations.lastTouch = MonotonicClock.now()   // idle (blanking, attract) counts from here
         try loop.run { [weak self] in self?.beforeWait() }
         close()
     }

@@ -211,6 +211,27 @@ import MapEngine
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("# HELP touchbridge_uptime_seconds"))
     }
 
+    @Test func countersSurviveAReloadAndItsNewOperationsSettingsApply() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tb-ops-reload-\(getpid()).toml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "[display]\nbackend = \"png\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let cfg = try KioskConfiguration.load(path: path)
+        let display = MemoryDisplay(width: 640, height: 400)
+        let view = try MapView(configuration: cfg, configPath: path, display: display, log: KioskLog(level: .error))
+        view.operations.lastTouch = 0
+        view.pipeline.begin(at: 0)
+        for f in tapFrames(view, at: 1) { view.feed(f, from: "/dev/input/event3") }
+        view.pipeline.advance(to: 2)
+        view.drawAndPresent(now: 2)
+        #expect(view.stats.touches == 1 && view.stats.gestures[.tap] == 1 && view.stats.framesDrawn == 1)
+        #expect(view.operationsTick(now: 3) == nil)          // no blanking configured
+        try "[display]\nbackend = \"png\"\nblank_after_s = 60\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(view.reload() == nil)
+        #expect(view.stats.touches == 1 && view.stats.gestures[.tap] == 1 && view.stats.framesDrawn == 1)
+        #expect(view.stats.reloads == 1)
+        #expect(view.operationsTick(now: 3).map { abs($0 - 61.06) < 0.01 } == true)
+    }
+
     @Test func labelValuesAreEscaped() {
         #expect(KioskStats.label("a\"b\\c\nd") == "a\\\"b\\\\c\\nd")
         #expect(KioskStats.value(3) == "3" && KioskStats.value(0.25) == "0.25" && KioskStats.value(.infinity) == "+Inf")

@@ -36,8 +36,15 @@ extension MapView {
         // a reload always does (text scale and style are the renderer's, not the scene's).
         if MapView.readOnlyCommands.contains(r.command) { return try performCommand(r, client: client, now: now) }
         let before = pipeline.scene(attribution: nil)
+        let wasDirty = pipeline.needsRedraw
         defer {
-            if r.command == "reload" || controller.isMoving || pipeline.scene(attribution: nil) != before { pipeline.setNeedsRedraw() }
+            if r.command == "reload" || controller.isMoving || pipeline.scene(attribution: nil) != before {
+                pipeline.setNeedsRedraw()
+            } else if !wasDirty {
+                // The command's own bookkeeping (a move to where the camera is emits willMove
+                // and idleAt; a gesture mask) asked for a frame that would be the same picture.
+                _ = pipeline.takeNeedsRedraw()
+            }
         }
         return try performCommand(r, client: client, now: now)
     }
