@@ -119,15 +119,23 @@ public enum ConfigWriter {
         var backup: String? = nil
         if exists {
             let bak = target + ".bak"
-            unlink(bak)
+            // The new backup is made beside the old one and renamed over it: a kill at any
+            // moment leaves the old backup or the new one, never none.
+            let bakTmp = target + ".bak.\(getpid()).tmp"
+            unlink(bakTmp)
             // A hard link keeps the old file itself (mode, owner, times); a copy where links are refused.
-            if link(target, bak) != 0 {
+            if link(target, bakTmp) != 0 {
                 do {
-                    try? FileManager.default.removeItem(atPath: bak)
-                    try FileManager.default.copyItem(atPath: target, toPath: bak)
+                    try FileManager.default.copyItem(atPath: target, toPath: bakTmp)
                 } catch {
+                    unlink(bakTmp)
                     throw ConfigError(file: path, line: nil, key: nil, message: "cannot keep a backup \(bak): \(error). The file was not changed.")
                 }
+            }
+            guard io.rename(bakTmp, bak) == 0 else {
+                let e = errno
+                unlink(bakTmp)
+                throw fail("cannot keep a backup \(bak)", e)
             }
             backup = bak
         }

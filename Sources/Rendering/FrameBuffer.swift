@@ -51,6 +51,53 @@ extension FrameBuffer {
     }
 }
 
+extension FrameBuffer {
+    /// Writes the frame as a PNG file at `path` for someone else's request (the control
+    /// socket's `screenshot`): into a new file beside it (O_EXCL, O_NOFOLLOW) that is then
+    /// renamed over `path`, so a failed write (a full disk) leaves the old file whole, a
+    /// symlink at `path` is replaced rather than followed, and a FIFO or a device is refused
+    /// instead of blocking the kiosk's loop.
+    public func writePNGReplacing(path: String) throws {
+        var st = stat()
+        if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG && (st.st_mode & S_IFMT) != S_IFLNK {
+            throw PNGWriteError(path: path, reason: "it exists and is not a regular file (a folder, a FIFO or a device): a screenshot replaces only a file")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        let tmp = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw PNGWriteError(path: path, reason: "cannot create a file in \(folder): \(String(cString: strerror(errno)))") }
+        final class Sink { let fd: Int32; var failed: Int32 = 0; init(_ fd: Int32) { self.fd = fd } }
+        let sink = Sink(fd)
+        let s = cairo_image_surface_create_for_data(pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                    Int32(width), Int32(height), Int32(stride))!
+        let status = withExtendedLifetime(sink) {
+            cairo_surface_write_to_png_stream(s, { closure, data, length in
+                let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
+                var off = 0
+                while off < Int(length) {
+                    let n = write(sink.fd, data! + off, Int(length) - off)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { sink.failed = errno; return CAIRO_STATUS_WRITE_ERROR }
+                    off += n
+                }
+                return CAIRO_STATUS_SUCCESS
+            }, Unmanaged.passUnretained(sink).toOpaque())
+        }
+        cairo_surface_destroy(s)
+        let closed = close(fd)
+        guard status == CAIRO_STATUS_SUCCESS, closed == 0 else {
+            unlink(tmp)
+            let why = sink.failed != 0 ? String(cString: strerror(sink.failed)) : String(cString: cairo_status_to_string(status))
+            throw PNGWriteError(path: path, reason: why)
+        }
+        guard rename(tmp, path) == 0 else {
+            let e = errno
+            unlink(tmp)
+            throw PNGWriteError(path: path, reason: "cannot put the new file in place: \(String(cString: strerror(e)))")
+        }
+    }
+}
+
 public struct PNGWriteError: Error, CustomStringConvertible {
     public let path: String, reason: String
     public var description: String { "cannot write the PNG file \(path): \(reason). Check that its folder exists and is writable." }

@@ -11,6 +11,9 @@ public enum ConfigStrings {
         public let description: String
     }
 
+    /// The largest width or height, and the most pixels, of a mode or a size.
+    public static let maxSide = 16_384, maxPixels = 8_192 * 8_192
+
     /// "preferred" -> nil (the connector's preferred mode); "WIDTHxHEIGHT" or
     /// "WIDTHxHEIGHT@HZ" ('x' or 'X'; HZ may have decimals and is rounded: 59.94 -> 60).
     public static func mode(_ s: String) throws(Invalid) -> ModeRequest? {
@@ -21,6 +24,10 @@ public enum ConfigStrings {
         guard (1...2).contains(parts.count) else { throw invalid }
         let wh = parts[0].split(separator: "x", omittingEmptySubsequences: false)
         guard wh.count == 2, let w = Int(wh[0]), let h = Int(wh[1]), w > 0, h > 0 else { throw invalid }
+        // DRM's own limit; and no frame over 256 MiB (a 100000x100000 "size" asked for 40 GB).
+        guard w <= maxSide, h <= maxSide, w * h <= maxPixels else {
+            throw Invalid(description: "'\(s)' is larger than a display this program drives: at most \(maxSide) px a side and \(maxPixels / 1_048_576) megapixels (8192x8192)")
+        }
         var hz: Int? = nil
         if parts.count == 2 {
             guard let v = Double(parts[1]), v.isFinite, v >= 1, v < 1000 else { throw invalid }

@@ -36,6 +36,13 @@ import TouchDevices
         #expect(try ConfigStrings.size("800x480") == (800, 480))
         #expect(throws: ConfigStrings.Invalid.self) { try ConfigStrings.size("800x480@60") }
         #expect(throws: ConfigStrings.Invalid.self) { try ConfigStrings.size("preferred") }
+        // Issue 31: sizes that trapped (an Int overflow near Int.max) or asked for 40 GB.
+        for huge in ["9223372036854775807x2", "100000x100000", "16385x10", "10000x10000"] {
+            #expect(throws: ConfigStrings.Invalid.self, "\(huge)") { try ConfigStrings.size(huge) }
+            #expect(throws: ConfigStrings.Invalid.self, "\(huge)") { try ConfigStrings.mode(huge) }
+        }
+        #expect(try ConfigStrings.size("7680x4320") == (7680, 4320))
+        #expect(try ConfigStrings.size("16384x16") == (16384, 16))
     }
 
     @Test func deviceMatchesReadTheSameInTheFileAndOnTheCommandLine() throws {

@@ -57,6 +57,30 @@ import Testing
         #expect(info(dir + "/real/new.toml").st_mode & 0o7777 == 0o644 & ~u)
     }
 
+    /// The backup is renamed into place (issue 31: it used to be removed, then made again, so a
+    /// kill in between lost it): when making the new one fails, the old backup is still there.
+    @Test func theOldBackupStaysUntilTheNewOneIsInPlace() throws {
+        defer { cleanUp() }
+        let path = dir + "/real/kiosk.toml"
+        try "second\n".write(toFile: path, atomically: false, encoding: .utf8)
+        try "first\n".write(toFile: path + ".bak", atomically: false, encoding: .utf8)
+        var io = ConfigWriter.IO.system
+        io.rename = { from, to in
+            if to.hasSuffix(".bak") { errno = EIO; return -1 }
+            return Glibc.rename(from, to)
+        }
+        do { _ = try ConfigWriter.writeAtomically("third\n", to: path, io: io); Issue.record("written") } catch {
+            #expect("\(error)".contains("backup"), "\(error)")
+        }
+        #expect(read(path + ".bak") == "first\n")
+        #expect(read(path) == "second\n")
+        #expect(names(dir + "/real") == ["kiosk.toml", "kiosk.toml.bak"], "no temporary file left")
+        // And when it works, the backup is the file as it was.
+        _ = try ConfigWriter.writeAtomically("third\n", to: path)
+        #expect(read(path + ".bak") == "second\n" && read(path) == "third\n")
+        #expect(names(dir + "/real") == ["kiosk.toml", "kiosk.toml.bak"])
+    }
+
     @Test func aLinkLoopIsNamed() {
         defer { cleanUp() }
         symlink(dir + "/y", dir + "/x"); symlink(dir + "/x", dir + "/y")

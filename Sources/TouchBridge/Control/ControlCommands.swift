@@ -208,7 +208,7 @@ extension MapView {
             try a.finish()
             guard path.hasPrefix("/") else { throw ControlError("\"path\" must be absolute (the kiosk's working folder is not the client's)") }
             let drawn = drawnFrame
-            do { try drawn.writePNG(to: path) } catch { throw ControlError("\(error)") }
+            do { try drawn.writePNGReplacing(path: path) } catch { throw ControlError("\(error)") }
             return [("path", .string(path)), ("width", .number(Double(drawn.width))),
                     ("height", .number(Double(drawn.height)))]
         case "reload":
