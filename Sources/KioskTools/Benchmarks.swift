@@ -46,6 +46,11 @@ public struct Benchmarks {
 
     public mutating func runAll() throws {
         if Self.onlyOverlays { progress("Overlay shapes (1920x1080) only"); overlayShapes(); return }
+        if Self.onlyLag {
+            progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080), frame time \(Self.lagOnlyFrameMS) ms")
+            try lag()
+            return
+        }
         progress("Frame assembly and calibration")
         try assembly()
         if let exe = options.executable, !options.inProcessMicro {
