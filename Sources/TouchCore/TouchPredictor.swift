@@ -10,7 +10,7 @@
 ///   where its deceleration stops it, never beyond), never to lengthen it;
 /// - the speed extrapolated is a cautious one: the fit less a quarter of the spread of the
 ///   report-to-report speeds (panels that report in lumps are trusted less), never more than
-///   the slower of the last two steps;
+///   the newest step's (nor the step's before it when that one almost stopped);
 /// - a report that is overdue by the panel's own report interval fades the lead out, and a
 ///   turning path is not extrapolated along a straight line;
 /// - slow motion (hand tremor, jitter) is not extrapolated at all;
@@ -124,8 +124,9 @@ public struct TouchPredictor: Sendable {
     ///
     /// Made so the picture is never drawn past where a stopping finger comes to rest (issue 29):
     /// - the speed is the least-squares fit's, brought to the newest sample by the trend of the
-    ///   report-to-report speeds (slowing only), and never more than the slower of the last two
-    ///   steps (a finger that has stopped is not brought back to life by one jittered report);
+    ///   report-to-report speeds (slowing only), and never more than the newest step's, nor
+    ///   than the one before it when that one almost stopped (a finger that has stopped is not
+    ///   brought back to life by one jittered report);
     /// - from it is taken `uncertainty` times the spread of the report-to-report speeds: a panel
     ///   whose reports come in lumps (N-Trig: 1,100..3,700 px/s from one report to the next) is
     ///   extrapolated only as far as its slowest plausible speed carries the finger;
@@ -206,13 +207,13 @@ public struct TouchPredictor: Sendable {
         }
         guard w > 0 else { return .zero }
         let meanSpeed = wv / w, meanTime = wt / w
-        var spread = 0.0, cov = 0.0, vtt = 0.0, lastSpeed = Double.infinity
+        var spread = 0.0, cov = 0.0, vtt = 0.0, lastSpeed = Double.infinity, previousSpeed = Double.infinity
         for i in 0..<(n - 1) {
             let b = tr.sample(i), a = tr.sample(i + 1)
             let dt = b.t - a.t
             guard dt > 1e-5 else { continue }
             let sp = ((b.p.x - a.p.x) * dir.x + (b.p.y - a.p.y) * dir.y) / dt
-            if i < 2 { lastSpeed = min(lastSpeed, sp) }     // the newer of the last two steps
+            if i == 0 { lastSpeed = sp } else if i == 1 { previousSpeed = sp }
             let dtm = (a.t + b.t) / 2 - newest.t - meanTime
             spread += dt * (sp - meanSpeed) * (sp - meanSpeed)
             cov += dt * dtm * (sp - meanSpeed)
@@ -222,7 +223,10 @@ public struct TouchPredictor: Sendable {
         let accel = vtt > 0 ? cov / vtt : 0
         var speed = fitSpeed
         if accel < 0 { speed = min(speed, meanSpeed + accel * (0 - meanTime)) }   // slowing: as of the newest sample
-        speed = min(speed, lastSpeed)                // braked hard: the slower of the last two steps
+        speed = min(speed, lastSpeed)                                               // braked hard
+        // A step before it that almost stopped (under a quarter of the fitted speed) means a
+        // stopped finger whose newest report jumped by noise: it does not bring it back to life.
+        if previousSpeed < 0.25 * fitSpeed { speed = min(speed, previousSpeed) }
         speed -= s.uncertainty * spread                                             // the slowest plausible speed
         guard speed > s.minSpeed else { return .zero }
         let decel = max(0, -accel)

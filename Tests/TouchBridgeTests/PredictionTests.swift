@@ -210,7 +210,7 @@ import MapEngine
         var lagOn = 0.0, lagOff = 0.0, moving = 0
         let n = Int((duration + 0.3) * hz)
         for k in 0...n {
-            let t = t0 + Double(k) / hz * (1 + 0.1 * Self.noise(3 * k + 2))
+            let t = t0 + (Double(k) + 0.1 * Self.noise(3 * k + 2)) / hz      // reports +-10 % off the period
             let p = Point(x: x(t) + 0.3 * Self.noise(3 * k), y: 400 + 0.3 * Self.noise(3 * k + 1))
             pipeline.handle(ContactFrame(time: t, contacts: [Contact(id: 1, position: p)]))
             if start == nil { start = pipeline.controller.projection.coordinate(at: p) }
@@ -249,7 +249,7 @@ import MapEngine
         var worst = 0.0, checked = 0
         let n = Int(0.7 * hz)
         for k in 0...n {
-            let t = 1 + Double(k) / hz * (1 + 0.1 * Self.noise(5 * k + 4))
+            let t = 1 + (Double(k) + 0.1 * Self.noise(5 * k + 4)) / hz
             let u = min(1, max(0, (t - 1.05) / 0.5))
             let index = Point(x: 650 + 180 * u, y: 400)
             let a = thumb + Point(x: 0.3 * Self.noise(5 * k), y: 0.3 * Self.noise(5 * k + 1))
@@ -259,7 +259,7 @@ import MapEngine
             pipeline.advance(to: t)
             let drawnCamera = pipeline.drawingScene(attribution: nil, now: t).camera
             pipeline.prediction?.didDraw(at: t)
-            guard pipeline.controller.activeGestures.contains(.pinch) else { continue }
+            guard pipeline.controller.followsFingers else { continue }   // from the frame the pinch is recognised
             let drawn = try #require(Projection(camera: drawnCamera, screen: screen).point(for: thumb0!))
             worst = max(worst, drawn.distance(to: a))
             checked += 1

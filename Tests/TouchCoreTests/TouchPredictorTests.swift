@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TouchCore
 
@@ -181,7 +182,8 @@ struct TouchPredictorTests {
         }
         let even = try lead(lumpy: false), lumpy = try lead(lumpy: true)
         #expect(abs(even - 40) < 1, "\(even)")
-        #expect(lumpy < 0.8 * even, "\(lumpy) against \(even)")
+        // The spread of 1,200 / 2,800 px/s is 800 px/s: a quarter of it over the 20 ms ahead is 4 px.
+        #expect(lumpy < even - 3, "\(lumpy) against \(even)")
     }
 
     /// A finger that has stopped, and whose next report jumps 5 px forward by sensor noise, is
