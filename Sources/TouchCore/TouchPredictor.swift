@@ -11,8 +11,8 @@
 /// - the speed extrapolated is a cautious one: the fit less a quarter of the spread of the
 ///   report-to-report speeds (panels that report in lumps are trusted less), never more than
 ///   the newest step's (nor the step's before it when that one almost stopped);
-/// - a report that is overdue by the panel's own report interval fades the lead out, and a
-///   turning path is not extrapolated along a straight line;
+/// - a report overdue by a quarter of the panel's own report interval fades the lead out, and
+///   a turning path is not extrapolated along a straight line;
 /// - slow motion (hand tremor, jitter) is not extrapolated at all;
 /// - a contact whose device has gone quiet (touchscreens stop reporting a finger that holds
 ///   still) is predicted where it is;
@@ -31,10 +31,10 @@ public struct TouchPredictor: Sendable {
         /// Below this speed nothing is extrapolated (px/s); full prediction from twice it.
         public var minSpeed: Double = 60
         /// A contact with no sample for this many of its usual report intervals is taken as
-        /// held still: its prediction fades out over the next such interval.
+        /// slowing or held still (an overdue report from a moving finger is the first sign of a
+        /// stop): its prediction fades out ...
         public var quietIntervals: Double = 1.25
-        /// ... over this many report intervals (an overdue report from a moving finger is the
-        /// first sign of a stop).
+        /// ... over this many further report intervals.
         public var quietFade: Double = 0.5
         /// How many spreads of the report-to-report speeds are taken off the fitted speed: the
         /// lead reaches only as far as the finger's slower plausible speed carries it.
@@ -129,7 +129,7 @@ public struct TouchPredictor: Sendable {
     ///   brought back to life by one jittered report);
     /// - from it is taken `uncertainty` times the spread of the report-to-report speeds: a panel
     ///   whose reports come in lumps (N-Trig: 1,100..3,700 px/s from one report to the next) is
-    ///   extrapolated only as far as its slowest plausible speed carries the finger;
+    ///   extrapolated less far;
     /// - a decelerating finger is predicted to stop where its deceleration stops it;
     /// - a report that is overdue (a quarter of the panel's own report interval late) means a
     ///   slowing or still finger: the lead fades out over the next half interval;
