@@ -270,6 +270,7 @@ extension GestureRecognizer {
             let before = kept == pair.ids.0 ? pair.previous.a : pair.previous.b
             next.deliveredFocal = g.focal - (a - before)
         }
+        next.deliveredPivot = next.deliveredFocal
         next.active = pair.active
         next.centreSign = pair.centreSign
         pair = next
@@ -401,6 +402,7 @@ extension GestureRecognizer {
     mutating func emitTransform(_ g: TwoFingerGeometry, began: String? = nil) -> String? {
         let t = thresholds
         let start = pair.start, previous = pair.previous
+        let beginning = pair.active.isEmpty
         // Why each gesture began with this frame (nil: it did not begin now).
         var newPinch: String?, newRotate: String?, newPan: String?
         if !pair.active.contains(.pinch) && mask.contains(.pinch) && abs(g.span - start.span) >= px(t.pinchStartSpanChange) {
@@ -426,32 +428,108 @@ extension GestureRecognizer {
             if pair.active.contains(.pan) && newPan == nil { newPan = began }
         }
 
-        let catchUp = payPairDebt()
+        if beginning && !pair.active.isEmpty { choosePivot(g) }
+
+        // This frame's part of what is owed: the same time-based fraction of the scale, the
+        // rotation and the pivot's travel.
+        var catchUp = CatchUpDebt()
+        if !pair.debt.isZero || pair.pivotDebt != .zero {
+            let f = min(max(catchUpFraction(), 0), 1)
+            catchUp = pair.debt.pay(f)
+            pair.pivotDebt = pair.pivotDebt * (1 - f)
+        }
         let scale = (previous.span > 0 ? g.span / previous.span : 1) * (catchUp.scaleLog2 == 0 ? 1 : exp2(catchUp.scaleLog2))
         let rotation = angleDifference(g.angle, previous.angle) + catchUp.rotation
         var translationCarried = false
-        let deliveredFocal = pair.deliveredFocal
+        // The frame's change is one similarity: the pivot's map point goes from where it was drawn
+        // to where the pivot is (less what it still trails by), scaled and turned about there.
+        // Events carry it as "the map point at `anchor` to the focal point, scaled and turned
+        // about the focal point": the anchor is the point the similarity takes to the focal point.
+        let pivotNow = g.point(atPair: pair.pivot) - pair.pivotDebt
+        let sApplied = pair.active.contains(.pinch) ? scale : 1, rApplied = pair.active.contains(.rotate) ? rotation : 0
+        var framePosition = g.focal
+        var frameAnchor = Self.anchor(from: pair.deliveredPivot, to: pivotNow, scale: sApplied, rotation: rApplied, focal: g.focal)
+        if beginning {
+            // The first event's anchor is the touch-down focal point (with translation masked off
+            // the controller turns and zooms about it) and its position where this frame's
+            // similarity takes that point (the focal point itself when the pivot is).
+            frameAnchor = pair.deliveredFocal
+            framePosition = Self.image(of: frameAnchor, from: pair.deliveredPivot, to: pivotNow, scale: sApplied, rotation: rApplied)
+        }
         // In this order: twoFingerPan, pinch, rotate; the first active one carries the translation.
         func step(_ kind: GestureKind, _ active: Bool, _ reason: String?, _ s: Double, _ r: Double) {
             guard active else { return }
-            let anchor = translationCarried ? g.focal : deliveredFocal
+            let anchor = translationCarried ? framePosition : frameAnchor
             translationCarried = true
             guard let reason else {
-                if anchor == g.focal && s == 1 && r == 0 { return }
+                if anchor == framePosition && s == 1 && r == 0 { return }
                 // Every frame's case, without a reason: built once in place (through `emit`
                 // the event was built, copied and the copy destroyed, a fifth of the frame).
-                out.append(GestureEvent(kind: kind, phase: .changed, time: now, position: g.focal, anchor: anchor,
+                out.append(GestureEvent(kind: kind, phase: .changed, time: now, position: framePosition, anchor: anchor,
                                         scale: s, rotation: r, velocity: Point(x: 0, y: 0), fingers: 2, reason: nil))
                 return
             }
-            emit(kind, .began, at: g.focal, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: reason)
+            emit(kind, .began, at: framePosition, anchor: anchor, scale: s, rotation: r, fingers: 2, reason: reason)
         }
         step(.twoFingerPan, pair.active.contains(.pan), newPan, 1, 0)
         step(.pinch, pair.active.contains(.pinch), newPinch, scale, 0)
         step(.rotate, pair.active.contains(.rotate), newRotate, 1, rotation)
-        if translationCarried { pair.deliveredFocal = g.focal }
+        if translationCarried { pair.deliveredFocal = g.focal; pair.deliveredPivot = pivotNow }
         if newPan == nil && newPinch == nil && newRotate == nil { return nil }
         return [newPan, newPinch, newRotate].compactMap { $0 }.joined(separator: "; ")
+    }
+
+    /// Where the catch-up turns and scales about, chosen when a pinch or rotation begins the
+    /// transform: the fixed point of the fingers' change since touch-down (the one similarity
+    /// taking both touch-down points to where the fingers are), kept within the fingers (half a
+    /// span from the focal point). A pinch about a resting finger has that finger as its fixed
+    /// point, so its map point never moves; a plain two-finger pan has none and keeps the focal
+    /// point (its travel is paid at once).
+    mutating func choosePivot(_ g: TwoFingerGeometry) {
+        guard pair.active.contains(.pinch) || pair.active.contains(.rotate) else { return }
+        let start = pair.start, previous = pair.previous
+        // In complex numbers: z -> g.a + m (z - start.a), m = (g.b - g.a) / (start.b - start.a);
+        // its fixed point is (g.a - m start.a) / (1 - m).
+        let d0 = start.b - start.a, d1 = g.b - g.a
+        let n0 = d0.x * d0.x + d0.y * d0.y
+        guard n0 > 0 else { return }
+        let mx = (d1.x * d0.x + d1.y * d0.y) / n0, my = (d1.y * d0.x - d1.x * d0.y) / n0
+        let dx = 1 - mx, dy = -my
+        let den = dx * dx + dy * dy
+        guard den > 1e-12 else { return }
+        let msa = Point(x: mx * start.a.x - my * start.a.y, y: mx * start.a.y + my * start.a.x)
+        let num = g.a - msa
+        let q = Point(x: (num.x * dx + num.y * dy) / den, y: (num.y * dx - num.x * dy) / den)
+        guard q.x.isFinite, q.y.isFinite else { return }
+        var u = start.pairCoordinates(of: q)
+        let l = u.length
+        if l > 0.5 { u = u * (0.5 / l) }
+        let q0 = start.point(atPair: u)
+        pair.pivot = u
+        // Nothing was delivered before: the pivot's map point is drawn where the pivot was at
+        // touch-down; its travel up to the last frame is owed (this frame's is delivered).
+        pair.deliveredPivot = q0
+        pair.pivotDebt = previous.point(atPair: u) - q0
+    }
+
+    /// Where the similarity "`from` to `to`, then scaled by `scale` and turned by `rotation`
+    /// degrees about `to`" takes `z`.
+    static func image(of z: Point, from: Point, to: Point, scale: Double, rotation: Double) -> Point {
+        let v = z - from
+        let r = rotation * .pi / 180
+        let c = cos(r) * scale, sn = sin(r) * scale
+        return to + Point(x: c * v.x - sn * v.y, y: sn * v.x + c * v.y)
+    }
+
+    /// The point that the similarity "`from` to `to`, then scaled by `scale` and turned by
+    /// `rotation` degrees about `to`" takes to `focal`.
+    static func anchor(from: Point, to: Point, scale: Double, rotation: Double, focal: Point) -> Point {
+        let v = focal - to
+        guard v != .zero || scale != 1 || rotation != 0 else { return from }
+        if scale == 1 && rotation == 0 { return from + v }
+        let r = -rotation * .pi / 180, k = 1 / scale
+        let c = cos(r) * k, sn = sin(r) * k
+        return from + Point(x: c * v.x - sn * v.y, y: sn * v.x + c * v.y)
     }
 
     /// The active part that carries the translation (twoFingerPan, else pinch, else rotate).

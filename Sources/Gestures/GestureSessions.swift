@@ -108,6 +108,16 @@ struct TwoFingerSession: Sendable {
     /// +1 when the fingers turn the map about the centre from above it, -1 from below.
     var centreSign = 1.0
     var debt = CatchUpDebt()
+    /// The point the catch-up turns and scales about, in the pair's own coordinates (origin the
+    /// focal point, unit the span, x along finger a -> b, y a quarter turn clockwise from it):
+    /// the fixed point of the fingers' change before the transform was recognised (a pinch about
+    /// a resting thumb: the thumb), so the pre-threshold change is paid back as one similarity
+    /// and the map point under that point stays under it. Zero (the focal point) otherwise.
+    var pivot = Point.zero
+    /// How far the pivot's map point still trails the pivot (px), paid like `debt`.
+    var pivotDebt = Point.zero
+    /// Where the pivot's map point was last drawn: the next increment starts there.
+    var deliveredPivot: Point
     /// Time of the last frame the transform saw (the catch-up pays per elapsed time).
     var lastTime: Double
 
@@ -117,6 +127,7 @@ struct TwoFingerSession: Sendable {
         start = g
         previous = g
         deliveredFocal = g.focal
+        deliveredPivot = g.focal
         self.tapPossible = tapPossible
         lastTime = now
     }

@@ -21,6 +21,23 @@ struct TwoFingerGeometry: Sendable, Hashable {
 
     /// Midpoint of the two fingers.
     var focal: Point { (a + b) / 2 }
+    /// The screen point at pair coordinates `u` (origin the focal point, unit the span, x along
+    /// a -> b, y a quarter turn clockwise from it on screen).
+    func point(atPair u: Point) -> Point {
+        let d = b - a
+        return focal + Point(x: u.x * d.x - u.y * d.y, y: u.x * d.y + u.y * d.x)
+    }
+
+    /// The pair coordinates of screen point `p` (inverse of `point(atPair:)`; zero for a pair
+    /// with no span).
+    func pairCoordinates(of p: Point) -> Point {
+        let d = b - a
+        let n = d.x * d.x + d.y * d.y
+        guard n > 0 else { return .zero }
+        let v = p - focal
+        return Point(x: (v.x * d.x + v.y * d.y) / n, y: (v.y * d.x - v.x * d.y) / n)
+    }
+
     /// Angle of the finger line from horizontal, 0...90 degrees.
     var lineAngleFromHorizontal: Double {
         let d = abs(angle).truncatingRemainder(dividingBy: 180)

@@ -51,6 +51,11 @@ public struct Benchmarks {
             try controlRoundTrip(executable: exe)
             return
         }
+        if Self.onlyLag {
+            progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080), frame time \(Self.lagOnlyFrameMS) ms")
+            try lag()
+            return
+        }
         progress("Frame assembly and calibration")
         try assembly()
         if let exe = options.executable, !options.inProcessMicro {

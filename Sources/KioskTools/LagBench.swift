@@ -18,6 +18,9 @@ public struct LagModel {
         /// finger along its direction of travel (px, 0 when behind it).
         public var overshoots: [Double] = []
         public var frames = 0
+        /// One line per finger per flip (time from the recording's start, stroke, lag, ahead,
+        /// stopping): filled only when `trace` is set (TOUCHBRIDGE_LAG_TRACE, for studying a recording).
+        public var trace: [String] = []
 
         public mutating func append(_ o: Result) {
             lags += o.lags; overshoots += o.overshoots; frames += o.frames
@@ -52,8 +55,33 @@ public struct LagModel {
     public var prediction = false
     /// Predictor settings to try instead of the kiosk's (scaled from the device's density).
     public var settings: TouchPredictor.Settings?
+    /// Fill `Result.trace`.
+    public var trace = false
+    /// Where the finger is at a flip: the recording interpolated between the reports before and
+    /// after the flip (true), or, as measured before issue 29, the newest report received by the
+    /// flip held (false: a finger between two reports counted as standing still, so a
+    /// prediction that was right counted as running ahead of it, and a report gap as a stop).
+    public var interpolatedTruth = true
 
     public init() {}
+
+    /// TOUCHBRIDGE_PREDICT="uncertainty=0.25,quietIntervals=1.25,quietFade=0.5,maxLead=0.05,window=0.06"
+    /// overrides predictor settings for the lag figures (for tuning; the kiosk does not read it).
+    static func adjust(_ s: inout TouchPredictor.Settings) {
+        guard let text = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PREDICT"] else { return }
+        for part in text.split(separator: ",") {
+            let kv = part.split(separator: "=")
+            guard kv.count == 2, let v = Double(kv[1]) else { continue }
+            switch kv[0] {
+            case "uncertainty": s.uncertainty = v
+            case "quietIntervals": s.quietIntervals = v
+            case "quietFade": s.quietFade = v
+            case "maxLead": s.maxLead = v
+            case "window": s.window = v
+            default: break
+            }
+        }
+    }
 
     public func run(_ recording: Evemu.Recording) -> Result {
         let density = Replay.density(for: recording.capabilities, screen: screen)
@@ -62,8 +90,9 @@ public struct LagModel {
         var cfg = KioskConfiguration()
         cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.14, longitude: 9.52), zoom: 12)
         let pipeline = MapPipeline(configuration: cfg, screen: screen, density: density)
-        let predict = prediction ? FramePrediction(settings: settings ?? .init(pixelsPerMillimetre: density.pixelsPerMillimetre),
-                                                   refreshHz: refreshHz) : nil
+        var ps = settings ?? .init(pixelsPerMillimetre: density.pixelsPerMillimetre)
+        Self.adjust(&ps)
+        let predict = prediction ? FramePrediction(settings: ps, refreshHz: refreshHz) : nil
         pipeline.prediction = predict
         var assembler = FrameAssembler(capabilities: recording.capabilities, screen: screen)
         var frames: [ContactFrame] = []
@@ -72,6 +101,21 @@ public struct LagModel {
 
         var strokes: [Stroke] = []
         var open: [Int: Int] = [:]          // contact id -> stroke index
+        // Each stroke's whole path, in the order the strokes start (the loop below opens them in
+        // the same order): where the finger really is at a flip between two reports.
+        var paths: [[(t: Double, p: Point)]] = []
+        do {
+            var ids: [Int: Int] = [:]
+            for f in frames {
+                for id in ids.keys where f.contact(id: id) == nil { ids[id] = nil }
+                for c in f.contacts {
+                    if let k = ids[c.id] { paths[k].append((f.time, c.position)) } else {
+                        ids[c.id] = paths.count
+                        paths.append([(f.time, c.position)])
+                    }
+                }
+            }
+        }
         let period = 1 / refreshHz
         var result = Result()
         var pending: (flip: Double, camera: CameraPosition, drawTime: Double, following: Bool)? = nil
@@ -90,7 +134,9 @@ public struct LagModel {
         func measure(flip v: Double, camera: CameraPosition) {
             result.frames += 1
             let proj = Projection(camera: camera, screen: screen)
-            for s in strokes where s.samples[0].t <= v && v < s.end {
+            for (k, received) in strokes.enumerated() where received.samples[0].t <= v && v < received.end {
+                var s = received
+                if interpolatedTruth, k < paths.count { s.samples = paths[k] }
                 guard let c = s.start, let drawn = proj.point(for: c) else { continue }
                 let finger = s.position(at: v)
                 result.lags.append(drawn.distance(to: finger))
@@ -98,10 +144,17 @@ public struct LagModel {
                 let recent = s.position(at: v).distance(to: s.position(at: v - 0.02)) / 0.02
                 let before = s.position(at: v - 0.02).distance(to: s.position(at: v - 0.12)) / 0.1
                 let travel = finger - s.position(at: v - 0.12)
+                var stopAhead: Double? = nil
                 if before > 100, recent < 0.25 * before, travel.length > 3 {
                     let u = travel / travel.length
                     let ahead = (drawn.x - finger.x) * u.x + (drawn.y - finger.y) * u.y
                     result.overshoots.append(max(0, ahead))
+                    stopAhead = ahead
+                }
+                if trace {
+                    result.trace.append(String(format: "%.4f %d lag %.1f finger %.1f %.1f drawn %.1f %.1f speed %.0f %@",
+                                               v - t0, s.id, drawn.distance(to: finger), finger.x, finger.y, drawn.x, drawn.y,
+                                               recent, stopAhead.map { String(format: "STOP ahead %.1f", $0) } ?? ""))
                 }
             }
         }
@@ -160,13 +213,41 @@ extension Benchmarks {
 
     /// `lag_*` and `prediction_*`: finger-to-map distance at each flip on the real recordings,
     /// with the measured 1080p pan frame as the frame time and a 60 Hz display.
+    /// Set TOUCHBRIDGE_BENCH_ONLY=lag to run only `lag` (deterministic: pure arithmetic on the
+    /// recordings), with a fixed frame time (TOUCHBRIDGE_BENCH_FRAME_MS, default 0.6 ms, the
+    /// quiet machine's `render_pan_1080p_ms`) instead of the measured one.
+    static var onlyLag: Bool { ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "lag" }
+    static var lagOnlyFrameMS: Double {
+        ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_FRAME_MS"].flatMap(Double.init) ?? 0.6
+    }
+
+    /// A key-safe short name of a recording: "N-Trig MultiTouch.1-finger-drag-NW-SE" ->
+    /// "n_trig_multitouch_1_finger_drag_nw_se".
+    static func recordingSlug(_ name: String) -> String {
+        var out = ""
+        for ch in name.lowercased() {
+            if ch.isLetter || ch.isNumber { out.append(ch) } else if !out.hasSuffix("_") { out.append("_") }
+        }
+        while out.hasSuffix("_") { out.removeLast() }
+        return out
+    }
+
     mutating func lag() throws {
-        let frameMS = figures.first { $0.key == "render_pan_1080p_ms" }?.value ?? 3
+        let frameMS = Self.onlyLag ? Self.lagOnlyFrameMS : figures.first { $0.key == "render_pan_1080p_ms" }?.value ?? 3
         var plain = LagModel(), predicted = LagModel()
+        let tracePath = ProcessInfo.processInfo.environment["TOUCHBRIDGE_LAG_TRACE"]
+        plain.trace = tracePath != nil
+        predicted.trace = tracePath != nil
+        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_LAG_HELD"] == "1" {
+            plain.interpolatedTruth = false
+            predicted.interpolatedTruth = false
+        }
+        var traceText = ""
         plain.frameTime = frameMS / 1000
         predicted.frameTime = frameMS / 1000
         predicted.prediction = true
         var off = LagModel.Result(), on = LagModel.Result()
+        var perRecording: [(slug: String, off: LagModel.Result, on: LagModel.Result)] = []
         for path in lagRecordings() {
             guard let rec = try? Replay.load(path: path, descPath: nil) else { continue }
             let a = plain.run(rec), b = predicted.run(rec)
@@ -177,12 +258,27 @@ extension Benchmarks {
                             BenchSupport.percentile(b.lags, 50), BenchSupport.percentile(b.lags, 95), b.overshoots.max() ?? 0))
             off.append(a)
             on.append(b)
+            perRecording.append((Self.recordingSlug(name), a, b))
+            if tracePath != nil {
+                traceText += "# \(name) off\n" + a.trace.joined(separator: "\n") + "\n# \(name) on\n" + b.trace.joined(separator: "\n") + "\n"
+            }
         }
+        if let tracePath { try traceText.write(toFile: tracePath, atomically: true, encoding: .utf8) }
         guard !off.lags.isEmpty else { return }
         add("lag_p50_px", BenchSupport.percentile(off.lags, 50), "px", "finger to map point at flip, no prediction, p50 (\(off.lags.count) samples)")
         add("lag_p95_px", BenchSupport.percentile(off.lags, 95), "px", "  p95")
         add("prediction_lag_p50_px", BenchSupport.percentile(on.lags, 50), "px", "finger to map point at flip, touch prediction, p50")
         add("prediction_lag_p95_px", BenchSupport.percentile(on.lags, 95), "px", "  p95")
         add("prediction_overshoot_px", on.overshoots.max() ?? 0, "px", "map drawn past a stopping finger, max (\(on.overshoots.count) stop frames)")
+        // Per recording (issue 29): the worst stop of each, and its lag with and without prediction.
+        var worst = 0.0
+        for r in perRecording {
+            let o = r.on.overshoots.max() ?? 0
+            worst = max(worst, o)
+            add("prediction_overshoot_px_\(r.slug)", o, "px", "  \(r.slug): overshoot max (\(r.on.overshoots.count) stop frames)")
+            add("lag_p95_px_\(r.slug)", BenchSupport.percentile(r.off.lags, 95), "px", "  \(r.slug): lag p95, no prediction")
+            add("prediction_lag_p95_px_\(r.slug)", BenchSupport.percentile(r.on.lags, 95), "px", "  \(r.slug): lag p95, prediction")
+        }
+        add("prediction_overshoot_max_recording", worst, "px", "largest per-recording overshoot max (\(perRecording.count) recordings)")
     }
 }

@@ -8,6 +8,11 @@
 /// - velocity is a least-squares fit over a short window (one noisy sample does not swing it);
 /// - acceleration is used only to shorten the lead (a decelerating finger is predicted to stop
 ///   where its deceleration stops it, never beyond), never to lengthen it;
+/// - the speed extrapolated is a cautious one: the fit less a quarter of the spread of the
+///   report-to-report speeds (panels that report in lumps are trusted less), never more than
+///   the newest step's (nor the step's before it when that one almost stopped);
+/// - a report overdue by a quarter of the panel's own report interval fades the lead out, and
+///   a turning path is not extrapolated along a straight line;
 /// - slow motion (hand tremor, jitter) is not extrapolated at all;
 /// - a contact whose device has gone quiet (touchscreens stop reporting a finger that holds
 ///   still) is predicted where it is;
@@ -26,8 +31,14 @@ public struct TouchPredictor: Sendable {
         /// Below this speed nothing is extrapolated (px/s); full prediction from twice it.
         public var minSpeed: Double = 60
         /// A contact with no sample for this many of its usual report intervals is taken as
-        /// held still: its prediction fades out over the next such interval.
-        public var quietIntervals: Double = 1.5
+        /// slowing or held still (an overdue report from a moving finger is the first sign of a
+        /// stop): its prediction fades out ...
+        public var quietIntervals: Double = 1.25
+        /// ... over this many further report intervals.
+        public var quietFade: Double = 0.5
+        /// How many spreads of the report-to-report speeds are taken off the fitted speed: the
+        /// lead reaches only as far as the finger's slower plausible speed carries it.
+        public var uncertainty: Double = 0.25
 
         public init() {}
 
@@ -110,6 +121,22 @@ public struct TouchPredictor: Sendable {
     }
 
     /// The offset from the newest sample to the predicted position.
+    ///
+    /// Made so the picture is never drawn past where a stopping finger comes to rest (issue 29):
+    /// - the speed is the least-squares fit's, brought to the newest sample by the trend of the
+    ///   report-to-report speeds (slowing only), and never more than the newest step's, nor
+    ///   than the one before it when that one almost stopped (a finger that has stopped is not
+    ///   brought back to life by one jittered report);
+    /// - from it is taken `uncertainty` times the spread of the report-to-report speeds: a panel
+    ///   whose reports come in lumps (N-Trig: 1,100..3,700 px/s from one report to the next) is
+    ///   extrapolated less far;
+    /// - a decelerating finger is predicted to stop where its deceleration stops it;
+    /// - a report that is overdue (a quarter of the panel's own report interval late) means a
+    ///   slowing or still finger: the lead fades out over the next half interval;
+    /// - a path that turns (the newer half of the window against the older) is not extrapolated
+    ///   along the fitted line;
+    /// - slow motion, and motion that does not stand out of the samples' scatter, is not
+    ///   extrapolated at all; the lead is capped in time and distance.
     func lead(_ tr: Track, at time: Double, now: Double) -> Point {
         let s = settings
         let newest = tr.sample(0)
@@ -130,16 +157,18 @@ public struct TouchPredictor: Sendable {
         let oldest = tr.sample(n - 1)
         let span = newest.t - oldest.t
         guard span > 1e-4 else { return .zero }
+        // The panel's report interval.
         let interval = span / Double(n - 1)
 
-        // A device that has gone quiet is holding a still finger: fade the lead out.
+        // An overdue report: a panel reports a moving finger at its own rate, so none within an
+        // interval and a quarter means the finger slowed or stopped. Fade the lead out.
         let quiet = now - newest.t
         let quietStart = s.quietIntervals * interval
-        let presence = quiet <= quietStart ? 1 : max(0, 1 - (quiet - quietStart) / interval)
+        let presence = quiet <= quietStart ? 1 : max(0, 1 - (quiet - quietStart) / (max(s.quietFade, 0.01) * interval))
         guard presence > 0 else { return .zero }
 
         // Least-squares line through the window: its slope is the velocity at the window's
-        // middle time, `tm`.
+        // middle time.
         let tm = st / Double(n), mx = sx / Double(n), my = sy / Double(n)
         var stt = 0.0, stx = 0.0, sty = 0.0
         for i in 0..<n {
@@ -149,8 +178,10 @@ public struct TouchPredictor: Sendable {
         }
         guard stt > 0 else { return .zero }
         let v = Point(x: stx / stt, y: sty / stt)
-        var speed = v.length
-        guard speed > s.minSpeed else { return .zero }
+        let fitSpeed = v.length
+        guard fitSpeed > s.minSpeed else { return .zero }
+        let dir = Point(x: v.x / fitSpeed, y: v.y / fitSpeed)
+
         // Motion must stand out of the noise: over the window the line travels at least four
         // times the scatter of the samples about it (fully trusted from eight times).
         var residual = 0.0
@@ -161,28 +192,58 @@ public struct TouchPredictor: Sendable {
             residual += ex * ex + ey * ey
         }
         let scatter = (residual / Double(n)).squareRoot()
-        let confidence = scatter > 0 ? min(1, max(0, (speed * span / scatter - 4) / 4)) : 1
+        let confidence = scatter > 0 ? min(1, max(0, (fitSpeed * span / scatter - 4) / 4)) : 1
         guard confidence > 0 else { return .zero }
-        let dir = Point(x: v.x / speed, y: v.y / speed)
 
-        // Deceleration along the motion: the newest step against the older half of the window.
-        // Only slowing down counts (it shortens the lead); speeding up is not extrapolated.
-        var decel = 0.0
+        // Report-to-report speeds along the motion (weighted by their intervals): their mean,
+        // spread and trend (a weighted line through speed against time).
+        var w = 0.0, wv = 0.0, wt = 0.0
+        for i in 0..<(n - 1) {
+            let b = tr.sample(i), a = tr.sample(i + 1)
+            let dt = b.t - a.t
+            guard dt > 1e-5 else { continue }
+            let sp = ((b.p.x - a.p.x) * dir.x + (b.p.y - a.p.y) * dir.y) / dt
+            w += dt; wv += dt * sp; wt += dt * ((a.t + b.t) / 2 - newest.t)
+        }
+        guard w > 0 else { return .zero }
+        let meanSpeed = wv / w, meanTime = wt / w
+        var spread = 0.0, cov = 0.0, vtt = 0.0, lastSpeed = Double.infinity, previousSpeed = Double.infinity
+        for i in 0..<(n - 1) {
+            let b = tr.sample(i), a = tr.sample(i + 1)
+            let dt = b.t - a.t
+            guard dt > 1e-5 else { continue }
+            let sp = ((b.p.x - a.p.x) * dir.x + (b.p.y - a.p.y) * dir.y) / dt
+            if i == 0 { lastSpeed = sp } else if i == 1 { previousSpeed = sp }
+            let dtm = (a.t + b.t) / 2 - newest.t - meanTime
+            spread += dt * (sp - meanSpeed) * (sp - meanSpeed)
+            cov += dt * dtm * (sp - meanSpeed)
+            vtt += dt * dtm * dtm
+        }
+        spread = (spread / w).squareRoot()
+        let accel = vtt > 0 ? cov / vtt : 0
+        var speed = fitSpeed
+        if accel < 0 { speed = min(speed, meanSpeed + accel * (0 - meanTime)) }   // slowing: as of the newest sample
+        speed = min(speed, lastSpeed)                                               // braked hard
+        // A step before it that almost stopped (under a quarter of the fitted speed) means a
+        // stopped finger whose newest report jumped by noise: it does not bring it back to life.
+        if previousSpeed < 0.25 * fitSpeed { speed = min(speed, previousSpeed) }
+        speed -= s.uncertainty * spread                                             // the slowest plausible speed
+        guard speed > s.minSpeed else { return .zero }
+        let decel = max(0, -accel)
+
+        // A turning path: the newer half of the window against the older.
+        var straight = 1.0
         if n >= 4 {
-            let half = n / 2
-            let newer = Self.chordVelocity(tr, from: 0, to: 1)
-            let older = Self.chordVelocity(tr, from: half, to: n - 1)
-            if let (vn, tn) = newer, let (vo, to) = older, tn - to > 1e-4 {
-                let a = ((vn.x - vo.x) * dir.x + (vn.y - vo.y) * dir.y) / (tn - to)
-                decel = max(0, -a)
-                // The fitted velocity belongs to the window's middle; bring it to the newest sample.
-                speed = max(0, speed - decel * (-tm))
-                // A finger whose last step is much slower than the fit has braked hard.
-                let lastSpeed = (vn.x * dir.x + vn.y * dir.y)
-                if lastSpeed < speed { speed = max(0, lastSpeed) }
+            let h = n / 2
+            let p0 = tr.sample(0).p, ph = tr.sample(h).p, pn = tr.sample(n - 1).p
+            let a = p0 - ph, b = ph - pn
+            let la = a.length, lb = b.length
+            if la > 0, lb > 0 {
+                let c = (a.x * b.x + a.y * b.y) / (la * lb)
+                straight = min(1, max(0, (c - 0.5) / 0.45))
             }
         }
-        guard speed > s.minSpeed else { return .zero }
+        guard straight > 0 else { return .zero }
 
         // Travel along the direction of motion within the horizon, stopping where the
         // deceleration would stop the finger.
@@ -194,17 +255,8 @@ public struct TouchPredictor: Sendable {
         }
         // Fade in above the tremor speed, fade out for a quiet device, cap the distance.
         let ramp = min(1, (speed - s.minSpeed) / s.minSpeed)
-        travel = min(max(0, travel * ramp * presence * confidence), s.maxDistance)
+        travel = min(max(0, travel * ramp * presence * confidence * straight), s.maxDistance)
         return Point(x: dir.x * travel, y: dir.y * travel)
-    }
-
-    /// Velocity between samples `from` and `to` (indices from the newest) and its mid time.
-    static func chordVelocity(_ tr: Track, from: Int, to: Int) -> (Point, Double)? {
-        guard to > from, to < tr.count else { return nil }
-        let a = tr.sample(to), b = tr.sample(from)
-        let dt = b.t - a.t
-        guard dt > 1e-5 else { return nil }
-        return (Point(x: (b.p.x - a.p.x) / dt, y: (b.p.y - a.p.y) / dt), (a.t + b.t) / 2)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TouchCore
 
@@ -145,6 +146,71 @@ struct TouchPredictorTests {
         #expect(p.position(of: 1, at: 0.09, now: 0.061) == nil)
         p.observe(ContactFrame(time: 0.07, contacts: [Contact(id: 1, position: Point(x: 500, y: 500))]))
         #expect(p.position(of: 1, at: 0.1, now: 0.071) == Point(x: 500, y: 500))
+    }
+
+    // MARK: issue 29: knowing when a finger is stopping
+
+    /// A report overdue by a quarter of the panel's interval is the first sign of a stop: the
+    /// lead fades out over the next half interval (125 Hz reports, 900 px/s).
+    @Test func anOverdueReportFadesTheLead() throws {
+        var p = TouchPredictor()
+        let samples = Self.stream(count: 8, interval: 0.008) { t in Point(x: 100 + 900 * t, y: 300) }
+        Self.feed(&p, samples)
+        let last = samples.last!
+        func lead(late: Double) throws -> Double {
+            try #require(p.position(of: 7, at: last.0 + late + 0.016, now: last.0 + late)).x - last.1.x
+        }
+        let onTime = try lead(late: 0.002), due = try lead(late: 0.0095), overdue = try lead(late: 0.0125), gone = try lead(late: 0.0145)
+        #expect(onTime > 10, "\(onTime)")
+        #expect(due > onTime, "still on time: the lead grows with the horizon (\(due))")
+        #expect(overdue < 0.5 * due, "\(overdue) against \(due)")
+        #expect(gone == 0)
+    }
+
+    /// A panel that reports in lumps (speeds alternating 1,200 and 2,800 px/s, as the N-Trig
+    /// does) is extrapolated less far than one reporting the same mean speed evenly.
+    @Test func aLumpyPanelIsTrustedLess() throws {
+        func lead(lumpy: Bool) throws -> Double {
+            var p = TouchPredictor()
+            var x = 100.0, t = 0.0
+            for i in 0..<8 {
+                if i > 0 { x += (lumpy ? (i % 2 == 0 ? 1200.0 : 2800.0) : 2000) * 0.012 }
+                t = Double(i) * 0.012
+                p.observe(ContactFrame(time: t, contacts: [Contact(id: 1, position: Point(x: x, y: 300))]))
+            }
+            return try #require(p.position(of: 1, at: t + 0.02, now: t + 0.001)).x - x
+        }
+        let even = try lead(lumpy: false), lumpy = try lead(lumpy: true)
+        #expect(abs(even - 40) < 1, "\(even)")
+        // The spread of 1,200 / 2,800 px/s is 800 px/s: a quarter of it over the 20 ms ahead is 4 px.
+        #expect(lumpy < even - 3, "\(lumpy) against \(even)")
+    }
+
+    /// A finger that has stopped, and whose next report jumps 5 px forward by sensor noise, is
+    /// not brought back to life: the slower of the last two steps is the finger's speed.
+    @Test func oneJitteredReportAfterAStopDoesNotRestartTheLead() throws {
+        var p = TouchPredictor()
+        var pts = Self.stream(count: 6) { t in Point(x: 100 + 600 * t, y: 300) }
+        let stop = pts.last!.1
+        pts.append((0.06, stop + Point(x: 0.3, y: 0)))
+        pts.append((0.07, stop + Point(x: 5, y: 0)))
+        Self.feed(&p, pts)
+        let q = try #require(p.position(of: 7, at: 0.07 + 0.03, now: 0.071))
+        #expect(q.x - (stop.x + 5) < 1, "\(q.x - (stop.x + 5)) px of lead")
+    }
+
+    /// A path that turns (half a small circle inside the window) is not extrapolated along the
+    /// fitted straight line, which would cut the corner and run off the path.
+    @Test func aTurningPathIsNotExtrapolatedStraight() throws {
+        var straight = TouchPredictor(), turning = TouchPredictor()
+        let r = 40.0, w = Double.pi / 0.06      // half a turn in 60 ms
+        Self.feed(&straight, Self.stream(count: 7) { t in Point(x: 100 + r * w * t, y: 300) })
+        Self.feed(&turning, Self.stream(count: 7) { t in Point(x: 100 + r * sin(w * t), y: 300 + r - r * cos(w * t)) })
+        let a = try #require(straight.position(of: 7, at: 0.09, now: 0.061)).distance(to: Point(x: 100 + r * w * 0.06, y: 300))
+        let end = Point(x: 100 + r * sin(w * 0.06), y: 300 + r - r * cos(w * 0.06))
+        let b = try #require(turning.position(of: 7, at: 0.09, now: 0.061)).distance(to: end)
+        #expect(a > 20)
+        #expect(b < 0.25 * a, "turning lead \(b) px against straight \(a) px")
     }
 
     @Test func flipLatencyIsTheMedianOfRecentFrames() {
