@@ -313,7 +313,7 @@ public final class MapView {
                 default: log(.error, reason)
                 }
             case .warning(let text):
-                log(text.hasPrefix("no hotplug") ? .warning : .error, text)
+                log(text.hasPrefix("no hotplug") || text.contains("event buffer overflowed") ? .warning : .error, text)
             }
         }
     }
