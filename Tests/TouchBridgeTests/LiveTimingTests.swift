@@ -151,4 +151,47 @@ import Platform
         view.catchUp(to: 1.5)
         #expect(view.pipeline.recognizer.pixelsPerMillimetre == old * 2)
     }
+
+    /// The kernel's buffer overflowed while the kiosk slept (SYN_DROPPED): the log names the
+    /// device, the finger still down keeps its id at where it is now, and the pan goes on and
+    /// ends at the lift (not cancelled, not lost).
+    @Test func anOverflowIsSaidAndTheGestureGoesOn() throws {
+        let view = try makeView()
+        let kinds = observe(view)
+        var s = TouchScript(screen: view.screen, start: 1)
+        s.move([0: Point(x: 300, y: 400)], [0: Point(x: 600, y: 400)], duration: 0.5, lift: false)
+        let moved = s.events
+        for _ in 0..<15 { s.wait(0.01); s.frame([0: Point(x: 600, y: 400)]) } // resting: no fling
+        s.wait(0.01)
+        s.frame([:], lift: [0])
+        let cut = moved.firstIndex { $0.time > 1.1 } ?? moved.count
+        // The state libevdev re-reads after the drop: the finger down where the move ended.
+        func last(_ code: UInt16) -> Int32 { moved.last { $0.type == EV.ABS && $0.code == code }!.value }
+        var slots = [SlotState](repeating: SlotState(), count: 10)
+        slots[0] = SlotState(trackingID: last(ABS.MT_TRACKING_ID), x: last(ABS.MT_POSITION_X), y: last(ABS.MT_POSITION_Y))
+        let source = ScriptedEventSource([
+            .init(Array(moved[..<cut])),
+            .init([InputEvent(time: 1.45, type: EV.SYN, code: SYN.DROPPED, value: 0)], stateAfterDrop: DeviceState(slots: slots)),
+            .init(Array(s.events[moved.count...])),
+        ])
+        let device = TouchDevice(path: path, descriptor: pollable(), capabilities: s.device, source: source,
+                                 screen: view.screen, now: 1)
+        view.handle(view.input.adopt(device, foundBy: "script"))
+        view.pipeline.begin(at: 1)
+        let start = view.controller.camera
+        view.handle(view.input.handle(fd: device.fd))
+        #expect(kinds() == ["pan.began"])
+        let events = view.input.handle(fd: device.fd)
+        let warnings = events.compactMap { e -> String? in if case .warning(let w) = e { return w } else { return nil } }
+        #expect(warnings.count == 1 && warnings[0].contains(path) && warnings[0].contains("overflowed"))
+        view.handle(events)
+        #expect(view.pipeline.contactsDown == 1)
+        #expect(kinds() == ["pan.began"]) // not cancelled
+        view.handle(view.input.handle(fd: device.fd))
+        view.catchUp(to: 3)
+        #expect(kinds() == ["pan.began", "pan.ended"])
+        // The map followed the finger all the way (300 px at zoom 5), from the state after the drop.
+        let p0 = view.controller.projection.point(for: start.target)
+        #expect(p0.map { abs($0.x - (640 + 300)) < 2 } == true)
+    }
 }

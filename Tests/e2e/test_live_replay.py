@@ -174,8 +174,9 @@ def cases() -> list[Case]:
     tap = _hold(0, 0.07, {1: c})
     pinch_a, pinch_b = {1: (540.0, 400.0), 2: (740.0, 400.0)}, {1: (340.0, 420.0), 2: (940.0, 380.0)}
     out = [
-        # A plain drag, never stopped: it also lines the two streams' clocks up.
-        Case("sync-drag", "pan", _move(0, 0.3, {1: (500.0, 300.0)}, {1: (700.0, 300.0)})),
+        # A plain drag that ends resting (no glide into the next case), never stopped: it also
+        # lines the two streams' clocks up.
+        Case("sync-drag", "pan", _move(0, 0.3, {1: (500.0, 300.0)}, {1: (700.0, 300.0)}) + _hold(0.31, 0.45, {1: (700.0, 300.0)})),
         Case("tap, stopped 600 ms from 30 ms after the touch (across the lift and the long-press time)",
              "tap", tap, [(0.03, 0.6)]),
         Case("tap, stopped 300 ms just before the lift", "tap", tap, [(0.065, 0.3)]),
