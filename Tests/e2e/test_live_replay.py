@@ -153,6 +153,7 @@ class Case:
     stops: list[tuple[float, float]] = field(default_factory=list)  # (at, seconds), relative
     start: float = 0.0
     end: float = 0.0
+    gap: float = 1.6  # quiet time after it: past the double-tap timeout, the lift grace and any glide
 
 
 def _hold(t0: float, t1: float, contacts: dict) -> list:
@@ -198,12 +199,24 @@ def cases() -> list[Case]:
              _hold(0, 0.05, pinch_b) + _move(0.06, 0.4, pinch_b, pinch_a) + _hold(0.47, 0.55, pinch_a), [(0.15, 0.6)]),
         Case("pinch out, stopped 150 ms just before the lift", "pinch",
              _move(0, 0.35, pinch_a, pinch_b) + _hold(0.36, 0.45, pinch_b), [(0.43, 0.15)]),
+        # Millimetres on the glass: a drag of 14 px is a pan at one pixel density and not at
+        # another; a fling's glide (speeds in mm/s) is longer or shorter. Judged at the
+        # panel's density (replay's), not the one the kiosk started with (no panel yet).
+        Case("short drag, 14 px, then resting (pan or not by the panel's millimetres)", "pan/longPress",
+             _move(0, 0.1, {1: (600.0, 600.0)}, {1: (614.0, 600.0)}) + _hold(0.11, 0.8, {1: (614.0, 600.0)})),
+        Case("fling, stopped 200 ms during its glide", "pan",
+             _move(0, 0.15, {1: (900.0, 500.0)}, {1: (600.0, 500.0)}), [(0.3, 0.2)], gap=5.0),
+        # 60 reports of two moving fingers while stopped: more than the evdev buffer of a
+        # 10-finger panel without contact sizes holds (512 events): SYN_DROPPED, then the
+        # kiosk resyncs from the device's state and the pinch goes on from there.
+        Case("slow pinch out, stopped 600 ms mid-pinch (the kernel's buffer overflows)", "pinch",
+             _hold(0, 0.05, pinch_a) + _move(0.06, 0.9, pinch_a, pinch_b) + _hold(0.97, 1.1, pinch_b), [(0.15, 0.6)]),
     ]
     t = 0.3
     for case in out:
         case.start = t
         case.end = t + case.frames[-1][0] + RATE
-        t = case.end + 1.6  # past the double-tap timeout, the lift grace and any glide
+        t = case.end + case.gap
     return out
 
 
@@ -348,8 +361,7 @@ def compare(live: list[dict], replay: list[dict], cs: list[Case], camera: dict) 
         lk, lb, la = summary(live, t0, t1)
         rk, rb, ra = summary(replay, t0, t1)
         problems = []
-        if not any(k == case.expect for k, _ in rk):
-            problems.append(f"the replay has no {case.expect}: {rk}")
+        note = "" if any(k in case.expect.split("/") for k, _ in rk) else f" (the kernel's stream is no {case.expect} here: {rk})"
         if lk != rk:
             problems.append(f"gestures live {lk} != replay {rk}")
         # Each stream's own camera change in this case (a case before that differed does not
@@ -359,7 +371,7 @@ def compare(live: list[dict], replay: list[dict], cs: list[Case], camera: dict) 
         if d > 1.0 or dz > 0.01:
             problems.append(f"the camera moved ({lm[0]:.1f}, {lm[1]:.1f}) px and {lm[2]:+.4f} zoom live, "
                             f"({rm[0]:.1f}, {rm[1]:.1f}) px and {rm[2]:+.4f} in the replay")
-        out.append(("FAIL " if problems else "ok   ") + case.name + (": " + "; ".join(problems) if problems else ""))
+        out.append(("FAIL " if problems else "ok   ") + case.name + (": " + "; ".join(problems) if problems else "") + note)
     return out
 
 
@@ -398,4 +410,9 @@ def test_live_kiosk_equals_replay_of_its_recording(played, panel):
     print(f"\n{k} (VM run {seconds:.0f} s; injector: {r.text(f'inj-{k}.out').strip().splitlines()[-1]})")
     print("\n".join(report))
     failed = [l for l in report if l.startswith("FAIL")]
+    # The cases must be what they say, or the comparison proves little: a case whose kernel
+    # stream is another gesture (the injector late under load, hid-multitouch splitting a touch)
+    # still has to match live and replay, but most must be the gesture they were written as.
+    unlike = [l for l in report if "the kernel's stream is no" in l]
+    assert len(unlike) <= 2, f"{len(unlike)} of {len(report)} cases on {k} are not the gesture they play:\n" + "\n".join(report)
     assert not failed, f"{len(failed)} of {len(report)} cases differ live from replay on {k}:\n" + "\n".join(report)
