@@ -44,5 +44,7 @@ fi
 if [ "$want" = test ]; then
   # python3-pytest covers Debian's python3; another python3 first on PATH gets it from PyPI.
   python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet pytest
+  # hid-tools builds the HID reports of real panels for Tests/e2e/test_live_replay.py.
+  python3 -c 'import hidtools.hid' 2>/dev/null || python3 -m pip install --quiet hid-tools
 fi
 exit 0

@@ -113,6 +113,39 @@ public final class MapPipeline {
         dirty = true
     }
 
+    /// The pixel density the gestures are judged at (thresholds are millimetres on the glass).
+    public var pixelsPerMillimetre: Double { pendingDensity?.density.pixelsPerMillimetre ?? recognizer.pixelsPerMillimetre }
+    /// A density waiting for the fingers to lift (`useDensity`).
+    private var pendingDensity: (density: PixelDensity, gestures: KioskConfiguration.GestureSettings)?
+
+    /// Judges gestures at another pixel density from now on: the touchscreen in use changed (a
+    /// kiosk started before its panel, a panel plugged in later). Replay takes the density from
+    /// the recording's device, so the live kiosk must take it from the device it reads, or the
+    /// same touches give other gestures (a drag within a larger slop is a long press). Applied
+    /// at once when no finger is down and no gesture is pending, else as soon as that is so:
+    /// a gesture is never judged at two densities.
+    public func useDensity(_ density: PixelDensity, gestures g: KioskConfiguration.GestureSettings) {
+        pendingDensity = (density, g)
+        applyPendingDensity()
+    }
+
+    private func applyPendingDensity() {
+        guard let (density, g) = pendingDensity, contactsDown == 0, recognizer.state == .idle else { return }
+        pendingDensity = nil
+        guard density.pixelsPerMillimetre != recognizer.pixelsPerMillimetre else { return }
+        let log = recognizer.log
+        recognizer = g.recognizer(density: density, screen: screen)
+        recognizer.log = log
+        // The controller's figures that are millimetres on the glass (fling speeds, hit slop).
+        var cfg = KioskConfiguration()
+        cfg.gestures = g
+        let m = cfg.mapConfiguration(density: density)
+        controller.configuration.momentum.minStartSpeed = m.momentum.minStartSpeed
+        controller.configuration.momentum.stopSpeed = m.momentum.stopSpeed
+        controller.configuration.momentum.maxStartSpeed = m.momentum.maxStartSpeed
+        controller.configuration.overlayHitSlop = m.overlayHitSlop
+    }
+
     /// Markers that came from the configuration file (a reload replaces only these).
     private var configMarkerIDs: Set<String> = []
     /// Overlays that came from the configuration file (a reload replaces only these).
@@ -202,6 +235,7 @@ public final class MapPipeline {
     private func step(to time: Double) {
         if let rd = recognizer.nextDeadlineInPlace(), rd <= time {
             deliver(recognizer.expire(at: rd))
+            if pendingDensity != nil { applyPendingDensity() }
         }
         controller.advance(to: max(time, controller.now))
         lastTime = max(lastTime ?? time, time)
@@ -221,6 +255,7 @@ public final class MapPipeline {
         contactsDown = frame.contacts.count
         deliver(recognizer.process(frame))
         drainMapEvents()
+        if pendingDensity != nil { applyPendingDensity() }
         dirty = true // contacts themselves are visible in `tune`
     }
 

@@ -212,6 +212,7 @@ public final class MapView {
     /// The you-are-here position: the puck (and a following camera) glide to it.
     public func setPosition(_ fix: PositionFix) {
         let now = EventLoop.now()
+        catchUp(to: now)
         controller.setPosition(fix, at: now)
         pipeline.advance(to: now)
         pipeline.setNeedsRedraw()
@@ -232,6 +233,7 @@ public final class MapView {
 
     /// `gestureMask` with an explicit time (CLOCK_MONOTONIC seconds, the loop's clock).
     public func setGestureMask(_ mask: GestureMask, at time: Double) {
+        if running { handle(input.readAll()) } // the touches before the change are judged before it
         pipeline.setGestureMask(mask, at: time)
         configuration.gestures.enabled = mask
     }
@@ -297,6 +299,7 @@ public final class MapView {
                 log(.info, "touchscreen \(path) \"\(name)\" (\(kind.description), found by \(foundBy))")
                 stats.opened(path, name: name)
                 systemdDevicesChanged()
+                followDensity()
             case .frames(let path, let frames):
                 for f in frames { feed(f, from: path) }
             case .closed(let path, let reason):
@@ -310,9 +313,32 @@ public final class MapView {
                 default: log(.error, reason)
                 }
             case .warning(let text):
-                log(text.hasPrefix("no hotplug") ? .warning : .error, text)
+                log(text.hasPrefix("no hotplug") || text.contains("event buffer overflowed") ? .warning : .error, text)
             }
         }
+    }
+
+    /// Gestures are judged at the density of the touchscreen opened first among those open (as
+    /// `replay` judges a recording at its device's): a panel plugged in after the start, or in
+    /// place of another, brings its own (MapPipeline.useDensity: once no finger is down).
+    func followDensity() {
+        guard let first = input.devices.values.min(by: { $0.fd < $1.fd }) else { return }
+        let density = Replay.density(configuration: configuration, touch: first.capabilities, screen: screen,
+                                     displayMM: display.physicalSizeMillimetres)
+        guard density.pixelsPerMillimetre != pipeline.pixelsPerMillimetre else { return }
+        log(.info, "gestures at \(density) (touchscreen \(first.path))")
+        pipeline.useDensity(density, gestures: configuration.gestures)
+    }
+
+    /// Reads every input the touchscreens hold, then runs the pipeline's deadlines (long press,
+    /// double tap, lift grace, animations) up to `now`. The input is judged by the kernel's
+    /// timestamps, not by when the kiosk got round to reading it: `now` is read before the
+    /// devices are, so every event stamped before it has been read (and handled at its own
+    /// time) when a deadline at or before `now` fires. After a stall (a busy board, SIGSTOP) a
+    /// lift stamped before the long-press time is a tap, not a long press.
+    func catchUp(to now: Double) {
+        handle(input.readAll())
+        pipeline.advance(to: now)
     }
 
     /// One device's frame, merged with what the other touchscreens have down, so the
@@ -365,7 +391,8 @@ public final class MapView {
             }
         }
         if !configuration.control.socket.isEmpty { try startControl(on: loop) }
-        loop.onTimer { [weak self] in self?.pipeline.advance(to: MonotonicClock.now()) }
+        // A deadline that passed: the input waiting in the devices first (catchUp).
+        loop.onTimer { [weak self] in self?.catchUp(to: MonotonicClock.now()) }
         watchDisplayOwnership(loop)
         pipeline.begin(at: MonotonicClock.now())
         operations.lastTouch = MonotonicClock.now()   // idle (blanking, attract) counts from here
@@ -378,9 +405,8 @@ public final class MapView {
     /// Right before sleeping: read what input has arrived, draw if something changed and the
     /// display may take a frame, and arm the timer for the earliest deadline.
     func beforeWait() {
-        handle(input.readAll())
-        let now = MonotonicClock.now()
-        pipeline.advance(to: now)
+        let now = MonotonicClock.now() // before the read: see catchUp
+        catchUp(to: now)
         var wakeAt = pipeline.nextDeadline
         if let settle = pipeline.prediction?.settleAt {
             // A predicted frame led the fingers: draw again once they have gone quiet.
@@ -506,7 +532,9 @@ public final class MapView {
         defer { if firstFrameTime != nil { systemd.ready(status: systemdStatus()) } }
         do {
             let new = try KioskConfiguration.load(path: path)
-            pipeline.reconfigure(new, at: EventLoop.now())
+            let now = EventLoop.now()
+            if running { catchUp(to: now) }
+            pipeline.reconfigure(new, at: now)
             configuration.gestures = new.gestures
             configuration.markers = new.markers
             configuration.camera = new.camera

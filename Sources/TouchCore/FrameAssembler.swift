@@ -371,7 +371,10 @@ public struct FrameAssembler: Sendable {
     }
 
     /// After SYN_DROPPED the reader re-reads the device (libevdev has synced its state) and hands it
-    /// here: a contact the device lifted meanwhile is cancelled, one still down keeps its id, one
+    /// here: a contact the device lifted meanwhile is lifted in this frame (the finger left the
+    /// glass while its events were lost: its gesture ends as at any lift, from its last known
+    /// position, as a replay of the whole stream ends it, rather than being cancelled and lost),
+    /// one still down keeps its id at its position now (its gesture goes on from there), one
     /// that began meanwhile starts with a new id.
     public mutating func resync(to state: DeviceState, time: Double) -> ContactFrame {
         dropping = false
@@ -381,8 +384,7 @@ public struct FrameAssembler: Sendable {
             for i in slots.indices {
                 let new = i < state.slots.count ? state.slots[i] : SlotState()
                 if let c = slots[i].contact, c.trackingID != new.trackingID {
-                    if !c.palm { pendingCancelled.append(c.id) }
-                    slots[i].contact = nil
+                    slots[i].contact = nil // lifted (absent from the frame), not cancelled
                 }
                 if new.trackingID >= 0 && slots[i].contact == nil {
                     slots[i].contact = Tracked(id: allocateID(), trackingID: new.trackingID)
@@ -394,14 +396,11 @@ public struct FrameAssembler: Sendable {
             // Positions come complete with the next report; only a lift may have been lost.
             if hasButtonTouch {
                 buttonTouch = state.single.trackingID >= 0
-                if buttonTouch == false {
-                    pendingCancelled += currentContactIDs()
-                    previousA = []
-                }
+                if buttonTouch == false { previousA = [] } // every contact lifted
             }
         case .singleTouch:
             let down = state.single.trackingID >= 0
-            if !down, let c = single.contact { pendingCancelled.append(c.id); single.contact = nil }
+            if !down { single.contact = nil } // lifted
             if down && single.contact == nil { single.contact = Tracked(id: allocateID(), trackingID: 0) }
             single.raw = state.single
             buttonTouch = down

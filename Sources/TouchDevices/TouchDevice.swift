@@ -32,6 +32,9 @@ public final class TouchDevice {
     /// scripted device in a test passes its own).
     public var clock: () -> Double = MonotonicClock.now
     var lastEventTime = 0.0
+    /// How many times the kernel's buffer for this reader overflowed (SYN_DROPPED): events were
+    /// lost and the contacts were resynced from the device's state.
+    public private(set) var overflows = 0
     /// Frames to hand out with the next read (the contacts already down at open).
     var pendingFrames: [ContactFrame] = []
 
@@ -107,6 +110,7 @@ public final class TouchDevice {
                     sink?(e) // the state delta: only for the recorder; the assembler resyncs from state
                 } else {
                     syncing = true // SYN_DROPPED: drain the delta, then resync
+                    overflows += 1
                     dropTime = e.time
                 }
             case .empty:

@@ -156,8 +156,13 @@ public final class TouchInputHub {
         }
         guard let device = devices[fd] else { return [] }
         do {
+            let overflows = device.overflows
             let frames = try device.readAvailable()
-            return frames.isEmpty ? [] : [.frames(path: device.path, frames)]
+            var events: [Event] = frames.isEmpty ? [] : [.frames(path: device.path, frames)]
+            if device.overflows > overflows {
+                events.append(.warning(TouchInputHub.overflowWarning(device.path)))
+            }
+            return events
         } catch TouchDeviceError.gone(let path, let frames) {
             close(device)
             return [.frames(path: path, frames), .closed(path: path, reason: "gone")]
@@ -173,6 +178,12 @@ public final class TouchInputHub {
             close(device)
             return [.frames(path: device.path, [device.cancelAll()]), .closed(path: device.path, reason: "\(error)")]
         }
+    }
+
+    /// What the operator reads when a device's kernel buffer overflowed (SYN_DROPPED).
+    public static func overflowWarning(_ path: String) -> String {
+        "touch device \(path): the kernel's event buffer overflowed (the kiosk was not scheduled in time); "
+            + "the events in it were lost and the contacts were resynced from the device's state"
     }
 
     /// A new output size (a mode change or rotation) for every open device.

@@ -29,7 +29,7 @@ extension MapView {
 
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
         let now = EventLoop.now()
-        pipeline.advance(to: now)
+        catchUp(to: now) // the touches stamped before the request first
         // A request that only reads (mpv's and sway's get_* rule) never draws a frame: an app
         // polling get_camera leaves an idle kiosk idle. The rest redraw only when what is on
         // the screen changed (a no-op update, a gesture mask, a repeated move draw nothing);
