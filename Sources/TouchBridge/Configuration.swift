@@ -379,7 +379,7 @@ struct ConfigReader {
         var out: [String: ConfigValue] = [:]
         for (k, v) in t {
             do {
-                if let value = try checkedValue(k, v, section: section, prefix: prefix) { return value }
+                if let value = try checkedValue(k, v, section: section, prefix: prefix) { out[k] = value }
             } catch let e as ConfigError { sink.add(e) } catch { sink.add(ConfigError(file: file, line: nil, key: nil, message: "\(error)")) }
         }
         return out

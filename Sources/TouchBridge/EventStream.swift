@@ -69,7 +69,7 @@ public struct EventStreamEncoder {
         o.literal(",\"type\":\"start\",\"screen\":[")
         o.int(Int(screen.width)); o.literal(","); o.int(Int(screen.height))
         o.literal("],\"camera\":"); Self.camera(camera, into: &o)
-        if let mode { o.literal(",\"mode\":\""); o.literal(mode.rawValue); o.literal("\"") }
+        if let mode { o.literal(",\"mode\":"); o.string(mode.rawValue) }
         o.literal("}")
     }
 

@@ -3,6 +3,7 @@ import MapEngine
 import Rendering
 import Platform
 import VectorTiles
+import Display
 
 /// What a reload did: applied the file (and which keys it could not apply without a restart),
 /// or kept the running configuration and why.

@@ -45,7 +45,7 @@ import MapEngine
         #expect(json(free[0])["mode"] as? String == "free" && (json(free[0])["camera"] as? [String: Any])?["zoom"] as? Double == 3)
     }
 
-    @Test(arguments: ["Atmel maXTouch Touchscreen.1-finger-drag-up-down", "N-Trig MultiTouch.2-fingers-touch-release",
+    @Test(arguments: ["Atmel maXTouch Touchscreen.1-finger-drag-up-down", "ELAN CANDO Windows7.1-finger-drag-up-down",
                       "Atmel maXTouch Touchscreen.4-finger-drag-down"])
     func noTwoDidChangeLinesInARowCarryTheSameCamera(_ name: String) throws {
         var cfg = KioskConfiguration()
