@@ -108,7 +108,7 @@ import Glibc
         let path = try tempConfig(base)
         let view = try view(path)
         try (base.replacingOccurrences(of: "/nonexistent/event99", with: "/nonexistent/event98")
-             + "\n[display]\nbackend = \"png\"\nsize = \"800x600\"\nmax_fps = 30\n[log]\nlevel = \"debug\"\n[gestures]\n")
+             + "\n[display]\nbackend = \"png\"\nsize = \"800x600\"\nmax_fps = 30\n[log]\nlevel = \"debug\"\n")
             .write(toFile: path, atomically: true, encoding: .utf8)
         let r = view.reload()
         #expect(r.error == nil)
