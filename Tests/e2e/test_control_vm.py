@@ -173,12 +173,14 @@ def test_reload_switches_the_running_kiosk_to_a_new_tiles_file(vm, kiosk_binary,
     w, h, ref = read_png(out)
     assert (w, h) == (W, H)
     reloaded, before = vm.screenshots["reloaded"], vm.screenshots["after"]
-    # The scanout after the reload is the new tiles' map, as render draws it for the same camera...
-    now = differing_fraction(reloaded.rgb, ref, W, H, masks=AROUND_THE_MARKER)
+    # The scanout after the reload is the new tiles' map, as render draws it for the same camera
+    # (the same pixels: 0 % differ by more than 4 levels on the run that wrote this test)...
+    now = differing_fraction(reloaded.rgb, ref, W, H, threshold=4, masks=AROUND_THE_MARKER)
     assert now < 0.02, f"after the reload the scanout differs from the tiles' map in {now:.1%} of pixels"
-    # ... and was not before (the built-in world map).
-    was = differing_fraction(before.rgb, ref, W, H, masks=AROUND_THE_MARKER)
-    assert was > 0.2, f"the built-in map and the tiles' map differ in only {was:.1%} of pixels: the test proves nothing"
+    # ... and was not before: the built-in world's beige land against the tile set's grey (close
+    # colours, hence the small threshold; nearly every pixel differs).
+    was = differing_fraction(before.rgb, ref, W, H, threshold=4, masks=AROUND_THE_MARKER)
+    assert was > 0.5, f"the built-in map and the tiles' map differ in only {was:.1%} of pixels: the test proves nothing"
     # The marker added over the socket and its info window stayed through the reload.
     white = lambda p: p == (255, 255, 255)
     assert fraction(reloaded, (W // 2 - 25, H // 2 - 90, W // 2 + 25, H // 2 - 62), white) > 0.5
