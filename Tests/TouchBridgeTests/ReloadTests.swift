@@ -148,4 +148,23 @@ import Glibc
         #expect(view.framesPresented > framesAtHangup)
         #expect(view.firstFrameTime != nil)
     }
+
+    /// A new style for the vector tiles is applied too; one that does not parse is refused.
+    @Test func reloadAppliesANewStyleAndRefusesABrokenOne() throws {
+        let style = repoRoot.appendingPathComponent("Sources/VectorTiles/Resources/street-style.json").path
+        let path = try tempConfig(base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\n")
+        let view = try view(path)
+        let first = ObjectIdentifier(view.renderer)
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\nstyle = \"\(style)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = view.reload()
+        #expect(r.error == nil && r.applied.contains("style"), "\(r)")
+        #expect(ObjectIdentifier(view.renderer) != first && view.configuration.map.style == style)
+        let styled = ObjectIdentifier(view.renderer)
+        let broken = (path as NSString).deletingLastPathComponent + "/broken-style.json"
+        try "{ \"version\": 8, \"layers\": [ ".write(toFile: broken, atomically: true, encoding: .utf8)
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\nstyle = \"\(broken)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let bad = view.reload()
+        #expect(bad.error?.contains("broken-style.json") == true, "\(bad)")
+        #expect(ObjectIdentifier(view.renderer) == styled && view.configuration.map.style == style)
+    }
 }
