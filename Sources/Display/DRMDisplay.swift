@@ -42,6 +42,8 @@ public final class DRMDisplay: DisplayBackend {
     private var fd: Int32 { card.rawValue }
     private let crtcID: UInt32
     private var connectorID: UInt32
+    /// DPMS turned off by `setPowered(false)`.
+    private var blanked = false
     private var mode: drmModeModeInfo
     private var savedCrtc: UnsafeMutablePointer<drmModeCrtc>?
     private var buffers: [DumbBuffer] = []
@@ -210,8 +212,25 @@ public final class DRMDisplay: DisplayBackend {
         }
     }
 
+    /// Screen blanking through the connector's DPMS property (atomic drivers turn the CRTC's
+    /// ACTIVE off behind it): off stops the scanout and lets the panel sleep; on brings the same
+    /// mode and framebuffer back. Restored on at `close()`.
+    public func setPowered(_ on: Bool) throws -> Bool {
+        guard fd >= 0, failure == nil else { return false }
+        guard let dpms = DRMPanelOrientation.property(fd: fd, connectorID: connectorID, named: "DPMS") else { return false }
+        let value = UInt64(on ? DRM_MODE_DPMS_ON : DRM_MODE_DPMS_OFF)
+        if dpms.value == value { blanked = !on; return true }
+        if on { try? waitForFlip(timeout: 0.5) }
+        guard drmModeConnectorSetProperty(fd, connectorID, dpms.id, value) == 0 else {
+            throw DisplayError.systemCall(path: path, call: "setting \(connectorName)'s DPMS \(on ? "on" : "off")", errno: errno)
+        }
+        blanked = !on
+        return true
+    }
+
     public func close() {
         guard fd >= 0 else { return }
+        if blanked { _ = try? setPowered(true) }
         // Drain a pending flip so no event refers to a buffer about to be freed.
         try? waitForFlip(timeout: 0.5)
         if let s = savedCrtc {

@@ -36,6 +36,18 @@ public enum DRMPanelOrientation {
         return nil
     }
 
+    /// The id and current value of a connector property by name; nil when the driver does not expose it.
+    static func property(fd: Int32, connectorID: UInt32, named name: String) -> (id: UInt32, value: UInt64)? {
+        guard let props = drmModeObjectGetProperties(fd, connectorID, UInt32(DRM_MODE_OBJECT_CONNECTOR)) else { return nil }
+        defer { drmModeFreeObjectProperties(props) }
+        for i in 0..<Int(props.pointee.count_props) {
+            guard let prop = drmModeGetProperty(fd, props.pointee.props[i]) else { continue }
+            defer { drmModeFreeProperty(prop) }
+            if cString(prop.pointee.name) == name { return (prop.pointee.prop_id, props.pointee.prop_values[i]) }
+        }
+        return nil
+    }
+
     /// A fixed-size C char array (imported as a tuple) as a String.
     static func cString<T>(_ tuple: T) -> String {
         withUnsafeBytes(of: tuple) { raw in

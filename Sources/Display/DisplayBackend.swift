@@ -58,10 +58,14 @@ public protocol DisplayBackend: AnyObject {
     /// read of a blended pixel is an uncached bus read). False by default, so a host app's
     /// backend whose back buffer is device memory keeps today's draw-then-copy.
     var backBufferIsDrawable: Bool { get }
+    /// Turns the output off (screen blanking: DPMS off, the panel dark) or back on. Returns
+    /// false when this backend cannot (the picture stays); throws when it tried and failed.
+    func setPowered(_ on: Bool) throws -> Bool
 }
 
 extension DisplayBackend {
     public var lastFlipTime: Double? { nil }
+    public func setPowered(_ on: Bool) throws -> Bool { false }
     public var panelRotation: Int? { nil }
     public var backBufferIsDrawable: Bool { false }
 }

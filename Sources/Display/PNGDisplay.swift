@@ -27,6 +27,9 @@ public final class PNGDisplay: DisplayBackend {
     /// points at freed memory; after `close()` nothing more is written.
     private let back: UnsafeMutableRawPointer
     private var closed = false
+    /// False while blanked: a dark panel writes no frames.
+    public private(set) var powered = true
+    public func setPowered(_ on: Bool) throws -> Bool { powered = on; return true }
 
     public init(width: Int, height: Int, output: Output, refreshHz: Double = 60) {
         precondition(width > 0 && height > 0)

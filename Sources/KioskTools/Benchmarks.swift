@@ -52,6 +52,11 @@ public struct Benchmarks {
         progress = sections.line
         defer { progress = saved }
         if Self.onlyOverlays { sections.header("Overlay shapes (1920x1080) only"); overlayShapes(); return }
+        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "control", let exe = options.executable {
+            sections.header("Control socket only: get_camera polled against a 1080p kiosk with 300 markers")
+            try controlRoundTrip(executable: exe)
+            return
+        }
         sections.header("Frame assembly and calibration")
         try assembly()
         if let exe = options.executable, !options.inProcessMicro {
@@ -84,6 +89,8 @@ public struct Benchmarks {
         sections.header("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
         try lag()
         if let exe = options.executable {
+            sections.header("Control socket: get_camera polled against a 1080p kiosk with 300 markers, in a fresh process")
+            try controlRoundTrip(executable: exe)
             sections.header("A 1080p kiosk run with a tile set, in a fresh process")
             try kioskProbe(executable: exe)
             if options.streetTiles != nil {

@@ -40,3 +40,17 @@ extension MapController {
         }
     }
 }
+
+extension MapController {
+    /// Back to the home camera at once, from any mode (the attract loop's end, a kiosk's own
+    /// "start over"): the info window closes and the camera animates home over the mode
+    /// transition time; free mode.
+    public func goHome(at t: Double) {
+        closeInfoWindow(at: t)
+        if cameraMode != .free { setCameraMode(.free, at: t) }
+        homeQuietSince = nil
+        if camera != configuration.limits.clamp(homeCamera) {
+            startAnimation(to: homeCamera, duration: configuration.modeTransitionDuration, byGesture: false, at: t)
+        }
+    }
+}

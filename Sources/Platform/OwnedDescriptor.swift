@@ -35,4 +35,13 @@ public final class OwnedDescriptor {
     }
 
     deinit { close() }
+
+    /// Writes all of `bytes` to an existing file opened O_WRONLY | O_TRUNC (a sysfs attribute
+    /// such as a backlight's brightness takes one write of the whole value).
+    public static func overwrite(path: String, with bytes: [UInt8]) throws {
+        let d = try OwnedDescriptor(path: path, .writeOnly, options: .truncate)
+        defer { d.close() }
+        guard let fd = d.descriptor else { return }
+        do { _ = try fd.writeAll(bytes) } catch let e as Errno { throw SystemError("write", path: path, errno: e) }
+    }
 }

@@ -111,6 +111,9 @@ public final class RasterTileSource: @unchecked Sendable {
         }
     }
 
+    /// Tiles drawn from the cache, and those decoded first (the kiosk's `stats`; the loop's thread).
+    public private(set) var cacheCounts = (hits: 0, misses: 0)
+
     /// The decoded tile (z, x, y) from the cache, decoded and kept first if it is not there.
     func pixels(z: Int, x: Int, y: Int) -> Pixels? {
         let key = Key(z: z, x: x, y: y)
@@ -119,7 +122,9 @@ public final class RasterTileSource: @unchecked Sendable {
         if let hit = cache[key] {
             cache[key] = (hit.entry, clock)
             entry = hit.entry
+            cacheCounts.hits += 1
         } else {
+            cacheCounts.misses += 1
             entry = decode(key)
             insert(key, entry)
         }

@@ -47,13 +47,19 @@ public final class VectorTileSet: @unchecked Sendable {
     public var warnings: [String] { lock.lock(); defer { lock.unlock() }; return warningList }
     public var cachedBytes: Int { lock.lock(); defer { lock.unlock() }; return bytes }
     public var cachedTileCount: Int { lock.lock(); defer { lock.unlock() }; return cache.count }
+    private var hitCount = 0, missCount = 0
+    /// Tiles the renderer asked for that were decoded already, and those it had to decode (the
+    /// kiosk's `stats`).
+    public var cacheCounts: (hits: Int, misses: Int) { lock.lock(); defer { lock.unlock() }; return (hitCount, missCount) }
+
     /// Seconds each decode took (read + decompress + protobuf + geometry), for benchmarks.
     public var decodeDurations: [Double] { lock.lock(); defer { lock.unlock() }; return decodeTimes }
 
     /// The decoded tile, decoding it here if it is not cached; nil if absent or unusable.
     public func tile(_ key: Key) -> VectorTile? {
         lock.lock()
-        if let hit = lookup(key) { lock.unlock(); return hit.tile }
+        if let hit = lookup(key) { hitCount += 1; lock.unlock(); return hit.tile }
+        missCount += 1
         lock.unlock()
         let t = decode(key)
         lock.lock()

@@ -22,7 +22,7 @@ public enum ConfigSchema {
 
     /// Every key: the fixed list below plus one per recogniser threshold, named by
     /// `GestureThresholds.table` (the names tune, warnings and docs/gestures.md use).
-    public static let keys: [ConfigKey] = fixedKeys + GestureThresholds.table.map {
+    public static let keys: [ConfigKey] = fixedKeys + operationsKeys + GestureThresholds.table.map {
         ConfigKey(section: "gestures", name: $0.name, type: .number,
                   doc: "recogniser threshold in \($0.unit) (docs/gestures.md)" + ($0.fileAlias.map { "; also read as \($0)" } ?? ""))
     }

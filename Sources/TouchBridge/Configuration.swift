@@ -217,6 +217,8 @@ public struct KioskConfiguration: Sendable, Equatable {
     public var camera = CameraSettings()
     public var log = LogSettings()
     public var control = ControlSettings()
+    /// Blanking, backlight, attract loop and metrics (ConfigOperations.swift).
+    public var operations = OperationsSettings()
 
     public init() {}
 
@@ -326,7 +328,18 @@ struct ConfigReader {
                 }
                 let values = checked(t, section: name, prefix: name)
                 switch name {
-                case "display": if let d = collecting(values, { try display($0, prefix: name) }) { cfg.display = d }
+                case "display":
+                    if let d = collecting(values, { try display($0, prefix: name) }) { cfg.display = d }
+                    let ops = cfg.operations
+                    if let o = collecting(values, { v -> KioskConfiguration.OperationsSettings in
+                        var o = ops; try displayOperations(v, prefix: name, into: &o); return o }) { cfg.operations = o }
+                case "kiosk", "metrics":
+                    let ops = cfg.operations
+                    if let o = collecting(values, { v -> KioskConfiguration.OperationsSettings in
+                        var o = ops
+                        if name == "kiosk" { try kiosk(v, prefix: name, into: &o) } else { try metrics(v, prefix: name, into: &o) }
+                        return o
+                    }) { cfg.operations = o }
                 case "gestures": if let g = collecting(values, { try gestures($0, prefix: name) }) { cfg.gestures = g }
                 case "map": if let m = collecting(values, { try map($0, prefix: name) }) { cfg.map = m }
                 case "camera": if let c = collecting(values, { try camera($0, prefix: name) }) { cfg.camera = c }

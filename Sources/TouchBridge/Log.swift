@@ -46,7 +46,17 @@ public struct KioskLog: Sendable {
         self.logger.logLevel = level.loggerLevel
     }
 
+    /// Told of every warning and error, whatever `level` lets through (the kiosk's `stats`
+    /// keeps the last of each with its time).
+    public var problemObserver: (@Sendable (Level, String) -> Void)?
+
     public func callAsFunction(_ l: Level, _ message: @autoclosure () -> String) {
+        if l <= .warning, let problemObserver {
+            let text = KioskLog.strippingLevelWord(message(), l)
+            problemObserver(l, text)
+            if l <= level { logger.log(level: l.loggerLevel, "\(text)") }
+            return
+        }
         guard l <= level else { return }
         logger.log(level: l.loggerLevel, "\(KioskLog.strippingLevelWord(message(), l))")
     }

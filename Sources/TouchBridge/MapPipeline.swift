@@ -234,8 +234,18 @@ public final class MapPipeline {
         guard let sink, sinkHasReader?() ?? true else { return }
         line.reset()
         encode(encoder, &line)
-        sink(line.string)
+        if let lineMark {
+            var s = line.string
+            if s.hasSuffix("}") { s.removeLast(); s += lineMark + "}" }
+            sink(s)
+        } else {
+            sink(line.string)
+        }
     }
+
+    /// Added to every line while set (JSON members with a leading comma): the attract tour's
+    /// lines carry `"attract":true` so an app's analytics can tell them from a visitor's.
+    public var lineMark: String?
 
     private func deliver(_ events: [GestureEvent]) {
         for e in events {

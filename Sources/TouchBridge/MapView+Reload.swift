@@ -95,6 +95,16 @@ extension MapView {
         configuration.position = new.position
         configuration.map = new.map
         configuration.display.maxFPS = new.display.maxFPS
+        // Blanking, backlight, attract tour and metrics ([display] blank_after_s, [kiosk],
+        // [metrics]): the new settings from now; the counters (KioskStats) go on.
+        configuration.operations = new.operations
+        operations.settings = new.operations
+        operations.backlight = new.operations.backlight.map { Backlight(name: $0) }
+        operations.tour = nil
+        operations.tourProblem = nil
+        operations.nextMetricsAt = nil
+        stats.reloaded()
+        result.applied.append("blanking, attract and metrics settings")
         for w in pipeline.overlayWarnings { log(.warning, "reload: \(w)") }
         result.restartNeeded = MapView.restartNeeded(running: startFileConfiguration, new: new)
         log(.info, "reload: re-read \(path): applied " + result.applied.joined(separator: ", "))

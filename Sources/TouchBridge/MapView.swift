@@ -97,6 +97,10 @@ public final class MapView {
     public private(set) var refusedPresents = 0
     public private(set) var firstFrameTime: Double?
     let createdAt = MonotonicClock.now()
+    /// Counters for `stats` and the metrics textfile (KioskStats.swift); kept across reloads.
+    public let stats: KioskStats
+    /// Blanking, the attract tour, the metrics textfile (MapView+Operations.swift).
+    let operations: KioskOperations
 
     /// Opens the display, the map data and the touchscreens the configuration names.
     /// - Parameter display: a backend to use instead of the configured one (tests, demo).
@@ -105,7 +109,16 @@ public final class MapView {
         self.configuration = configuration
         self.startFileConfiguration = configuration
         self.configPath = configPath
-        self.log = log ?? KioskLog(level: .init(name: configuration.log.level))
+        let stats = KioskStats(startedAt: MonotonicClock.now())
+        self.stats = stats
+        operations = KioskOperations(settings: configuration.operations, now: MonotonicClock.now())
+        var kioskLog = log ?? KioskLog(level: .init(name: configuration.log.level))
+        let appObserver = kioskLog.problemObserver
+        kioskLog.problemObserver = { level, text in
+            stats.problem(level, text, at: MonotonicClock.now())
+            appObserver?(level, text)
+        }
+        self.log = kioskLog
         _ = try BuiltInWorld.load() // a clear error now, not an empty map later
         let d = try display ?? MapView.openDisplay(configuration.display, log: self.log)
         self.display = d
@@ -146,8 +159,8 @@ public final class MapView {
         let density = Replay.density(configuration: configuration, touch: found.first?.capabilities, screen: screen,
                                      displayMM: d.physicalSizeMillimetres)
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
-        let kioskLog = self.log
-        pipeline.logTransitions { level, message in kioskLog(level, message) }
+        pipeline.gestureObserver = { [stats, operations] e in if operations.attract == nil { stats.gesture(e) } }
+        pipeline.logTransitions { [log = self.log] level, message in log(level, message) }
         if configuration.touchPrediction {
             pipeline.prediction = FramePrediction(settings: .init(pixelsPerMillimetre: density.pixelsPerMillimetre),
                                                   fixedLatency: configuration.predictionLatency, refreshHz: 1 / pacer.interval)
@@ -321,11 +334,14 @@ public final class MapView {
             switch event {
             case .opened(let path, let name, let kind, let foundBy):
                 log(.info, "touchscreen \(path) \"\(name)\" (\(kind.description), found by \(foundBy))")
+                stats.opened(path, name: name)
                 systemdDevicesChanged()
             case .frames(let path, let frames):
                 for f in frames { feed(f, from: path) }
             case .closed(let path, let reason):
                 merger.remove(device: path)
+                operations.realDown[path] = nil
+                stats.closed(path, at: MonotonicClock.now(), error: reason != "gone" && reason != "removed")
                 systemdDevicesChanged()
                 switch reason {
                 case "gone": log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
@@ -342,6 +358,10 @@ public final class MapView {
     /// recogniser sees one surface.
     func feed(_ f: ContactFrame, from path: String) {
         newestInput = max(newestInput ?? f.time, f.time)
+        let before = operations.realDown[path] ?? []
+        stats.touchesDown(f.contacts.filter { !before.contains($0.id) }.count)
+        operations.realDown[path] = f.contacts.isEmpty ? nil : f.contacts.map(\.id)
+        if operationsIntercept(f, from: path) { return }
         pipeline.handle(merger.merge(f, from: path))
     }
 
@@ -387,6 +407,7 @@ public final class MapView {
         loop.onTimer { [weak self] in self?.pipeline.advance(to: MonotonicClock.now()) }
         watchDisplayOwnership(loop)
         pipeline.begin(at: MonotonicClock.now())
+        operations.lastTouch = MonotonicClock.now()   // idle (blanking, attract) counts from here
         try loop.run { [weak self] in self?.beforeWait() }
         close()
     }
@@ -425,6 +446,7 @@ public final class MapView {
             presentRetryAt = nil
             wakeAt = min(wakeAt ?? retry, retry)
         }
+        if let t = operationsTick(now: now) { wakeAt = min(wakeAt ?? t, t) }
         if let stopTime {
             if now >= stopTime { eventLoop.stop(); return }
             wakeAt = min(wakeAt ?? stopTime, stopTime)
@@ -436,6 +458,9 @@ public final class MapView {
     /// Renders the current scene and shows it.
     public func drawAndPresent(now: Double) {
         if let retry = displayRetryAt, now < retry { pipeline.setNeedsRedraw(); return } // someone else has the display
+        // Blanked: nothing is drawn until a touch wakes the screen (then this frame is drawn).
+        if operations.blanked { pipeline.setNeedsRedraw(); return }
+        let drawStart = MonotonicClock.now()
         // While something moves, the renderer may resample its cached base map (fast); the
         // frame after the camera goes idle is drawn at full quality.
         let moving = controller.isMoving || pipeline.contactsDown > 0
@@ -457,6 +482,7 @@ public final class MapView {
                     lastMeasuredInput = input
                 }
                 framesPresented += 1
+                stats.frameDrawn(seconds: MonotonicClock.now() - drawStart)
                 if firstFrameTime == nil {
                     let first = MonotonicClock.now()
                     firstFrameTime = first

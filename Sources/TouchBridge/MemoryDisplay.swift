@@ -13,6 +13,9 @@ public final class MemoryDisplay: DisplayBackend {
     /// Its back buffer is ordinary memory that nothing else reads.
     public var backBufferIsDrawable: Bool { true }
     public private(set) var presented = 0
+    /// False while blanked (`setPowered(false)`).
+    public private(set) var powered = true
+    public func setPowered(_ on: Bool) throws -> Bool { powered = on; return true }
     /// The next this many presents are refused (return false with no flip pending), as a DRM
     /// driver does when its previous commit is still being cleaned up (EBUSY).
     public var busyPresents = 0

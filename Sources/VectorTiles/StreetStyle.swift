@@ -88,7 +88,10 @@ public struct StreetStyle: Sendable {
                         props[name] = .literal(.array(fonts.compactMap(\.string).map(StyleValue.string)))   // a font stack, not an expression
                         continue
                     }
-                    props[name] = name == "text-field" ? try p.textField(v, ppath) : try p.value(v, ppath, color: isColor)
+                    let parsed = name == "text-field" ? try p.textField(v, ppath) : try p.value(v, ppath, color: isColor)
+                    let (bounded, problem) = StyleLimits.bound(name, parsed)
+                    if let problem { throw p.fail(ppath, problem) }
+                    props[name] = bounded
                 }
             }
             layers.append(Layer(id: id, type: type, sourceLayer: lj["source-layer"]?.string,

@@ -43,6 +43,10 @@ public indirect enum StyleExpression: Sendable {
     case concat([StyleExpression])
     /// A legacy text template: "{name:latin}\n{name}" with each token replaced by the property.
     case template(String)
+    /// A number (or each number of an array) held within lo...hi, NaN taken as lo; text cut to
+    /// `maxText` characters. Wraps the properties `StyleLimits` bounds, so a data-driven value
+    /// (a tile's, a zoom function's) can never ask for a 1e300 px circle.
+    case limit(StyleExpression, lo: Double, hi: Double, maxText: Int)
 
 
     /// Whether the value is the same for every feature (depends on zoom at most): then it is
@@ -51,7 +55,7 @@ public indirect enum StyleExpression: Sendable {
         switch self {
         case .literal, .zoom: return true
         case .get, .has, .geometryType, .template: return false
-        case let .not(e), let .toString(e), let .toNumber(e): return e.isFeatureConstant
+        case let .not(e), let .toString(e), let .toNumber(e), let .limit(e, _, _, _): return e.isFeatureConstant
         case let .compare(_, a, b): return a.isFeatureConstant && b.isFeatureConstant
         case let .oneOf(e, _): return e.isFeatureConstant
         case let .all(es), let .any(es), let .coalesce(es), let .concat(es): return es.allSatisfy(\.isFeatureConstant)
@@ -108,6 +112,7 @@ public indirect enum StyleExpression: Sendable {
             return .null
         case let .concat(es): return .string(es.map { $0.evaluate(c).text }.joined())
         case let .template(t): return .string(StyleExpression.fill(template: t, c))
+        case let .limit(e, lo, hi, maxText): return StyleLimits.held(e.evaluate(c), lo: lo, hi: hi, maxText: maxText)
         }
     }
 

@@ -676,3 +676,32 @@ def test_replay_reads_a_libinput_record_file(kiosk_binary):
                            capture_output=True, text=True, timeout=60)
     assert yml.returncode == 0 and evemu.returncode == 0, yml.stderr
     assert len(yml.stdout.splitlines()) > 5 and yml.stdout == evemu.stdout
+
+
+def test_no_op_updates_draw_no_frame_and_stats_counts_frames(kiosk):
+    """Idle means idle (issue 30): a request that changes nothing on the screen (the same
+    marker again, a move to where the camera is, a gesture mask) draws nothing; `stats` reads
+    without drawing and its frame count is the display's."""
+    c = kiosk.client()
+    c.ok("add_marker", marker="same", latitude=47.1, longitude=9.5, title="Shop")
+    settle(c)
+    time.sleep(0.5)
+    before = kiosk.frame_count()
+    cam = c.ok("get_camera")["camera"]
+    c.ok("update_marker", marker="same", latitude=47.1, longitude=9.5, title="Shop")
+    c.ok("move_camera", latitude=cam["lat"], longitude=cam["lon"], zoom=cam["zoom"])
+    c.ok("set_gestures", enabled=["pan", "pinch"])
+    c.ok("set_gestures", enabled="all")
+    s = c.ok("stats")
+    time.sleep(0.5)
+    assert kiosk.frame_count() == before, f"{kiosk.frame_count() - before} frames drawn by no-op requests"
+    assert s["frames"] == before
+    assert s["markers"] == 1 and s["display"]["state"] == "on" and s["uptime_s"] > 0
+    assert set(s["gestures"]) >= {"tap", "pan", "pinch"}
+    # A real change draws (the pin moves); a title alone would not (no info window is open).
+    c.ok("update_marker", marker="same", latitude=47.12)
+    deadline = time.time() + 5
+    while kiosk.frame_count() == before and time.time() < deadline:
+        time.sleep(0.05)
+    assert kiosk.frame_count() == before + 1
+    assert c.ok("stats")["frames"] == before + 1

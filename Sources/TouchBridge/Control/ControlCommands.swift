@@ -19,23 +19,38 @@ extension MapView {
         log(.info, "control socket \(server.path) (mode 0660)")
     }
 
-    /// Commands that change nothing on the screen.
-    static let readOnlyCommands: Set<String> = ["get_camera", "get_gestures", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot"]
+    /// Commands that change nothing on the screen (they never draw).
+    static let readOnlyCommands: Set<String> = ["get_camera", "get_gestures", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot", "stats"]
 
     /// Every command name, for `help` and the unknown-command message.
     static let controlCommands = ["get_camera", "move_camera", "fit", "add_marker", "update_marker", "remove_marker",
                                   "list_markers", "select_marker", "get_gestures", "set_gestures", "set_camera_mode", "set_position"]
-        + overlayCommands + ["screenshot", "reload", "subscribe", "unsubscribe", "help"]
+        + overlayCommands + ["screenshot", "reload", "stats", "subscribe", "unsubscribe", "help"]
 
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
-        var a = ControlArguments(command: r.command, pairs: r.arguments)
         let now = EventLoop.now()
         pipeline.advance(to: now)
         // A request that only reads (mpv's and sway's get_* rule) never draws a frame: an app
-        // polling get_camera leaves an idle kiosk idle. The rest redraw.
-        if !MapView.readOnlyCommands.contains(r.command) {
-            pipeline.setNeedsRedraw()
+        // polling get_camera leaves an idle kiosk idle. The rest redraw only when what is on
+        // the screen changed (a no-op update, a gesture mask, a repeated move draw nothing);
+        // a reload always does (text scale and style are the renderer's, not the scene's).
+        if MapView.readOnlyCommands.contains(r.command) { return try performCommand(r, client: client, now: now) }
+        let before = pipeline.scene(attribution: nil)
+        let wasDirty = pipeline.needsRedraw
+        defer {
+            if r.command == "reload" || controller.isMoving || pipeline.scene(attribution: nil) != before {
+                pipeline.setNeedsRedraw()
+            } else if !wasDirty {
+                // The command's own bookkeeping (a move to where the camera is emits willMove
+                // and idleAt; a gesture mask) asked for a frame that would be the same picture.
+                _ = pipeline.takeNeedsRedraw()
+            }
         }
+        return try performCommand(r, client: client, now: now)
+    }
+
+    private func performCommand(_ r: ControlRequest, client: ControlServer.Client, now: Double) throws -> [(String, JSONValue)] {
+        var a = ControlArguments(command: r.command, pairs: r.arguments)
         switch r.command {
         case "get_camera":
             try a.finish()
@@ -211,6 +226,9 @@ extension MapView {
             if let problem = result.error { throw ControlError(problem) }
             return [("restart_needed", .array(result.restartNeeded.map { .string($0) })),
                     ("applied", .array(result.applied.map { .string($0) }))]
+        case "stats":
+            try a.finish()
+            return stats.json(statsSnapshot(now: MonotonicClock.now()))
         case "subscribe":
             try a.finish()
             return []
