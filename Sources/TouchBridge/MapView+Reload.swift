@@ -173,6 +173,9 @@ extension MapView {
         }
         tileWorker?.close()
         tileWorker = nil
+        let v = renderer.vector?.cacheCounts ?? (0, 0), rc = renderer.raster?.cacheCounts ?? (0, 0)
+        retiredTileCounts.hits += v.0 + rc.0
+        retiredTileCounts.misses += v.1 + rc.1
         let r = MapRenderer(raster: raster, vector: vector, streetStyle: style)
         r.textScale = renderer.textScale
         r.usesBaseMapCache = renderer.usesBaseMapCache

@@ -51,6 +51,9 @@ public final class MapView {
     /// What the control socket's clients said to make each overlay (update_overlay changes it).
     var overlaySpecs: [String: OverlaySpec] = [:]
     public internal(set) var renderer: MapRenderer
+    /// Tile cache hits and misses of the tile sets a reload replaced: `stats` counts on from them
+    /// (a counter never goes back).
+    var retiredTileCounts = (hits: 0, misses: 0)
     /// The configuration file as the kiosk started with it (before command-line overrides):
     /// `reload` lists the keys whose new value needs a restart against it.
     public var startFileConfiguration: KioskConfiguration

@@ -167,4 +167,18 @@ import Glibc
         #expect(bad.error?.contains("broken-style.json") == true, "\(bad)")
         #expect(ObjectIdentifier(view.renderer) == styled && view.configuration.map.style == style)
     }
+
+    /// The stats' tile cache counters go on through a reload that replaces the tile set.
+    @Test func tileCountersSurviveATilesSwitch() throws {
+        let path = try tempConfig(base + "\n[map]\ntiles = \"\(CheckErrorsTests.raster)\"\nzoom = 3.0\n")
+        let view = try view(path)
+        view.pipeline.begin(at: EventLoop.now())
+        view.drawAndPresent(now: EventLoop.now())
+        let before = view.statsSnapshot(now: EventLoop.now())
+        #expect(before.tileHits + before.tileMisses > 0)
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(view.reload().error == nil)
+        let after = view.statsSnapshot(now: EventLoop.now())
+        #expect(after.tileHits >= before.tileHits && after.tileMisses >= before.tileMisses, "\(before) -> \(after)")
+    }
 }
