@@ -45,60 +45,66 @@ public struct Benchmarks {
     var minSeconds: Double { options.quick ? 0.05 : 0.6 }
 
     public mutating func runAll() throws {
-        if Self.onlyOverlays { progress("Overlay shapes (1920x1080) only"); overlayShapes(); return }
+        // A section's title is printed with its first line: a stage that has nothing to measure
+        // (no --recording, no street tiles, --quick) leaves no empty section (issue 30).
+        let sections = SectionPrinter(out: progress)
+        let saved = progress
+        progress = sections.line
+        defer { progress = saved }
+        if Self.onlyOverlays { sections.header("Overlay shapes (1920x1080) only"); overlayShapes(); return }
         if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "control", let exe = options.executable {
-            progress("Control socket only: get_camera polled against a 1080p kiosk with 300 markers")
+            sections.header("Control socket only: get_camera polled against a 1080p kiosk with 300 markers")
             try controlRoundTrip(executable: exe)
             return
         }
         if Self.onlyLag {
-            progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080), frame time \(Self.lagOnlyFrameMS) ms")
+            sections.header("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080), frame time \(Self.lagOnlyFrameMS) ms")
             try lag()
             return
         }
-        progress("Frame assembly and calibration")
+        sections.header("Frame assembly and calibration")
         try assembly()
         if let exe = options.executable, !options.inProcessMicro {
-            progress("Gesture recogniser and map controller, each in \(options.quick ? 2 : 5) fresh processes")
+            sections.header("Gesture recogniser and map controller, each in \(options.quick ? 2 : 5) fresh processes")
             if !microInFreshProcesses(executable: exe, runs: options.quick ? 2 : 5) { recogniser(); controller() }
         } else {
-            progress("Gesture recogniser")
+            sections.header("Gesture recogniser")
             recogniser()
-            progress("Map controller")
+            sections.header("Map controller")
             controller()
         }
-        progress("Feel: touch-down map points at lift, largest step per frame")
+        sections.header("Feel: touch-down map points at lift, largest step per frame")
         feel()
         for (w, h) in [(1280, 800), (1920, 1080)] {
-            progress("Renderer \(w)x\(h)")
+            sections.header("Renderer \(w)x\(h)")
             try render(width: w, height: h)
         }
-        progress("Street map 1920x1080 (vector tiles, Vaduz)")
+        sections.header("Street map 1920x1080 (vector tiles, Vaduz)")
         streetMap()
-        progress("End to end, a recording replayed at real timing (1920x1080)")
+        sections.header("End to end, a recording replayed at real timing (1920x1080)")
         try endToEnd()
-        progress("End to end, every real recording of the repo one after the other, at real timing (1920x1080)")
+        sections.header("End to end, every real recording of the repo one after the other, at real timing (1920x1080)")
         try endToEndAll()
-        progress("Markers at scale (1920x1080)")
+        sections.header("Markers at scale (1920x1080)")
         markerScale()
-        progress("GeoJSON overlay")
+        sections.header("GeoJSON overlay")
         try geoJSONLoad()
-        progress("Overlay shapes, route and pins (1920x1080)")
+        sections.header("Overlay shapes, route and pins (1920x1080)")
         overlayShapes()
-        progress("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
+        sections.header("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080)")
         try lag()
         if let exe = options.executable {
-            progress("Control socket: get_camera polled against a 1080p kiosk with 300 markers, in a fresh process")
+            sections.header("Control socket: get_camera polled against a 1080p kiosk with 300 markers, in a fresh process")
             try controlRoundTrip(executable: exe)
-            progress("A 1080p kiosk run with a tile set, in a fresh process")
+            sections.header("A 1080p kiosk run with a tile set, in a fresh process")
             try kioskProbe(executable: exe)
             if options.streetTiles != nil {
-                progress("The same on the street map (vector tiles, Vaduz), in a fresh process")
+                sections.header("The same on the street map (vector tiles, Vaduz), in a fresh process")
                 try kioskProbe(executable: exe, street: true)
             }
         }
         if let exe = options.staticExecutable {
-            progress("The same runs with the kiosk as the Debian package ships it (Swift runtime linked in): \(exe)")
+            sections.header("The same runs with the kiosk as the Debian package ships it (Swift runtime linked in): \(exe)")
             try kioskProbe(executable: exe, linkedStatic: true)
             if options.streetTiles != nil { try kioskProbe(executable: exe, street: true, linkedStatic: true) }
         }
@@ -646,5 +652,17 @@ extension Benchmarks {
         precondition(shapes == 10_000)
         add("geojson_load_10k_ms", BenchSupport.median(runs), "ms",
             "GeoJSON text (\(text.utf8.count / 1024) KiB, 10k features) parsed into an overlay")
+    }
+}
+
+/// Holds a section title until the section prints its first line.
+final class SectionPrinter {
+    let out: (String) -> Void
+    var pending: String?
+    init(out: @escaping (String) -> Void) { self.out = out }
+    func header(_ title: String) { pending = title }
+    func line(_ text: String) {
+        if let p = pending { pending = nil; out(p) }
+        out(text)
     }
 }

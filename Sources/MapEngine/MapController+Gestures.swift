@@ -208,10 +208,11 @@ extension MapController {
         guard let c = projection.coordinate(at: s),
               let end = cameraKeeping(c, at: s, zoom: zoom, bearing: camera.bearing, tilt: camera.tilt)
         else { return }
-        userTookOver(at: t)
         startAnimation(to: end, duration: configuration.tapZoomDuration,
                        focus: CameraAnimation.Focus(coordinate: c, screen: s), byGesture: true,
                        isZoomStep: true, at: t)
+        // After willMove, as for a pan: a gesture's willMove(true) comes first, then cameraMode free.
+        userTookOver(at: t)
     }
 
     /// Longest time from a touch-down that stopped a zoom step to the next step of the same

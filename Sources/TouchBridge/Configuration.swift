@@ -14,10 +14,23 @@ public struct ConfigError: Error, CustomStringConvertible, Equatable {
     public let message: String
     /// Set for problems found before TOML parsing (`TOMLGuard`), where the character matters.
     public var column: Int? = nil
+    /// The file's other errors, after this one (`check` and `run` list them all).
+    public var others: [ConfigError] = []
     public init(file: String, line: Int?, key: String?, message: String, column: Int? = nil) {
         self.file = file; self.line = line; self.key = key; self.message = message; self.column = column
     }
+    /// This error and the others, one each.
+    public var all: [ConfigError] {
+        var first = self
+        first.others = []
+        return [first] + others
+    }
+    /// Every error, one a line.
     public var description: String {
+        ([line1] + others.map(\.line1)).joined(separator: "\n")
+    }
+    /// This error alone: FILE:LINE: key 'KEY': message.
+    public var line1: String {
         var s = file
         if let line { s += ":\(line)" }
         if line != nil, let column { s += ":\(column)" }
@@ -209,8 +222,13 @@ public struct KioskConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads and checks a configuration file. Throws `ConfigError` naming file, line and key.
-    public static func load(path: String) throws -> KioskConfiguration {
+    /// Reads and checks a configuration file. Throws `ConfigError` naming file, line and key
+    /// (and every other error of the file in its `others`). With `checkFiles`, what the file
+    /// names must be usable on this machine too: the tiles file and style open, the socket's,
+    /// the event stream's and the PNG frames' folders writable (`ConfigReader.fileChecks`),
+    /// so that `check` refuses what `run` would.
+    /// `adjust` changes the configuration before its files are checked (command-line overrides).
+    public static func load(path: String, checkFiles: Bool = true, adjust: ((inout KioskConfiguration) -> Void)? = nil) throws -> KioskConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigError(file: path, line: nil, key: nil,
                               message: "cannot read the file (does it exist, and may this user read it?)")
@@ -218,10 +236,11 @@ public struct KioskConfiguration: Sendable, Equatable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(file: path, line: nil, key: nil, message: "the file is not UTF-8 text")
         }
-        return try parse(text: text, file: path)
+        return try parse(text: text, file: path, checkFiles: checkFiles, adjust: adjust)
     }
 
-    public static func parse(text: String, file: String) throws -> KioskConfiguration {
+    public static func parse(text: String, file: String, checkFiles: Bool = false,
+                             adjust: ((inout KioskConfiguration) -> Void)? = nil) throws -> KioskConfiguration {
         let table: TOMLTable
         try TOMLGuard.check(text, file: file)
         do {
@@ -230,7 +249,26 @@ public struct KioskConfiguration: Sendable, Equatable {
             throw ConfigError(file: file, line: e.source.begin.line, key: nil, message: "TOML syntax error: \(e.description)")
         }
         var reader = ConfigReader(file: file, index: TOMLLineIndex(text: text))
+        reader.checksFiles = checkFiles
+        reader.adjust = adjust
         return try reader.read(table)
+    }
+}
+
+/// Collects a file's errors; thrown together, first by line.
+final class ConfigErrorSink {
+    private(set) var errors: [ConfigError] = []
+    func add(_ e: ConfigError) {
+        for one in e.all where !errors.contains(one) { errors.append(one) }
+    }
+    func throwIfAny() throws {
+        guard !errors.isEmpty else { return }
+        let sorted = errors.enumerated().sorted { a, b in
+            (a.element.line ?? .max, a.offset) < (b.element.line ?? .max, b.offset)
+        }.map(\.element)
+        var first = sorted[0]
+        first.others = Array(sorted.dropFirst())
+        throw first
     }
 }
 
@@ -238,6 +276,12 @@ public struct KioskConfiguration: Sendable, Equatable {
 struct ConfigReader {
     let file: String
     let index: TOMLLineIndex
+    /// Also check what the file names on this machine: tiles, style, folders (`fileChecks`).
+    var checksFiles = false
+    /// Applied before `fileChecks` (command-line overrides).
+    var adjust: ((inout KioskConfiguration) -> Void)? = nil
+    /// Every error found, in the order found (`read` throws them together).
+    let sink = ConfigErrorSink()
 
     func error(_ path: String, _ message: String) -> ConfigError {
         ConfigError(file: file, line: index.line(for: path), key: path.replacingOccurrences(of: #"\[\d+\]"#, with: "", options: .regularExpression), message: message)
@@ -249,60 +293,115 @@ struct ConfigReader {
             guard ConfigSchema.sections.contains(name) else {
                 var msg = "unknown section"
                 if let s = suggestion(for: name, among: ConfigSchema.sections) { msg += " (did you mean '\(s)'?)" }
-                throw ConfigError(file: file, line: index.line(for: name) ?? index.line(for: "\(name)[0]"), key: name, message: msg)
+                sink.add(ConfigError(file: file, line: index.line(for: name) ?? index.line(for: "\(name)[0]"), key: name, message: msg))
+                continue
             }
             if ConfigSchema.arraySections.contains(name) {
                 guard let arr = value.array else {
-                    throw ConfigError(file: file, line: index.line(for: name), key: name, message: "write this section as [[\(name)]] (one per entry)")
+                    sink.add(ConfigError(file: file, line: index.line(for: name), key: name, message: "write this section as [[\(name)]] (one per entry)"))
+                    continue
                 }
                 for i in 0..<arr.count {
                     guard let t = arr[i].table else {
-                        throw ConfigError(file: file, line: index.line(for: name), key: name, message: "each entry must be a table [[\(name)]]")
+                        sink.add(ConfigError(file: file, line: index.line(for: name), key: name, message: "each entry must be a table [[\(name)]]"))
+                        continue
                     }
-                    let values = try checked(t, section: name, prefix: "\(name)[\(i)]")
-                    if name == "touch" { cfg.touch.append(try touch(values, prefix: "\(name)[\(i)]")) }
-                    else if name == "overlays" {
-                        let o = try overlay(values, prefix: "\(name)[\(i)]")
+                    let prefix = "\(name)[\(i)]"
+                    let values = checked(t, section: name, prefix: prefix)
+                    if name == "touch" {
+                        if let t = collecting(values, { try touch($0, prefix: prefix) }) { cfg.touch.append(t) }
+                    } else if name == "overlays" {
+                        guard let o = collecting(values, { try overlay($0, prefix: prefix) }) else { continue }
                         if cfg.overlays.contains(where: { $0.id == o.id }) {
-                            throw error("\(name)[\(i)].id", "the id '\(o.id)' is used by an earlier [[overlays]] table: give each overlay its own id")
+                            sink.add(error("\(prefix).id", "the id '\(o.id)' is used by an earlier [[overlays]] table: give each overlay its own id"))
+                            continue
                         }
                         cfg.overlays.append(o)
+                    } else {
+                        if let m = collecting(values, { try marker($0, prefix: prefix, index: i) }) { cfg.markers.append(m) }
                     }
-                    else { cfg.markers.append(try marker(values, prefix: "\(name)[\(i)]", index: i)) }
                 }
             } else {
                 guard let t = value.table else {
-                    throw ConfigError(file: file, line: index.line(for: name), key: name, message: "must be a table: write [\(name)] on a line of its own")
+                    sink.add(ConfigError(file: file, line: index.line(for: name), key: name, message: "must be a table: write [\(name)] on a line of its own"))
+                    continue
                 }
-                let values = try checked(t, section: name, prefix: name)
+                let values = checked(t, section: name, prefix: name)
                 switch name {
                 case "display":
-                    cfg.display = try display(values, prefix: name)
-                    try displayOperations(values, prefix: name, into: &cfg.operations)
-                case "kiosk": try kiosk(values, prefix: name, into: &cfg.operations)
-                case "metrics": try metrics(values, prefix: name, into: &cfg.operations)
-                case "gestures": cfg.gestures = try gestures(values, prefix: name)
-                case "map": cfg.map = try map(values, prefix: name)
-                case "camera": cfg.camera = try camera(values, prefix: name)
-                case "log": cfg.log = try log(values, prefix: name)
-                case "control": cfg.control = try control(values, prefix: name)
-                case "route": cfg.route = try route(values, prefix: name)
-                case "position": cfg.position = try position(values, prefix: name)
+                    if let d = collecting(values, { try display($0, prefix: name) }) { cfg.display = d }
+                    let ops = cfg.operations
+                    if let o = collecting(values, { v -> KioskConfiguration.OperationsSettings in
+                        var o = ops; try displayOperations(v, prefix: name, into: &o); return o }) { cfg.operations = o }
+                case "kiosk", "metrics":
+                    let ops = cfg.operations
+                    if let o = collecting(values, { v -> KioskConfiguration.OperationsSettings in
+                        var o = ops
+                        if name == "kiosk" { try kiosk(v, prefix: name, into: &o) } else { try metrics(v, prefix: name, into: &o) }
+                        return o
+                    }) { cfg.operations = o }
+                case "gestures": if let g = collecting(values, { try gestures($0, prefix: name) }) { cfg.gestures = g }
+                case "map": if let m = collecting(values, { try map($0, prefix: name) }) { cfg.map = m }
+                case "camera": if let c = collecting(values, { try camera($0, prefix: name) }) { cfg.camera = c }
+                case "log": if let l = collecting(values, { try log($0, prefix: name) }) { cfg.log = l }
+                case "control": if let c = collecting(values, { try control($0, prefix: name) }) { cfg.control = c }
+                case "route": if let r = collecting(values, { try route($0, prefix: name) }) { cfg.route = r }
+                case "position": if let p = collecting(values, { try position($0, prefix: name) }) { cfg.position = p }
                 default: break
                 }
             }
         }
         if cfg.map.minZoom > cfg.map.maxZoom {
-            throw error("map.min_zoom", "min_zoom (\(cfg.map.minZoom)) is above max_zoom (\(cfg.map.maxZoom))")
+            sink.add(error("map.min_zoom", "min_zoom (\(cfg.map.minZoom)) is above max_zoom (\(cfg.map.maxZoom)): lower min_zoom or raise max_zoom"))
         }
+        crossChecks(cfg)
+        adjust?(&cfg)
+        if checksFiles { fileChecks(cfg) }
+        try sink.throwIfAny()
         return cfg
     }
 
+    /// Runs a section reader; each error it throws is recorded, the key it names is taken out
+    /// and the reader runs again, so every bad key of the table is reported, not only the
+    /// first. An error about the table as a whole, or about a key already taken out (a
+    /// consequence of the first), ends it.
+    func collecting<T>(_ values: [String: ConfigValue], _ body: ([String: ConfigValue]) throws -> T) -> T? {
+        var v = values
+        var first = true
+        for _ in 0...values.count {
+            do {
+                let result = try body(v)
+                return first ? result : nil
+            } catch let e as ConfigError {
+                let name = e.key.flatMap { $0.split(separator: ".").last.map(String.init) }
+                let named = name.flatMap { v[$0] != nil ? $0 : nil }
+                if first || named != nil { sink.add(e) }
+                first = false
+                guard let named else { return nil }
+                v[named] = nil
+            } catch {
+                sink.add(ConfigError(file: file, line: nil, key: nil, message: "\(error)"))
+                return nil
+            }
+        }
+        return nil
+    }
+
     /// A section's values, type-checked against the schema; unknown keys are errors.
-    func checked(_ t: TOMLTable, section: String, prefix: String) throws -> [String: ConfigValue] {
+    func checked(_ t: TOMLTable, section: String, prefix: String) -> [String: ConfigValue] {
         var out: [String: ConfigValue] = [:]
-        let known = ConfigSchema.keys.filter { $0.section == section }
         for (k, v) in t {
+            do {
+                if let value = try checkedValue(k, v, section: section, prefix: prefix) { out[k] = value }
+            } catch let e as ConfigError { sink.add(e) } catch { sink.add(ConfigError(file: file, line: nil, key: nil, message: "\(error)")) }
+        }
+        return out
+    }
+
+    /// One value, type-checked against the schema (nil: nothing to keep).
+    func checkedValue(_ k: String, _ v: TOMLValueConvertible, section: String, prefix: String) throws -> ConfigValue? {
+        let known = ConfigSchema.keys.filter { $0.section == section }
+        do {
             let path = "\(prefix).\(k)"
             guard let schema = known.first(where: { $0.name == k }) else {
                 var msg = "unknown key in [\(section)]"
@@ -312,17 +411,17 @@ struct ConfigReader {
             switch schema.type {
             case .string:
                 guard let s = v.string else { throw error(path, "expected a string in quotes, got \(describe(v))") }
-                out[k] = .string(s)
+                return .string(s)
             case .integer:
                 guard let i = v.int else { throw error(path, "expected a whole number, got \(describe(v))") }
-                out[k] = .integer(i)
+                return .integer(i)
             case .number:
-                if let d = v.double { out[k] = .number(d) }
-                else if let i = v.int { out[k] = .number(Double(i)) }
+                if let d = v.double { return .number(d) }
+                else if let i = v.int { return .number(Double(i)) }
                 else { throw error(path, "expected a number, got \(describe(v))") }
             case .boolean:
                 guard let b = v.bool else { throw error(path, "expected true or false, got \(describe(v))") }
-                out[k] = .boolean(b)
+                return .boolean(b)
             case .stringArray:
                 guard let a = v.array else { throw error(path, "expected an array of strings like [\"a\", \"b\"], got \(describe(v))") }
                 var strings: [String] = []
@@ -330,7 +429,7 @@ struct ConfigReader {
                     guard let s = a[i].string else { throw error(path, "element \(i + 1) is not a string") }
                     strings.append(s)
                 }
-                out[k] = .strings(strings)
+                return .strings(strings)
             case .pointArray:
                 guard let a = v.array else { throw error(path, "expected [[longitude, latitude], ...], got \(describe(v))") }
                 var points: [Coordinate] = []
@@ -344,7 +443,7 @@ struct ConfigReader {
                     }
                     points.append(Coordinate(latitude: lat, longitude: lon))
                 }
-                out[k] = .points(points)
+                return .points(points)
             case .numberArray, .numberArrayOrString:
                 if schema.type == .numberArrayOrString, let text = v.string {
                     // udev's LIBINPUT_CALIBRATION_MATRIX string, pasted as is: "0 -1 1 1 0 0".
@@ -353,8 +452,7 @@ struct ConfigReader {
                     guard nums.count == words.count else {
                         throw error(path, "'\(text)' is not a list of numbers: write \"a b c d e f\" or [a, b, c, d, e, f]")
                     }
-                    out[k] = .numbers(nums)
-                    continue
+                    return .numbers(nums)
                 }
                 guard let a = v.array else { throw error(path, "expected an array of numbers like [1.0, 2.0], got \(describe(v))") }
                 var nums: [Double] = []
@@ -363,10 +461,9 @@ struct ConfigReader {
                     else if let n = a[i].int { nums.append(Double(n)) }
                     else { throw error(path, "element \(i + 1) is not a number") }
                 }
-                out[k] = .numbers(nums)
+                return .numbers(nums)
             }
         }
-        return out
     }
 
     func describe(_ v: TOMLValueConvertible) -> String {
@@ -549,12 +646,24 @@ struct ConfigReader {
             m.maxZoom = d
         }
         if let b = v["bounds"]?.numbers {
-            guard b.count == 4, (-180...180).contains(b[0]), (-180...180).contains(b[2]),
-                  (-90...90).contains(b[1]), (-90...90).contains(b[3]) else {
-                throw error("\(prefix).bounds", "write [west, south, east, north] in degrees (longitudes -180...180, latitudes -90...90)")
+            let maxLat = WebMercator.maxLatitude
+            guard b.count == 4, b.allSatisfy(\.isFinite) else {
+                throw error("\(prefix).bounds", "write four numbers [west, south, east, north] in degrees, got \(b.count)")
             }
-            guard b[0] < b[2], b[1] < b[3] else {
-                throw error("\(prefix).bounds", "west must be below east and south below north (a box across the antimeridian is not supported), got \(b)")
+            guard (-180...180).contains(b[0]), (-180...180).contains(b[2]) else {
+                throw error("\(prefix).bounds", "west and east are longitudes, within -180...180, got \(b[0]) and \(b[2]): write [west, south, east, north]")
+            }
+            guard (-maxLat...maxLat).contains(b[1]), (-maxLat...maxLat).contains(b[3]) else {
+                throw error("\(prefix).bounds", String(format: "south and north are latitudes, within -%.2f...%.2f (the map's Web Mercator edge), got %@ and %@: write [west, south, east, north]", maxLat, maxLat, "\(b[1])", "\(b[3])"))
+            }
+            guard b[1] < b[3] else {
+                throw error("\(prefix).bounds", "south (\(b[1])) must be below north (\(b[3])): write [west, south, east, north], e.g. [\(b[0]), \(min(b[1], b[3])), \(b[2]), \(max(b[1], b[3]))]")
+            }
+            guard b[0] < b[2] else {
+                if b[0] > 0 && b[2] < 0 {
+                    throw error("\(prefix).bounds", "west (\(b[0])) is east of east (\(b[2])): a box across the antimeridian (180 degrees) is not supported; keep the box on one side of it")
+                }
+                throw error("\(prefix).bounds", "west (\(b[0])) must be below east (\(b[2])): write [west, south, east, north], e.g. [\(min(b[0], b[2])), \(b[1]), \(max(b[0], b[2])), \(b[3])]")
             }
             m.bounds = CoordinateBounds(west: b[0], south: b[1], east: b[2], north: b[3])
         }
@@ -564,8 +673,6 @@ struct ConfigReader {
     func marker(_ v: [String: ConfigValue], prefix: String, index: Int) throws -> KioskConfiguration.MarkerSettings {
         guard let lat = v["latitude"]?.number else { throw error(prefix, "a marker needs latitude and longitude") }
         guard let lon = v["longitude"]?.number else { throw error(prefix, "a marker needs latitude and longitude") }
-        guard (-90...90).contains(lat) else { throw error("\(prefix).latitude", "must be within -90...90, got \(lat)") }
-        guard (-180...180).contains(lon) else { throw error("\(prefix).longitude", "must be within -180...180, got \(lon)") }
         var m = KioskConfiguration.MarkerSettings(id: v["id"]?.string ?? "marker\(index + 1)",
                                                   coordinate: Coordinate(latitude: lat, longitude: lon))
         m.title = v["title"]?.string
@@ -583,6 +690,9 @@ struct ConfigReader {
             guard let rgb = MarkerLook.color(c) else { throw error("\(prefix).color", "'\(c)' is not a colour: write \"#RRGGBB\" in hex") }
             m.color = rgb
         }
+        // The ranges last: an error here takes the key out, and the marker then lacks it.
+        guard (-90...90).contains(lat) else { throw error("\(prefix).latitude", "must be within -90...90, got \(lat)") }
+        guard (-180...180).contains(lon) else { throw error("\(prefix).longitude", "must be within -180...180, got \(lon)") }
         return m
     }
 

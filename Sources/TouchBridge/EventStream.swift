@@ -59,15 +59,17 @@ public struct EventStreamEncoder {
         return o.string
     }
 
-    public func start(screen: Size, camera: CameraPosition) -> String {
-        Self.line { start(screen: screen, camera: camera, into: &$0) }
+    public func start(screen: Size, camera: CameraPosition, mode: CameraMode? = nil) -> String {
+        Self.line { start(screen: screen, camera: camera, mode: mode, into: &$0) }
     }
 
-    public func start(screen: Size, camera: CameraPosition, into o: inout StreamLineBuffer) {
+    /// The first line; `mode` (added in issue 30) is the camera mode the camera is in.
+    public func start(screen: Size, camera: CameraPosition, mode: CameraMode? = nil, into o: inout StreamLineBuffer) {
         o.literal("{\"t\":"); o.number(0, 3)
         o.literal(",\"type\":\"start\",\"screen\":[")
         o.int(Int(screen.width)); o.literal(","); o.int(Int(screen.height))
         o.literal("],\"camera\":"); Self.camera(camera, into: &o)
+        if let mode { o.literal(",\"mode\":"); o.string(mode.rawValue) }
         o.literal("}")
     }
 

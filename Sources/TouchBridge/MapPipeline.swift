@@ -200,7 +200,10 @@ public final class MapPipeline {
     public func start() {
         guard !started else { return }
         started = true
-        emit { encoder, line in encoder.start(screen: screen, camera: controller.camera, into: &line) }
+        // The camera the stream starts with is the one the start mode gives (following sits on
+        // the position, overview shows the route or markers), and the line says the mode.
+        if startMode != .free { controller.start(in: startMode) }
+        emit { encoder, line in encoder.start(screen: screen, camera: controller.camera, mode: controller.cameraMode, into: &line) }
     }
 
     /// Marks where t = 0 is and sets the controller's clock without emitting anything.
@@ -262,6 +265,7 @@ public final class MapPipeline {
     /// Builds a line with `encode` and hands it to the sink, only when something reads it.
     @inline(__always)
     private func emit(_ encode: (EventStreamEncoder, inout StreamLineBuffer) -> Void) {
+        lastDidChange = nil
         guard let sink, sinkHasReader?() ?? true else { return }
         line.reset()
         encode(encoder, &line)
@@ -289,10 +293,19 @@ public final class MapPipeline {
 
     private func drainMapEvents() {
         controller.drainEvents { te in
-            emit { encoder, line in encoder.mapEvent(te.event, time: te.time, into: &line) }
             dirty = true
+            if case .didChange(let c) = te.event {
+                // A didChange with the camera of the line just before it says nothing: not repeated.
+                if c == lastDidChange { return }
+                emit { encoder, line in encoder.mapEvent(te.event, time: te.time, into: &line) }
+                lastDidChange = c
+            } else {
+                emit { encoder, line in encoder.mapEvent(te.event, time: te.time, into: &line) }
+            }
         }
     }
+    /// The camera of the last line when it was a didChange (any other line clears it).
+    private var lastDidChange: CameraPosition?
 
     /// The earliest time something must happen without input.
     public var nextDeadline: Double? {

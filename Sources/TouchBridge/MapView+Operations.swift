@@ -249,7 +249,7 @@ extension MapView {
         return KioskStats.Snapshot(now: now, touchToFlip: touchToFlip, displayName: display.name, displayProblem: displayProblem,
                                    residentBytes: ProcessMemory.residentBytes(), peakResidentBytes: ProcessMemory.peakResidentBytes(),
                                    cacheBytes: renderer.cacheSizes.reduce(0) { $0 + $1.bytes },
-                                   tileHits: v.0 + r.0, tileMisses: v.1 + r.1,
+                                   tileHits: retiredTileCounts.hits + v.0 + r.0, tileMisses: retiredTileCounts.misses + v.1 + r.1,
                                    markers: controller.markers.count, overlays: controller.overlays.count,
                                    cameraMode: controller.cameraMode.rawValue)
     }

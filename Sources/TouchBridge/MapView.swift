@@ -50,7 +50,13 @@ public final class MapView {
     let log: KioskLog
     /// What the control socket's clients said to make each overlay (update_overlay changes it).
     var overlaySpecs: [String: OverlaySpec] = [:]
-    public let renderer: MapRenderer
+    public internal(set) var renderer: MapRenderer
+    /// Tile cache hits and misses of the tile sets a reload replaced: `stats` counts on from them
+    /// (a counter never goes back).
+    var retiredTileCounts = (hits: 0, misses: 0)
+    /// The configuration file as the kiosk started with it (before command-line overrides):
+    /// `reload` lists the keys whose new value needs a restart against it.
+    public var startFileConfiguration: KioskConfiguration
     /// The frame the renderer draws into when it cannot draw into the display's back buffer
     /// (a turned panel, or a backend whose buffer is not ordinary memory); made at the first
     /// such frame, so a kiosk that draws in place never holds a second full frame.
@@ -104,6 +110,7 @@ public final class MapView {
     public init(configuration: KioskConfiguration, configPath: String? = nil, display: DisplayBackend? = nil,
                 log: KioskLog? = nil) throws {
         self.configuration = configuration
+        self.startFileConfiguration = configuration
         self.configPath = configPath
         let stats = KioskStats(startedAt: MonotonicClock.now())
         self.stats = stats
@@ -135,6 +142,11 @@ public final class MapView {
                 screenWidth: w, screenHeight: h, margin: MapRenderer.cacheMargin(width: w, height: h)))
             raster = opened.raster
             vector = opened.vector
+            if raster == nil && vector == nil {
+                // Not the world map instead: a kiosk that shows the wrong map is a silent failure.
+                throw ConfigError(file: configPath ?? "configuration", line: nil, key: "map.tiles",
+                                  message: TileFileCheck.problem(path: path) ?? "\(path): cannot be opened")
+            }
             for warning in opened.warnings { self.log(.warning, warning) }
         }
         let streetStyle = MapView.loadStyle(configuration.map.style, log: self.log)
@@ -160,9 +172,7 @@ public final class MapView {
         self.log(.info, MapView.memoryPlan(display: d, rotation: self.configuration.display.rotation, width: w, height: h, raster: raster, vector: vector))
         for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
         for w in pipeline.overlayWarnings { self.log(.warning, w) }
-        if found.isEmpty {
-            self.log(.warning, "no touchscreen found yet: waiting for one to be plugged in (touchbridge devices lists input devices)")
-        }
+        for line in MapView.missingTouchscreens(self.configuration, found: found.map(\.path)) { self.log(.warning, line) }
         handle(opened)
         try input.attach(to: eventLoop) { [weak self] events in self?.handle(events) }
         // Write errors (full disk, closed pipe) are logged once per outage; the kiosk goes on.
@@ -249,7 +259,11 @@ public final class MapView {
     public static func openDisplay(_ s: KioskConfiguration.DisplaySettings, log: KioskLog) throws -> DisplayBackend {
         switch s.backend {
         case .png:
-            try FileManager.default.createDirectory(atPath: s.pngDirectory, withIntermediateDirectories: true)
+            do { try FileManager.default.createDirectory(atPath: s.pngDirectory, withIntermediateDirectories: true) } catch {
+                throw ConfigError(file: "configuration", line: nil, key: "display.png_dir",
+                                  message: ConfigReader.folderProblem(s.pngDirectory, create: true, for: "PNG frames")
+                                    ?? "cannot create the folder \(s.pngDirectory) for the PNG frames")
+            }
             let (w, h) = FrameCopy.logicalSize(width: s.pngSize.0, height: s.pngSize.1, rotation: s.rotation)
             return PNGDisplay(width: w, height: h, output: .numbered(pattern: (s.pngDirectory as NSString).appendingPathComponent("frame-%05d.png")))
         case .fbdev:
@@ -267,6 +281,34 @@ public final class MapView {
             }
             throw firstError ?? DisplayError.noDevice(path: "/dev/dri/card0")
         }
+    }
+
+    /// The log lines for touchscreens the configuration asks for that are not there: each
+    /// [[touch]] table's match (a path also says whether the node exists), or "any" when
+    /// the file names none and nothing was found. The kiosk waits for them (hotplug).
+    static func missingTouchscreens(_ cfg: KioskConfiguration, found: [String]) -> [String] {
+        let waiting = "waiting for it to be plugged in (touchbridge devices lists input devices)"
+        if cfg.touch.isEmpty {
+            return found.isEmpty ? ["no touchscreen found yet (the file names none: any touchscreen is used); \(waiting)"] : []
+        }
+        var lines: [String] = []
+        for (i, t) in cfg.touch.enumerated() {
+            guard let m = t.match else {
+                if found.isEmpty { lines.append("[[touch]] table \(i + 1) (match = \"auto\"): no touchscreen found yet; \(waiting)") }
+                continue
+            }
+            switch m {
+            case .path(let p):
+                guard !found.contains(p) else { continue }
+                let why = FileManager.default.fileExists(atPath: p) ? "\(p) exists but is not a touchscreen this user may open" : "\(p) does not exist"
+                lines.append("[[touch]] table \(i + 1) (match = \"\(p)\"): touchscreen not found yet: \(why); \(waiting)")
+            default:
+                if found.isEmpty {
+                    lines.append("[[touch]] table \(i + 1) (match = \(m)): no touchscreen matching it found yet; \(waiting)")
+                }
+            }
+        }
+        return lines
     }
 
     /// The device manager's entries: one per [[touch]] table (or one "every touchscreen").
@@ -522,40 +564,6 @@ public final class MapView {
         let own = ownFrame ?? OwnedFrameBuffer(width: Int(screen.width), height: Int(screen.height))
         ownFrame = own
         return (own.buffer, false)
-    }
-
-    /// SIGHUP: re-read the file; a bad file keeps the running configuration.
-    @discardableResult
-    func reload() -> String? {
-        guard let path = configPath else { log(.warning, "SIGHUP: no configuration file to re-read"); return "no configuration file to re-read" }
-        systemd.reloading()
-        defer { if firstFrameTime != nil { systemd.ready(status: systemdStatus()) } }
-        do {
-            let new = try KioskConfiguration.load(path: path)
-            let now = EventLoop.now()
-            if running { catchUp(to: now) }
-            pipeline.reconfigure(new, at: now)
-            configuration.gestures = new.gestures
-            configuration.markers = new.markers
-            configuration.camera = new.camera
-            configuration.overlays = new.overlays
-            configuration.route = new.route
-            configuration.position = new.position
-            configuration.operations = new.operations
-            operations.settings = new.operations
-            operations.backlight = new.operations.backlight.map { Backlight(name: $0) }
-            operations.tour = nil
-            operations.tourProblem = nil
-            operations.nextMetricsAt = nil
-            stats.reloaded()
-            for w in pipeline.overlayWarnings { log(.warning, "SIGHUP: \(w)") }
-            log(.info, "SIGHUP: re-read \(path): gestures, markers, overlays, route and camera settings applied")
-            pipeline.setNeedsRedraw()
-            return nil
-        } catch {
-            log(.error, "SIGHUP: \(error); keeping the running configuration")
-            return "\(error); keeping the running configuration"
-        }
     }
 
     /// Frees the display (restoring what it showed) and closes the devices. Safe to call twice.

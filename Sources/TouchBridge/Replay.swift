@@ -52,17 +52,39 @@ public enum Replay {
             var handler: ((InputEvent) -> Void)?
             let lines = try TextLineReader(path: path)
             var reader = Evemu.Reader(source: path)
-            while let line = try lines.next() {
-                guard let event = try reader.line(line) else { continue }
+            // A `libinput record` YAML file (libinput's bug reports) or evemu: told by the first
+            // line that is not blank or a comment (or by a .yml/.yaml name).
+            var libinput: LibinputRecord.Reader? = nil
+            var undecided: [String]? = []
+            func handle(_ event: InputEvent) throws {
                 if handler == nil {
                     if caps == nil {
-                        caps = reader.hasDescription ? try reader.capabilities() : try description(path: try sideDescription(of: path))
+                        if let l = libinput { caps = try l.capabilities() } else {
+                            caps = reader.hasDescription ? try reader.capabilities() : try description(path: try sideDescription(of: path))
+                        }
                     }
                     handler = try start(caps!)
                 }
                 handler?(event)
             }
+            while let line = try lines.next() {
+                if var pending = undecided {
+                    let t = line.drop { $0 == " " || $0 == "\t" }
+                    let named = path.hasSuffix(".yml") || path.hasSuffix(".yaml")
+                    if !named && (t.isEmpty || (t.hasPrefix("#") && !t.hasPrefix("# libinput record"))) {
+                        pending.append(String(line)); undecided = pending; continue
+                    }
+                    undecided = nil
+                    if named || LibinputRecord.looksLikeRecord(firstLine: line) { libinput = LibinputRecord.Reader(source: path) }
+                    for p in pending {
+                        if libinput != nil { _ = try libinput!.line(Substring(p)) } else { _ = try reader.line(Substring(p)) }
+                    }
+                }
+                let event = libinput != nil ? try libinput!.line(line) : try reader.line(line)
+                if let event { try handle(event) }
+            }
             if let caps { return caps }
+            if let l = libinput { return try l.capabilities() }
             if reader.hasDescription { return try reader.capabilities() }
             return try description(path: try sideDescription(of: path))
         } catch let e as Evemu.ParseError {

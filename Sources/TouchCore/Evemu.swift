@@ -20,8 +20,11 @@ public enum Evemu {
         public var line: Int
         public var text: String
         public var reason: String
+        /// Set when the text was read as a `libinput record` YAML file (LibinputRecord).
+        public var libinputRecord = false
         public var description: String {
-            "\(source):\(line): \(reason) in \"\(text)\"; is this an evemu-record file (lines N:, I:, B:, A:, E:)?"
+            libinputRecord ? "\(source):\(line): \(reason) in \"\(text)\"; is this a libinput record file (devices:, evdev:, events:)?"
+                : "\(source):\(line): \(reason) in \"\(text)\"; is this an evemu-record file (lines N:, I:, B:, A:, E:)?"
         }
     }
 

@@ -41,7 +41,7 @@ struct CalibrateCommand: ParsableCommand {
         checkSeconds(verifySeconds, option: "--verify-seconds", range: 0...3600)
         var cfg = KioskConfiguration()
         if let config, FileManager.default.fileExists(atPath: config) {
-            do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }
+            do { cfg = try KioskConfiguration.load(path: config, checkFiles: false) } catch let e as ConfigError { fail(e.description, code: 2) }
         }
         if let display {
             guard let b = KioskConfiguration.DisplayBackendKind(rawValue: display) else { throw ValidationError("--display must be drm, fbdev or png") }

@@ -10,8 +10,12 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check a configuration file without running the kiosk.",
         discussion: """
-        Exits with 0 and prints a summary of what the kiosk would use, or prints the same \
-        FILE:LINE: key 'KEY': message errors as `run` and exits with status 2.
+        Exits with 0 and prints a summary of what the kiosk would use, or prints every error of \
+        the file, one a line (FILE:LINE: key 'KEY': message, with what to do), as `run` would, \
+        and exits with status 2. Besides the file's own keys it checks what the file names on \
+        this machine: the tiles file and style open, the folders of the control socket, the \
+        event stream and the PNG frames exist and may be written, the framebuffer or DRM card \
+        named exists.
         """)
 
     @Option(help: "configuration file")
@@ -22,7 +26,7 @@ struct CheckCommand: ParsableCommand {
         do {
             cfg = try KioskConfiguration.load(path: config)
         } catch let e as ConfigError {
-            fail(e.description, code: 2)
+            fail(e.description + (e.others.isEmpty ? "" : "\n\(e.others.count + 1) errors in \(config)"), code: 2)
         } catch {
             fail("\(config): \(error)", code: 2)
         }
@@ -48,7 +52,7 @@ struct CheckCommand: ParsableCommand {
         let map: String
         switch c.map.source {
         case .builtin: map = "built-in world map"
-        case .mbtiles(let p): map = "MBTiles \(p)"
+        case .mbtiles(let p): map = "\(TileFileCheck.container(path: p) ?? "tile set") \(p)" + (c.map.style.map { " styled by \($0)" } ?? "")
         }
         var shapes = "\(c.overlays.count) overlay(s)"
         if !c.overlays.isEmpty {

@@ -15,7 +15,7 @@ struct SocketOptions: ParsableArguments {
         if let socket { return socket }
         if FileManager.default.fileExists(atPath: config) {
             do {
-                let c = try KioskConfiguration.load(path: config)
+                let c = try KioskConfiguration.load(path: config, checkFiles: false)
                 if !c.control.socket.isEmpty { return c.control.socket }
                 fail("\(config) turns the control socket off ([control] socket = \"\"); set it, or pass --socket PATH", code: 2)
             } catch {
@@ -32,7 +32,7 @@ struct CtlCommand: ParsableCommand {
         commandName: "ctl",
         abstract: "Send one command to a running kiosk's control socket and print the reply.",
         discussion: """
-        Values are JSON when they parse as JSON (zoom=12, animate=1.5, id=null, enabled='["pan","pinch"]', \
+        Values are JSON when they parse as JSON (zoom=12, animate=1.5, marker=null, enabled='["pan","pinch"]', \
         bounds='[9.47,47.05,9.64,47.27]'), else strings (title=Cafe). Exits 1 with the error when the \
         reply says "ok": false. docs/control.md lists the commands.
         """)
@@ -94,7 +94,12 @@ struct EventsCommand: ParsableCommand {
             let reply = try client.request("subscribe") { line in emit(line); printed += 1 }
             guard reply["ok"] == .bool(true) else { fail(reply["error"]?.string ?? "the kiosk refused to subscribe", code: 1) }
             client.setTimeout(nil)
-            while count.map({ printed < $0 }) ?? true, let line = try client.readLine() {
+            while count.map({ printed < $0 }) ?? true {
+                guard let line = try client.readLine() else {
+                    // The kiosk closed the socket: it stopped, restarted or died. A script or a
+                    // unit watching the stream must see that (issue 30), not a clean end.
+                    fail("the kiosk closed the control socket \(socket.path()) after \(printed) lines (stopped, restarted or crashed?); no more events", code: 1)
+                }
                 emit(line)
                 printed += 1
             }

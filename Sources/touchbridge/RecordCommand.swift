@@ -22,6 +22,11 @@ struct RecordCommand: ParsableCommand {
 
     func run() throws {
         checkSeconds(duration, option: "--duration")
+        // Errors as every other command says them ("touchbridge: ...", exit 1), not ArgumentParser's "Error: ".
+        do { try record() } catch { fail("\(error)", code: 1) }
+    }
+
+    func record() throws {
         let dev = try TouchDevice(path: device, screen: Size(width: 1, height: 1), requireTouch: false)
         // Written with write(2): a full disk says so (exit 1) and a closed pipe ends the
         // recording (exit 0) instead of a trap in FileHandle.write.

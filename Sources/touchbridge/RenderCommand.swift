@@ -95,7 +95,9 @@ struct RenderCommand: ParsableCommand {
         }
         let renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
         renderer.textScale = textScale
-        var scene = MapScene(camera: cam, showsRecenterButton: recenter)
+        // The compass as the kiosk shows it: only while the map is turned or tilted
+        // (MapController.controls), not on a flat north-up map.
+        var scene = MapScene(camera: cam, showsCompass: cam.bearing != 0 || cam.tilt != 0, showsRecenterButton: recenter)
         if let markers {
             for (i, m) in markers.split(separator: ";").enumerated() {
                 let v = m.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }

@@ -10,10 +10,14 @@ import Rendering
 struct ReplayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Replay an evemu recording through the frame assembler, gesture recogniser and map controller.",
-        discussion: "Prints the JSON event stream (docs/event-stream.md): start, gesture and camera events, end.")
+        abstract: "Replay an evemu or libinput recording through the frame assembler, gesture recogniser and map controller.",
+        discussion: """
+        Prints the JSON event stream (docs/event-stream.md): start, gesture and camera events, end. \
+        FILE is an evemu recording or a `libinput record` YAML file (as attached to libinput bug \
+        reports; the first device of the file is replayed), told apart by its content.
+        """)
 
-    @Argument(help: "evemu recording (a combined file, or an .events file with --desc); with --live, a /dev/input/eventN node")
+    @Argument(help: "evemu recording (a combined file, or an .events file with --desc) or `libinput record` YAML; with --live, a /dev/input/eventN node")
     var file: String
 
     @Option(help: "evemu device description, when FILE holds only events")
@@ -48,7 +52,8 @@ struct ReplayCommand: ParsableCommand {
         checkSeconds(duration, option: "--duration")
         var cfg = KioskConfiguration()
         if let config {
-            do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }
+            // Replay draws nothing: the tiles file, style and folders are not its business.
+            do { cfg = try KioskConfiguration.load(path: config, checkFiles: false) } catch let e as ConfigError { fail(e.description, code: 2) }
         }
         if let camera { cfg.map.camera = try parseCamera(camera) }
         var cal = Calibration.identity

@@ -28,20 +28,29 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         checkSeconds(duration, option: "--duration")
         requireWorldMap()
-        var cfg: KioskConfiguration
-        if FileManager.default.fileExists(atPath: config) || config != "/etc/touchbridge/touchbridge.toml" {
-            do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }
-        } else {
-            FileHandle.standardError.write(Data("touchbridge: \(config) does not exist; running with the built-in defaults\n".utf8))
-            cfg = KioskConfiguration()
-        }
+        var backend: KioskConfiguration.DisplayBackendKind?
         if let display {
             guard let b = KioskConfiguration.DisplayBackendKind(rawValue: display) else {
                 throw ValidationError("--display must be drm, fbdev or png")
             }
-            cfg.display.backend = b
+            backend = b
         }
-        if let events { cfg.log.events = events }
+        var cfg: KioskConfiguration
+        var fileCfg = KioskConfiguration()
+        let overrides: (inout KioskConfiguration) -> Void = { [events] c in
+            fileCfg = c
+            if let backend { c.display.backend = backend }
+            if let events { c.log.events = events }
+        }
+        if FileManager.default.fileExists(atPath: config) || config != "/etc/touchbridge/touchbridge.toml" {
+            // Everything `check` refuses, `run` refuses (exit 2): the tiles file and style must
+            // open, the folders exist and be writable, not a fallback to the world map.
+            do { cfg = try KioskConfiguration.load(path: config, adjust: overrides) } catch let e as ConfigError { fail(e.description, code: 2) }
+        } else {
+            FileHandle.standardError.write(Data("touchbridge: \(config) does not exist; running with the built-in defaults\n".utf8))
+            cfg = KioskConfiguration()
+            overrides(&cfg)
+        }
         let view: MapView
         do {
             view = try MapView(configuration: cfg, configPath: FileManager.default.fileExists(atPath: config) ? config : nil)
@@ -50,6 +59,7 @@ struct RunCommand: ParsableCommand {
         } catch {
             fail("\(error)", code: 1)
         }
+        view.startFileConfiguration = fileCfg
         if let duration { view.stopTime = EventLoop.now() + duration }
         do { try view.run() } catch { fail("\(error)", code: 1) }
     }

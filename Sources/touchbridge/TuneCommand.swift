@@ -35,7 +35,7 @@ struct TuneCommand: ParsableCommand {
         var cfg = KioskConfiguration()
         let hasFile = FileManager.default.fileExists(atPath: config)
         if hasFile {
-            do { cfg = try KioskConfiguration.load(path: config) } catch let e as ConfigError { fail(e.description, code: 2) }
+            do { cfg = try KioskConfiguration.load(path: config, checkFiles: false) } catch let e as ConfigError { fail(e.description, code: 2) }
         }
         if let display {
             guard let b = KioskConfiguration.DisplayBackendKind(rawValue: display) else { throw ValidationError("--display must be drm, fbdev or png") }

@@ -43,6 +43,18 @@ import Gestures
         #expect(c.nextDeadline == nil)   // a fixed source needs no frames
     }
 
+    /// Issue 30: a double tap and a two-finger tap tell willMove and the mode change in the
+    /// order a pan does (willMove(true), then cameraMode free).
+    @Test func aZoomTapGivesWillMoveThenFreeAsAPanDoes() {
+        for kind in [GestureKind.doubleTap, .twoFingerTap] {
+            let (c, d) = following()
+            d.calls.removeAll()
+            c.handle(gesture(kind, .recognized, 10, at: Point(x: 300, y: 300)))
+            #expect(c.cameraMode == .free)
+            #expect(d.calls.prefix(2) == ["willMove(true)", "cameraMode(free)"], "\(kind): \(d.calls)")
+        }
+    }
+
     @Test func panEntersFreeModeAndTheTimerReturnsToFollowing() {
         let (c, d) = following()
         d.calls.removeAll()

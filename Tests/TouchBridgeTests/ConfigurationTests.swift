@@ -165,7 +165,7 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
 
     @Test func exampleConfigsAreValid() throws {
         for name in ["portrait-panel.toml", "mbtiles-map.toml"] {
-            let cfg = try KioskConfiguration.load(path: repoRoot.appendingPathComponent("Configs/\(name)").path)
+            let cfg = try KioskConfiguration.load(path: repoRoot.appendingPathComponent("Configs/\(name)").path, checkFiles: false)
             #expect(cfg.touch.count >= 1)
         }
     }

@@ -40,7 +40,7 @@ import Display
     @Test func badValuesNameTheKey() {
         #expect(error("[control]\nsocket = \"relative.sock\"\n")?.message.contains("absolute path") == true)
         #expect(error("[map]\nbounds = [1, 2, 3]\n")?.key == "map.bounds")
-        #expect(error("[map]\nbounds = [10, 47, 9, 48]\n")?.message.contains("west must be below east") == true)
+        #expect(error("[map]\nbounds = [10, 47, 9, 48]\n")?.message.contains("west (10.0) must be below east (9.0)") == true)
         #expect(error("[camera]\nhome_after_s = -1\n")?.key == "camera.home_after_s")
         let cal = error("[[touch]]\ncalibration = \"0 -1 one 1 0 0\"\n")
         #expect(cal?.line == 2 && cal?.message.contains("not a list of numbers") == true)

@@ -69,4 +69,116 @@ import Glibc
         #expect(view.pipeline.recognizer.thresholds.tapMaxMovement == 3)
         #expect(view.controller.markers.map(\.id) == ["a"])
     }
+
+    func view(_ path: String) throws -> MapView {
+        try MapView(configuration: try KioskConfiguration.load(path: path), configPath: path,
+                    display: MemoryDisplay(width: 640, height: 400), log: KioskLog(level: .error))
+    }
+
+    /// Issue 30: reload applies a new tiles file, style and text scale; a tiles file that does not
+    /// open keeps the running map and says why.
+    @Test func reloadSwitchesTheTilesFileAndTextScale() throws {
+        let path = try tempConfig(base)
+        let view = try view(path)
+        #expect(view.renderer.raster == nil && view.renderer.vector == nil)
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.raster)\"\ntext_scale = 1.5\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = view.reload()
+        #expect(r.error == nil && r.restartNeeded == [], "\(r)")
+        #expect(r.applied.contains("tiles") && r.applied.contains("text scale"), "\(r)")
+        #expect(view.renderer.raster != nil && view.renderer.textScale == 1.5)
+        #expect(view.configuration.map.source == .mbtiles(CheckErrorsTests.raster))
+        // Vector tiles (PMTiles): the street map, with its tile worker.
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(view.reload().error == nil)
+        #expect(view.renderer.vector != nil && view.renderer.raster == nil && view.tileWorker != nil && view.renderer.textScale == 1)
+        let street = ObjectIdentifier(view.renderer)
+        // A tiles file that is not there: refused (as check refuses it), the running map stays.
+        try (base.replacingOccurrences(of: "id = \"a\"", with: "id = \"b\"") + "\n[map]\ntiles = \"/nonexistent/x.mbtiles\"\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let bad = view.reload()
+        #expect(bad.error?.contains("/nonexistent/x.mbtiles") == true, "\(bad)")
+        #expect(ObjectIdentifier(view.renderer) == street && view.controller.markers.map(\.id) == ["a"])
+        // Back to the built-in world.
+        try base.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(view.reload().error == nil)
+        #expect(view.renderer.vector == nil && view.renderer.raster == nil && view.tileWorker == nil)
+    }
+
+    @Test func keysThatNeedARestartAreListedNotIgnored() throws {
+        let path = try tempConfig(base)
+        let view = try view(path)
+        try (base.replacingOccurrences(of: "/nonexistent/event99", with: "/nonexistent/event98")
+             + "\n[display]\nbackend = \"png\"\nsize = \"800x600\"\nmax_fps = 30\n[log]\nlevel = \"debug\"\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let r = view.reload()
+        #expect(r.error == nil)
+        #expect(r.restartNeeded == ["display.backend", "display.size", "touch", "log.level"], "\(r)")
+        #expect(r.applied.contains("max_fps") && view.configuration.display.maxFPS == 30)
+        // The same file again: still listed (the running kiosk still has the old values).
+        #expect(view.reload().restartNeeded == ["display.backend", "display.size", "touch", "log.level"])
+        try base.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(view.reload().restartNeeded == [])
+    }
+
+    @Test func cameraSettingsAreApplied() throws {
+        let path = try tempConfig(base)
+        let view = try view(path)
+        view.pipeline.begin(at: EventLoop.now())
+        #expect(view.controller.cameraMode == .free && view.controller.positionSource == nil)
+        try (base + "\n[camera]\nposition = [47.14, 9.52]\nheading = 90.0\nmode = \"following\"\nfollowing_zoom = 15.0\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(view.reload().error == nil)
+        #expect(view.controller.cameraMode == .following)
+        #expect(view.controller.configuration.followingZoom == 15)
+        let fix = view.controller.positionFix(at: EventLoop.now() + 5)
+        #expect(fix.map { abs($0.coordinate.latitude - 47.14) < 1e-9 && abs($0.coordinate.longitude - 9.52) < 1e-9 } == true, "\(String(describing: fix))")
+    }
+
+    @Test func countersSurviveAReloadThatSwitchesTiles() throws {
+        let path = try tempConfig(base)
+        let view = try view(path)
+        var framesAtHangup = 0
+        try runWithHangup(view) {
+            framesAtHangup = view.framesPresented
+            try? (self.base + "\n[map]\ntiles = \"\(CheckErrorsTests.raster)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(framesAtHangup >= 1)
+        #expect(view.renderer.raster != nil)
+        // The frame counter went on from where it was (the reload drew a frame with the new map).
+        #expect(view.framesPresented > framesAtHangup)
+        #expect(view.firstFrameTime != nil)
+    }
+
+    /// A new style for the vector tiles is applied too; one that does not parse is refused.
+    @Test func reloadAppliesANewStyleAndRefusesABrokenOne() throws {
+        let style = repoRoot.appendingPathComponent("Sources/VectorTiles/Resources/street-style.json").path
+        let path = try tempConfig(base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\n")
+        let view = try view(path)
+        let first = ObjectIdentifier(view.renderer)
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\nstyle = \"\(style)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = view.reload()
+        #expect(r.error == nil && r.applied.contains("style"), "\(r)")
+        #expect(ObjectIdentifier(view.renderer) != first && view.configuration.map.style == style)
+        let styled = ObjectIdentifier(view.renderer)
+        let broken = (path as NSString).deletingLastPathComponent + "/broken-style.json"
+        try "{ \"version\": 8, \"layers\": [ ".write(toFile: broken, atomically: true, encoding: .utf8)
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\nstyle = \"\(broken)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let bad = view.reload()
+        #expect(bad.error?.contains("broken-style.json") == true, "\(bad)")
+        #expect(ObjectIdentifier(view.renderer) == styled && view.configuration.map.style == style)
+    }
+
+    /// The stats' tile cache counters go on through a reload that replaces the tile set.
+    @Test func tileCountersSurviveATilesSwitch() throws {
+        let path = try tempConfig(base + "\n[map]\ntiles = \"\(CheckErrorsTests.raster)\"\nzoom = 3.0\n")
+        let view = try view(path)
+        view.pipeline.begin(at: EventLoop.now())
+        view.drawAndPresent(now: EventLoop.now())
+        let before = view.statsSnapshot(now: EventLoop.now())
+        #expect(before.tileHits + before.tileMisses > 0)
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(view.reload().error == nil)
+        let after = view.statsSnapshot(now: EventLoop.now())
+        #expect(after.tileHits >= before.tileHits && after.tileMisses >= before.tileMisses, "\(before) -> \(after)")
+    }
 }

@@ -159,7 +159,8 @@ import MapEngine
 
     /// `touchbridge replay --contacts --config streams/pixels-per-mm-4.toml
     /// --camera=-33.8688,151.2093,12.5,322.5,30` of four recordings, written by the build before
-    /// the hand-written encoder (String(format:)): the same bytes, line for line.
+    /// the hand-written encoder (String(format:)): the same bytes, line for line (the start
+    /// line's `mode`, added in issue 30, appended to the files).
     @Test(arguments: ["Atmel maXTouch Touchscreen.1-finger-fast-taps", "Atmel maXTouch Touchscreen.4-finger-drag-down",
                       "ELAN CANDO Windows7.1-finger-drag-up-down", "N-Trig MultiTouch.2-fingers-touch-release"])
     func replayWithContactsGivesTheFormerBytes(_ name: String) throws {

@@ -100,4 +100,16 @@ import TouchCore
         }
         #expect(n == count)
     }
+
+    /// Issue 30: a `libinput record` YAML file replays as the evemu recording it was made from
+    /// (Tests/TouchCoreTests/Fixtures/libinput-record/make-from-evemu.py): the same event stream.
+    @Test func aLibinputRecordFileReplaysAsItsEvemuRecording() throws {
+        let yml = repoRoot.appendingPathComponent("Tests/TouchCoreTests/Fixtures/libinput-record/atmel-2-fingers.yml").path
+        let evemu = Self.dir.appendingPathComponent("Atmel maXTouch Touchscreen.2-fingers-touch-release.events").path
+        let a = try streamed(yml), b = try streamed(evemu)
+        #expect(a.count > 10 && a == b)
+        // Found by its content, whatever its name.
+        let renamed = try temp("bug-report-recording.txt", try String(contentsOfFile: yml, encoding: .utf8))
+        #expect(try streamed(renamed) == b)
+    }
 }

@@ -540,6 +540,144 @@ def test_fit_answers_its_camera_and_set_gestures_takes_all_as_a_string(kiosk):
     assert "array of strings" in c.call("set_gestures", enabled="pan")["error"]
 
 
+# MARK: issue 30: check that checks, reload that reloads, the smaller items
+
+REPO = Path(__file__).resolve().parents[2]
+RASTER = REPO / "Tests/RenderingTests/Fixtures/node-mbtiles_plain_1.mbtiles"
+
+
+def test_check_lists_every_error_and_run_refuses_the_same(kiosk_binary, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(f"""[display]
+backend = "png"
+png_dir = "{blocker}/frames"
+[map]
+tiles = "{tmp_path}/missing.mbtiles"
+latitude = 48.85
+longitude = 2.35
+bounds = [48.8, 2.2, 48.9, 2.5]
+[control]
+socket = "{tmp_path}/no-such-folder/control.sock"
+""")
+    check = subprocess.run([str(kiosk_binary), "check", "--config", str(cfg)], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 2, check
+    lines = check.stderr.strip().splitlines()
+    keys = ["display.png_dir", "map.tiles", "map.bounds", "control.socket"]
+    for key, line in zip(keys, lines):
+        assert f"key '{key}'" in line and f"{cfg}:" in line, (key, line)
+    assert lines[-1] == f"4 errors in {cfg}", check.stderr
+    assert "swapped" in check.stderr and "missing.mbtiles" in check.stderr
+    assert "MBTiles" not in check.stdout and "Error:" not in check.stderr
+    # run refuses the same file with the same errors, before opening anything: no world map instead.
+    run = subprocess.run([str(kiosk_binary), "run", "--config", str(cfg), "--duration", "5"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, run
+    for key in keys:
+        assert f"key '{key}'" in run.stderr
+    assert "Showing the built-in world map" not in run.stderr and "NSCocoaErrorDomain" not in run.stderr
+
+
+def test_check_names_the_tile_container_and_passes_the_example_files(kiosk_binary):
+    for name, container in (("street-map.toml", "PMTiles"), ("mbtiles-map.toml", "MBTiles")):
+        r = subprocess.run([str(kiosk_binary), "check", "--config", f"Configs/{name}"], cwd=REPO,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert f"map: {container} Tests/" in r.stdout, r.stdout
+
+
+def test_reload_switches_the_tiles_and_lists_what_needs_a_restart(kiosk_binary, tmp_path):
+    k = Kiosk(kiosk_binary, tmp_path, extra='[[touch]]\nmatch = "/dev/input/event-nonexistent"\n').start()
+    try:
+        # The absent touchscreen is named with its match and why.
+        assert 'match = "/dev/input/event-nonexistent"' in k.stderr() and "does not exist" in k.stderr()
+        c = k.client()
+        settle(c)
+        frames = k.frame_count()
+        before = read_png_file(c, tmp_path / "before.png")
+        text = k.config.read_text()
+        k.config.write_text(text.replace("[map]\n", f'[map]\ntiles = "{RASTER}"\n')
+                            .replace(f'size = "{SIZE[0]}x{SIZE[1]}"', 'size = "640x480"'))
+        r = c.ok("reload")
+        assert r["restart_needed"] == ["display.size"], r
+        assert "tiles" in r["applied"], r
+        assert "restart" in k.stderr() and "display.size" in k.stderr()
+        deadline = time.time() + 10
+        while k.frame_count() == frames and time.time() < deadline:
+            time.sleep(0.05)
+        assert k.frame_count() > frames, "no frame after the reload"
+        after = read_png_file(c, tmp_path / "after.png")
+        assert after[:2] == before[:2] == SIZE   # the size needs a restart: unchanged
+        changed = sum(1 for a, b in zip(after[2], before[2]) if a != b)
+        assert changed > len(before[2]) // 10, f"only {changed} bytes changed: the new tiles are not shown"
+        # A tiles file that does not open: refused, the running map stays.
+        k.config.write_text(text.replace("[map]\n", f'[map]\ntiles = "{tmp_path}/gone.mbtiles"\n'))
+        bad = c.call("reload")
+        assert bad["ok"] is False and "gone.mbtiles" in bad["error"], bad
+        assert read_png_file(c, tmp_path / "again.png")[2] == after[2]
+        # The counters and the connection survived: the same client still talks.
+        assert c.ok("get_camera")["camera"]["zoom"] == 9
+    finally:
+        k.stop()
+
+
+def read_png_file(c: Client, path: Path):
+    c.ok("screenshot", path=str(path))
+    return read_png(path)
+
+
+def test_get_gestures_reads_without_drawing(kiosk):
+    c = kiosk.client()
+    g = c.ok("get_gestures")
+    assert len(g["enabled"]) == 11 and g["two_finger_horizontal"] == "rotate"
+    c.ok("set_gestures", enabled=["pan", "pinch"])
+    settle(c)
+    time.sleep(0.5)
+    before = kiosk.frame_count()
+    for _ in range(10):
+        assert c.ok("get_gestures")["enabled"] == ["pan", "pinch"]
+    time.sleep(0.3)
+    assert kiosk.frame_count() == before
+    assert "get_gestures" in c.ok("help")["commands"]
+
+
+def test_events_fails_when_the_kiosk_dies(kiosk, kiosk_binary):
+    ev = subprocess.Popen([str(kiosk_binary), "events", "--socket", kiosk.sock], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    kiosk.stop(signal.SIGKILL)
+    out, err = ev.communicate(timeout=30)
+    assert ev.returncode == 1, (out, err)
+    assert json.loads(out.splitlines()[0])["type"] == "start"
+    assert "closed the control socket" in err
+
+
+def test_small_command_line_items(kiosk, kiosk_binary, tmp_path):
+    tb = str(kiosk_binary)
+    help_text = subprocess.run([tb, "ctl", "--help"], capture_output=True, text=True, timeout=30).stdout
+    assert "id=null" not in help_text and "marker=null" in help_text
+    # What the help shows works.
+    assert subprocess.run([tb, "ctl", "--socket", kiosk.sock, "select_marker", "marker=null"],
+                          capture_output=True, text=True, timeout=30).returncode == 0
+    rec = subprocess.run([tb, "record", "--device", str(tmp_path / "no-such-node")], capture_output=True, text=True, timeout=30)
+    assert rec.returncode == 1 and rec.stderr.startswith("touchbridge: ") and "Error:" not in rec.stderr, rec.stderr
+    icon = tmp_path / "icon.png"
+    write_png(icon, 8, 8, (255, 0, 0))
+    r = kiosk.client().call("add_marker", marker="rel", latitude=47.1, longitude=9.5, icon="icon.png")
+    assert r["ok"] is False and "absolute" in r["error"]
+
+
+def test_replay_reads_a_libinput_record_file(kiosk_binary):
+    fixtures = REPO / "Tests/TouchCoreTests/Fixtures"
+    yml = subprocess.run([str(kiosk_binary), "replay", "--contacts", str(fixtures / "libinput-record/atmel-2-fingers.yml")],
+                         capture_output=True, text=True, timeout=60)
+    evemu = subprocess.run([str(kiosk_binary), "replay", "--contacts", str(fixtures / "evemu/Atmel maXTouch Touchscreen.2-fingers-touch-release.events")],
+                           capture_output=True, text=True, timeout=60)
+    assert yml.returncode == 0 and evemu.returncode == 0, yml.stderr
+    assert len(yml.stdout.splitlines()) > 5 and yml.stdout == evemu.stdout
+
+
 def test_no_op_updates_draw_no_frame_and_stats_counts_frames(kiosk):
     """Idle means idle (issue 30): a request that changes nothing on the screen (the same
     marker again, a move to where the camera is, a gesture mask) draws nothing; `stats` reads

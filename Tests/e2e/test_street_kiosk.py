@@ -65,6 +65,6 @@ def test_street_map_on_the_drm_card_matches_render(kiosk_ready, kiosk_binary, tm
                        check=True, capture_output=True)
         w, h, ref = read_png(out)
         assert (w, h) == (shot.width, shot.height) == (1280, 800)
-        # The compass corner is left out: render always draws it.
+        # The compass corner is left out (as in test_kiosk.py).
         diff = differing_fraction(shot.rgb, ref, w, h, masks=((1280 - 90, 0, 90, 90),))
         assert diff < 0.01, f"{name}: the screenshot differs from render's frame in {diff:.1%} of pixels"

@@ -12,7 +12,7 @@ extension MapView {
         server.handler = { [unowned self] request, client in try self.perform(request, client: client) }
         server.onSubscribe = { [unowned self] _ in
             // A subscriber starts with a `start` line, as a `replay` stream does; t keeps the kiosk's clock.
-            [self.pipeline.encoder.start(screen: self.screen, camera: self.controller.camera)]
+            [self.pipeline.encoder.start(screen: self.screen, camera: self.controller.camera, mode: self.controller.cameraMode)]
         }
         try server.attach(to: loop)
         control = server
@@ -20,11 +20,11 @@ extension MapView {
     }
 
     /// Commands that change nothing on the screen (they never draw).
-    static let readOnlyCommands: Set<String> = ["get_camera", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot", "stats"]
+    static let readOnlyCommands: Set<String> = ["get_camera", "get_gestures", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot", "stats"]
 
     /// Every command name, for `help` and the unknown-command message.
     static let controlCommands = ["get_camera", "move_camera", "fit", "add_marker", "update_marker", "remove_marker",
-                                  "list_markers", "select_marker", "set_gestures", "set_camera_mode", "set_position"]
+                                  "list_markers", "select_marker", "get_gestures", "set_gestures", "set_camera_mode", "set_position"]
         + overlayCommands + ["screenshot", "reload", "stats", "subscribe", "unsubscribe", "help"]
 
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
@@ -113,6 +113,10 @@ extension MapView {
             if let z = try a.number("z_index", in: -1_000_000...1_000_000) { m.zIndex = Int(z) }
             if let icon = try a.optionalString("icon") {
                 if let path = icon {
+                    // docs/control.md: absolute, as screenshot's path (the kiosk's working folder is not the client's).
+                    guard path.hasPrefix("/") else {
+                        throw ControlError("\"icon\" must be an absolute path (the kiosk's working folder is not the client's), got \"\(path)\"")
+                    }
                     switch MarkerLook.icon(path: path) {
                     case .success(let i): MarkerLook.apply(i, to: &m)
                     case .failure(let e): throw ControlError("\"icon\": \(e.message)")
@@ -160,6 +164,11 @@ extension MapView {
                 throw ControlError("\"marker\" must be a marker id (a string) or null")
             }
             return [("selected", controller.selectedMarker.map { .string($0) } ?? .null)]
+        case "get_gestures":
+            try a.finish()
+            let mask = controller.configuration.gestureMask
+            return [("enabled", .array(GestureMask.names.filter { mask.contains($0.1) }.map { .string($0.0) })),
+                    ("two_finger_horizontal", .string(configuration.gestures.twoFingerHorizontal.rawValue))]
         case "set_gestures":
             // "all" as a string is the list ["all"] (issue 30).
             if let v = a.take("enabled") { a.pairs.append(("enabled", v.string == "all" ? .array([.string("all")]) : v)) }
@@ -213,8 +222,10 @@ extension MapView {
                     ("height", .number(Double(drawn.height)))]
         case "reload":
             try a.finish()
-            if let problem = reload() { throw ControlError(problem) }
-            return []
+            let result = reload()
+            if let problem = result.error { throw ControlError(problem) }
+            return [("restart_needed", .array(result.restartNeeded.map { .string($0) })),
+                    ("applied", .array(result.applied.map { .string($0) }))]
         case "stats":
             try a.finish()
             return stats.json(statsSnapshot(now: MonotonicClock.now()))

@@ -1,0 +1,196 @@
+import Foundation
+import MapEngine
+import Rendering
+import Platform
+import VectorTiles
+import Display
+
+/// What a reload did: applied the file (and which keys it could not apply without a restart),
+/// or kept the running configuration and why.
+public struct ReloadResult: Sendable, Equatable {
+    /// Set when the new file was refused (the running configuration stays).
+    public var error: String?
+    /// Keys whose new value takes effect only when the kiosk is restarted (display device and
+    /// size, touchscreens, the socket, the event stream's file): dotted names, as in the file.
+    public var restartNeeded: [String] = []
+    /// What was applied, for the log.
+    public var applied: [String] = []
+}
+
+extension MapView {
+    /// Keys `reload` cannot apply to a running kiosk, compared between the file the kiosk
+    /// started with (`startFileConfiguration`) and the new one.
+    static func restartNeeded(running a: KioskConfiguration, new b: KioskConfiguration) -> [String] {
+        var keys: [String] = []
+        let d = a.display, e = b.display
+        if d.backend != e.backend { keys.append("display.backend") }
+        if d.card != e.card { keys.append("display.card") }
+        if d.connector != e.connector { keys.append("display.connector") }
+        if d.mode != e.mode { keys.append("display.mode") }
+        if d.rotation != e.rotation || d.rotationIsExplicit != e.rotationIsExplicit { keys.append("display.rotation") }
+        if d.backend == .fbdev || e.backend == .fbdev, d.fbdev != e.fbdev { keys.append("display.fbdev") }
+        if d.backend == .png || e.backend == .png {
+            if d.pngDirectory != e.pngDirectory { keys.append("display.png_dir") }
+            if d.pngSize != e.pngSize { keys.append("display.size") }
+        }
+        if d.physicalSizeMM?.0 != e.physicalSizeMM?.0 || d.physicalSizeMM?.1 != e.physicalSizeMM?.1 { keys.append("display.physical_size_mm") }
+        if a.touch != b.touch { keys.append("touch") }
+        if a.gestures.pixelsPerMM != b.gestures.pixelsPerMM { keys.append("gestures.pixels_per_mm") }
+        if a.control.socket != b.control.socket { keys.append("control.socket") }
+        if a.log.events != b.log.events { keys.append("log.events") }
+        if a.log.level != b.log.level { keys.append("log.level") }
+        return keys
+    }
+
+    /// SIGHUP and the control socket's `reload`: re-reads the file and applies it, tiles,
+    /// style and text scale included; a bad file (or a tiles file or style that does not open)
+    /// keeps the running configuration. Keys that need a restart are listed in the result and
+    /// the log. The camera, the app's markers and overlays, the counters stay.
+    @discardableResult
+    func reload() -> ReloadResult {
+        guard let path = configPath else {
+            log(.warning, "reload: no configuration file to re-read")
+            return ReloadResult(error: "no configuration file to re-read")
+        }
+        systemd.reloading()
+        defer { if firstFrameTime != nil { systemd.ready(status: systemdStatus()) } }
+        let new: KioskConfiguration
+        do {
+            new = try KioskConfiguration.load(path: path)
+        } catch {
+            log(.error, "reload: \(error); keeping the running configuration")
+            return ReloadResult(error: "\(error); keeping the running configuration")
+        }
+        let now = EventLoop.now()
+        // The input waiting in the touchscreens first, as before any deadline (catchUp).
+        if running { catchUp(to: now) }
+        let old = configuration
+        var result = ReloadResult()
+        // The map data first: if it does not open, nothing has changed yet.
+        if new.map.source != old.map.source || new.map.style != old.map.style {
+            do {
+                try switchMap(to: new.map)
+                result.applied.append(new.map.source != old.map.source ? "tiles" : "style")
+            } catch {
+                log(.error, "reload: \(error); keeping the running configuration")
+                return ReloadResult(error: "\(error); keeping the running configuration")
+            }
+        }
+        if renderer.textScale != new.map.textScale {
+            renderer.textScale = new.map.textScale
+            renderer.invalidateCache()
+            result.applied.append("text scale")
+        }
+        pipeline.reconfigure(new, at: now)
+        result.applied += ["gestures", "markers", "overlays", "route", "map limits"]
+        applyCameraSettings(old: old, new: new, at: now)
+        result.applied.append("camera settings")
+        if new.display.maxFPS != old.display.maxFPS {
+            pacer = FramePacer(refreshHz: min(display.refreshHz > 0 ? display.refreshHz : 60, Double(new.display.maxFPS)))
+            result.applied.append("max_fps")
+        }
+        configuration.gestures = new.gestures
+        configuration.markers = new.markers
+        configuration.camera = new.camera
+        configuration.overlays = new.overlays
+        configuration.route = new.route
+        configuration.position = new.position
+        configuration.map = new.map
+        configuration.display.maxFPS = new.display.maxFPS
+        // Blanking, backlight, attract tour and metrics ([display] blank_after_s, [kiosk],
+        // [metrics]): the new settings from now; the counters (KioskStats) go on.
+        configuration.operations = new.operations
+        operations.settings = new.operations
+        operations.backlight = new.operations.backlight.map { Backlight(name: $0) }
+        operations.tour = nil
+        operations.tourProblem = nil
+        operations.nextMetricsAt = nil
+        stats.reloaded()
+        result.applied.append("blanking, attract and metrics settings")
+        for w in pipeline.overlayWarnings { log(.warning, "reload: \(w)") }
+        result.restartNeeded = MapView.restartNeeded(running: startFileConfiguration, new: new)
+        log(.info, "reload: re-read \(path): applied " + result.applied.joined(separator: ", "))
+        if !result.restartNeeded.isEmpty {
+            log(.warning, "reload: these keys changed but take effect only after a restart (systemctl restart touchbridge): "
+                + result.restartNeeded.joined(separator: ", "))
+        }
+        pipeline.setNeedsRedraw()
+        return result
+    }
+
+    /// `[camera]` changed in the file: the position source (fixed position, heading, or the
+    /// track) and the start mode, when the file changed them (a mode a person or an app chose
+    /// since stays otherwise).
+    func applyCameraSettings(old: KioskConfiguration, new: KioskConfiguration, at now: Double) {
+        let o = old.camera, n = new.camera
+        if n.positionSource != o.positionSource || n.position != o.position || n.heading != o.heading
+            || new.position.accuracyMeters != old.position.accuracyMeters {
+            switch n.positionSource {
+            case .fixed:
+                if let p = n.position {
+                    var fix = PositionFix(coordinate: p, heading: n.heading)
+                    fix.accuracy = new.position.accuracyMeters
+                    controller.setPosition(fix, at: now)
+                } else {
+                    controller.positionSource = nil
+                }
+            case .track:
+                controller.positionSource = PositionSource.track(DemoTrack.points).shifted(by: now)
+            }
+        }
+        if n.mode != o.mode {
+            if n.mode == .following && controller.positionSource == nil {
+                log(.warning, "reload: camera mode following needs a position; staying in \(controller.cameraMode.rawValue)")
+            } else {
+                controller.setCameraMode(n.mode, at: now)
+            }
+        }
+        pipeline.advance(to: now)
+    }
+
+    /// A new tiles file or style: a new renderer (its caches sized as at start); the vector
+    /// worker's wake-up moves to the new tile set.
+    func switchMap(to map: KioskConfiguration.MapSettings) throws {
+        let w = Int(screen.width), h = Int(screen.height)
+        var raster: RasterTileSource? = nil
+        var vector: VectorTileSet? = nil
+        var warnings: [String] = []
+        if case .mbtiles(let path) = map.source {
+            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: RasterTileSource.capacity(screenWidth: w, screenHeight: h),
+                                               vectorCacheBytes: VectorTileSet.cacheBytes(
+                screenWidth: w, screenHeight: h, margin: MapRenderer.cacheMargin(width: w, height: h)))
+            guard opened.raster != nil || opened.vector != nil else {
+                throw ConfigError(file: configPath ?? "configuration", line: nil, key: "map.tiles",
+                                  message: TileFileCheck.problem(path: path) ?? "\(path): cannot be opened")
+            }
+            raster = opened.raster
+            vector = opened.vector
+            warnings = opened.warnings
+        }
+        var style: StreetStyle? = nil
+        if let path = map.style {
+            do { style = try StreetStyle.load(path: path) } catch {
+                throw ConfigError(file: configPath ?? "configuration", line: nil, key: "map.style", message: "\(error)")
+            }
+        }
+        tileWorker?.close()
+        tileWorker = nil
+        let v = renderer.vector?.cacheCounts ?? (0, 0), rc = renderer.raster?.cacheCounts ?? (0, 0)
+        retiredTileCounts.hits += v.0 + rc.0
+        retiredTileCounts.misses += v.1 + rc.1
+        let r = MapRenderer(raster: raster, vector: vector, streetStyle: style)
+        r.textScale = renderer.textScale
+        r.usesBaseMapCache = renderer.usesBaseMapCache
+        r.usesOverlayLayer = renderer.usesOverlayLayer
+        renderer = r
+        pipeline.measureInfoWindows(with: r)
+        for warning in warnings { log(.warning, warning) }
+        if let vector {
+            tileWorker = try TileWorkerWake(vector: vector, loop: eventLoop) { [weak self] in
+                self?.renderer.invalidateCache()
+                self?.pipeline.setNeedsRedraw()
+            }
+        }
+        log(.info, MapView.memoryPlan(display: display, rotation: configuration.display.rotation, width: w, height: h, raster: raster, vector: vector))
+    }
+}
