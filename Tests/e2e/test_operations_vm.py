@@ -212,7 +212,8 @@ def test_an_unplugged_touchscreen_shows_in_stats_and_metrics(vm):
     screens = stats["touchscreens"]
     assert len(screens) == 1 and screens[0]["state"] == "gone" and screens[0]["disconnects"] == 1, screens
     assert screens[0]["name"] == "TouchBridge operations panel"
-    assert "disappeared" in stats["last_warning"]["text"]
+    # Which words depends on whether udev's remove or the read error comes first.
+    assert "disappeared" in stats["last_warning"]["text"] or "was removed" in stats["last_warning"]["text"], stats["last_warning"]
     assert stats["touches"] == 4 and stats["gestures"]["tap"] == 1 and stats["gestures"]["pan"] == 1
     assert stats["frames"] > 10 and stats["frame_time"]["p50_ms"] > 0
     m = prom(vm.text("metrics-unplugged.prom"))
