@@ -242,18 +242,22 @@ def test_unplug_mid_touch_cancels_the_contact(vm):
     assert "disappeared" in vm.text("unplug.err")
 
 
-def test_syn_dropped_mid_drag_cancels_the_lifted_finger_and_keeps_the_other(vm):
+def test_syn_dropped_mid_drag_lifts_the_finger_that_lifted_and_keeps_the_other(vm):
     assert vm.text("drop.exit").strip() == "0", vm.text("drop.err")
     stream = lines(vm, "drop.jsonl")
     frames = [l for l in stream if l["type"] == "contacts"]
     two = [f for f in frames if len(f["contacts"]) == 2]
     assert two, stream[:10]
     first, second = (c["id"] for c in two[0]["contacts"])
-    (resync,) = [f for f in frames if f.get("cancelled")]
-    assert resync["cancelled"] == [first]
+    # The frame after the overflow (issue 29: live as replay): the finger that lifted while
+    # events were lost ends as a lift, not a cancellation (its gesture completes as it would
+    # have), and the other goes on from the state libevdev re-read.
+    resync = frames[frames.index(two[-1]) + 1]
     assert [c["id"] for c in resync["contacts"]] == [second]
+    assert "cancelled" not in resync
     # libevdev re-read the final state: finger 2 is where the flood left it (x 3499 of 4095).
     assert resync["contacts"][0]["x"] == pytest.approx(3499 / 4095 * 1280, abs=0.1)
+    assert not [f for f in frames if f.get("cancelled")]
     after = frames[frames.index(resync) + 1:]
     assert after and after[-1]["contacts"] == [] and "cancelled" not in after[-1]
     assert stream[-1]["type"] == "end" and stream[-1]["contacts"] == 0

@@ -127,6 +127,7 @@ kill -TERM $PID
 wait $PID
 echo $? > run-exit.txt
 wait $SUB
+echo $? > sub-exit.txt
 """
 
 RADIUS = 400.0
