@@ -60,7 +60,6 @@ extension Benchmarks {
             guard reply["ok"] == .bool(true) else { throw ProbeFailed(description: "get_camera failed: \(reply.text)") }
         }
         let after = try frames()
-        trips.sort()
         add("control_roundtrip_p50_ms", BenchSupport.percentile(trips, 50), "ms", "get_camera round trip, 1080p kiosk with 300 markers, p50 (\(n) requests)")
         add("control_roundtrip_p99_ms", BenchSupport.percentile(trips, 99), "ms", "  p99")
         add("idle_frames_while_polled", after - before, "frames", "frames drawn while polled \(n) times (read-only requests draw nothing)")

@@ -105,7 +105,7 @@ extension MapView {
             return true
         }
         if ops.attract != nil {
-            stopAttract(at: f.time, goHome: true, why: "a touch (that touch is not a gesture)")
+            stopAttract(at: f.time, why: "a touch (that touch is not a gesture)")
             ops.swallowing = true
             return true
         }
@@ -124,7 +124,8 @@ extension MapView {
             if now >= at { blank(at: now) } else { soon(at) }
         }
         if ops.attract != nil { if let t = playAttract(now: now) { soon(t) } }
-        if s.attractAfter > 0, !ops.blanked, ops.attract == nil, idle, controller.cameraMode == .free || ops.tourProblem == nil {
+        // A tour that would not load is not tried again until a reload.
+        if s.attractAfter > 0, !ops.blanked, ops.attract == nil, idle, ops.tourProblem == nil {
             let at = ops.lastTouch + s.attractAfter
             if now >= at {
                 startAttract(at: now)
@@ -148,7 +149,7 @@ extension MapView {
 
     func blank(at now: Double) {
         let ops = operations
-        if ops.attract != nil { stopAttract(at: now, goHome: true, why: "the display blanks") }
+        if ops.attract != nil { stopAttract(at: now, why: "the display blanks") }
         do {
             if try display.setPowered(false) {
                 log(.info, "display blanked after \(Self.seconds(ops.settings.blankAfter)) without a touch; the next touch wakes it")
@@ -187,13 +188,18 @@ extension MapView {
             }
         }
         guard ops.tour != nil else { return }
-        controller.goHome(at: now)
-        pipeline.advance(to: now)
-        ops.attract = AttractPlayback(startedAt: now + MapView.attractLead)
+        beginTourRun(at: now)
         pipeline.lineMark = ",\"attract\":true"
-        stats.attractStarted()
         log(.info, "attract: no touch for \(Self.seconds(ops.settings.attractAfter)); playing the tour until someone touches")
         pipeline.setNeedsRedraw()
+    }
+
+    /// One run of the tour: the camera heads home, the first touch comes `attractLead` later.
+    private func beginTourRun(at now: Double) {
+        controller.goHome(at: now)
+        pipeline.advance(to: now)
+        operations.attract = AttractPlayback(startedAt: now + MapView.attractLead)
+        stats.attractStarted()
     }
 
     /// Feeds the tour's frames that are due; returns when the next one is.
@@ -214,10 +220,7 @@ extension MapView {
         // Done: the next run after a pause (and the camera's trip home).
         let again = play.startedAt + tour.duration + MapView.attractPause
         if now >= again {
-            controller.goHome(at: now)
-            pipeline.advance(to: now)
-            ops.attract = AttractPlayback(startedAt: now + MapView.attractLead)
-            stats.attractStarted()
+            beginTourRun(at: now)
             return now + MapView.attractLead
         }
         ops.attract = play
@@ -226,7 +229,7 @@ extension MapView {
 
     /// A visitor touched (or the screen blanks): the tour's fingers are cancelled (no tap or
     /// fling comes of them) and the camera goes home.
-    func stopAttract(at now: Double, goHome: Bool, why: String) {
+    func stopAttract(at now: Double, why: String) {
         let ops = operations
         guard let play = ops.attract else { return }
         if !play.down.isEmpty {
@@ -237,8 +240,9 @@ extension MapView {
         ops.attract = nil
         stats.attractPlaying = false
         pipeline.lineMark = nil
-        if goHome { controller.goHome(at: now); pipeline.advance(to: now) }
-        log(.info, "attract: stopped by \(why)" + (goHome ? "; the camera goes home" : ""))
+        controller.goHome(at: now)
+        pipeline.advance(to: now)
+        log(.info, "attract: stopped by \(why); the camera goes home")
         pipeline.setNeedsRedraw()
     }
 

@@ -387,9 +387,13 @@ public final class MapView {
     /// recogniser sees one surface.
     func feed(_ f: ContactFrame, from path: String) {
         newestInput = max(newestInput ?? f.time, f.time)
+        // Touches are counted as new ids appear; a frame with the same fingers as the last
+        // (nearly every frame of a gesture) costs one comparison, no allocation.
         let before = operations.realDown[path] ?? []
-        stats.touchesDown(f.contacts.filter { !before.contains($0.id) }.count)
-        operations.realDown[path] = f.contacts.isEmpty ? nil : f.contacts.map(\.id)
+        if !f.contacts.elementsEqual(before, by: { $0.id == $1 }) {
+            stats.touchesDown(f.contacts.reduce(0) { $0 + (before.contains($1.id) ? 0 : 1) })
+            operations.realDown[path] = f.contacts.isEmpty ? nil : f.contacts.map(\.id)
+        }
         if operationsIntercept(f, from: path) { return }
         pipeline.handle(merger.merge(f, from: path))
     }

@@ -49,14 +49,6 @@ import Platform
         return device
     }
 
-    /// Any descriptor epoll accepts (the device's reads come from its script, not from it).
-    func pollable() -> OwnedDescriptor {
-        var fds: [Int32] = [-1, -1]
-        _ = pipe(&fds)
-        close(fds[1])
-        return OwnedDescriptor(adopting: fds[0], path: "pipe")
-    }
-
     /// One read of the device, as the loop does when its fd is readable.
     func read(_ view: MapView, _ device: TouchDevice) -> [TouchInputHub.Event] {
         let events = view.input.handle(fd: device.fd)

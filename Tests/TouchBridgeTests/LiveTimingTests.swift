@@ -34,13 +34,6 @@ import Platform
         return device
     }
 
-    func pollable() -> OwnedDescriptor {
-        var fds: [Int32] = [-1, -1]
-        _ = pipe(&fds)
-        close(fds[1])
-        return OwnedDescriptor(adopting: fds[0], path: "pipe")
-    }
-
     /// The gestures the pipeline delivers from now on, `changed` left out.
     func observe(_ view: MapView) -> () -> [String] {
         final class Box { var kinds: [String] = [] }
