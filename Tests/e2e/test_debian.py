@@ -242,7 +242,7 @@ def test_a_bad_reload_keeps_the_running_configuration_and_logs_at_err(vm):
     assert f"{CONFIG}:4: key 'gestures.tap_slopp_mm'" in errors, errors     # from `touchbridge check`
     assert "keeping the running configuration" in errors, errors             # from the kiosk's own SIGHUP
     entries = journal(vm)
-    pids = {e.get("_PID") for e in entries if "SIGHUP: re-read" in e.get("MESSAGE", "")}
+    pids = {e.get("_PID") for e in entries if "reload: re-read" in e.get("MESSAGE", "")}
     assert pids, "the good reload was not applied"
     assert text(vm, "pid-after-reload.txt").strip() in pids  # the same process throughout
     # No doubled level words, and every kiosk line at the priority it was logged with.
