@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "TileSources", dependencies: ["CSQLite", "CZlib"]),
         .target(name: "VectorTiles", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 exclude: ["Proto"], resources: [.copy("Resources")]),
-        .target(name: "Rendering", dependencies: ["MapEngine", "CCairo", "CSQLite", "TileSources", "VectorTiles", "CJPEG", "CWebP", "CPNG"],
+        .target(name: "Rendering", dependencies: ["MapEngine", "Platform", "CCairo", "TileSources", "VectorTiles", "CJPEG", "CWebP", "CPNG"],
                 resources: [.copy("Resources")]),
         .target(name: "Display", dependencies: ["Platform", "CDRM", "CCairo"]),
 
@@ -60,6 +60,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         // Bench, calibration and tune tools: the executable's, not in the library product.
         .target(name: "KioskTools", dependencies: [
@@ -77,7 +78,7 @@ let package = Package(
         .testTarget(name: "MapEngineTests", dependencies: ["MapEngine"]),
         .testTarget(name: "StreetMapTests", dependencies: ["Rendering", "TileSources", "VectorTiles", "MapEngine", "TouchCore", "CSQLite"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources"],
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources", "CSQLite"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display"]),
         .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge", "KioskTools"]),

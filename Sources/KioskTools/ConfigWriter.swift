@@ -58,7 +58,8 @@ public enum ConfigWriter {
         var write: @Sendable (Int32, UnsafeRawPointer, Int) -> Int
         var fsync: @Sendable (Int32) -> Int32
         var rename: @Sendable (String, String) -> Int32
-        static let system = IO(write: { Glibc.write($0, $1, $2) }, fsync: { Glibc.fsync($0) }, rename: { Glibc.rename($0, $1) })
+        static let system = IO(write: { fd, p, n in retryingEINTR { Glibc.write(fd, p, n) } },
+                               fsync: { fd in retryingEINTR { Glibc.fsync(fd) } }, rename: { Glibc.rename($0, $1) })
     }
 
     /// Why a write failed, in words a kiosk technician can act on.
@@ -101,7 +102,6 @@ public enum ConfigWriter {
             var done = 0
             while done < bytes.count {
                 let n = bytes.withUnsafeBytes { io.write(fd, $0.baseAddress! + done, bytes.count - done) }
-                if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { throw fail("cannot write the new configuration to \(folder)", n == 0 ? EIO : errno) }
                 done += n
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 
 /// Memory holding one XRGB8888 frame (little-endian 32-bit words 0xXXRRGGBB), as cairo's
 /// CAIRO_FORMAT_RGB24 and DRM's DRM_FORMAT_XRGB8888 lay it out. Does not own the memory.
@@ -64,30 +65,29 @@ extension FrameBuffer {
         }
         let folder = (path as NSString).deletingLastPathComponent
         let tmp = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw PNGWriteError(path: path, reason: "cannot create a file in \(folder): \(String(cString: strerror(errno)))") }
-        final class Sink { let fd: Int32; var failed: Int32 = 0; init(_ fd: Int32) { self.fd = fd } }
-        let sink = Sink(fd)
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor.open(tmp, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644) } catch let e as SystemError {
+            throw PNGWriteError(path: path, reason: "cannot create a file in \(folder): \(e.errno.readableDescription)")
+        }
+        final class Sink { let file: OwnedDescriptor; var failed: SystemError?; init(_ f: OwnedDescriptor) { file = f } }
+        let sink = Sink(file)
         let s = cairo_image_surface_create_for_data(pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
                                                     Int32(width), Int32(height), Int32(stride))!
         let status = withExtendedLifetime(sink) {
             cairo_surface_write_to_png_stream(s, { closure, data, length in
                 let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
-                var off = 0
-                while off < Int(length) {
-                    let n = write(sink.fd, data! + off, Int(length) - off)
-                    if n < 0 && errno == EINTR { continue }
-                    guard n > 0 else { sink.failed = errno; return CAIRO_STATUS_WRITE_ERROR }
-                    off += n
+                do { try FileIO.writeAll(sink.file.rawValue, UnsafeRawBufferPointer(start: data, count: Int(length)), path: sink.file.path) } catch {
+                    sink.failed = error as? SystemError
+                    return CAIRO_STATUS_WRITE_ERROR
                 }
                 return CAIRO_STATUS_SUCCESS
             }, Unmanaged.passUnretained(sink).toOpaque())
         }
         cairo_surface_destroy(s)
-        let closed = close(fd)
-        guard status == CAIRO_STATUS_SUCCESS, closed == 0 else {
+        file.close()
+        guard status == CAIRO_STATUS_SUCCESS else {
             unlink(tmp)
-            let why = sink.failed != 0 ? String(cString: strerror(sink.failed)) : String(cString: cairo_status_to_string(status))
+            let why = sink.failed.map { $0.errno.readableDescription } ?? String(cString: cairo_status_to_string(status))
             throw PNGWriteError(path: path, reason: why)
         }
         guard rename(tmp, path) == 0 else {

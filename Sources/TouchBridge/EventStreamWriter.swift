@@ -1,7 +1,6 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import Platform
+import SystemPackage
 
 /// Writes the event stream with write(2), so a full disk, a closed pipe or a reader that stops
 /// reading is an error the caller handles rather than a trap (Foundation's `FileHandle.write(_:)`
@@ -13,21 +12,30 @@ public final class EventStreamWriter {
         case closed
         /// The reader is too slow and the pipe is full (EAGAIN on a non-blocking pipe).
         case full
-        case error(errno: Int32)
+        case error(errno: Errno)
 
         public var description: String {
             switch self {
             case .closed: return "the reader closed the pipe"
             case .full: return "the reader does not keep up (pipe full)"
-            case .error(let e) where e == ENXIO: return "it is a FIFO that no process reads"
-            case .error(let e): return String(cString: strerror(e))
+            case .error(let e) where e == .noSuchAddressOrDevice: return "it is a FIFO that no process reads"
+            case .error(let e): return e.readableDescription
+            }
+        }
+
+        init(_ e: SystemError) {
+            switch e.errno {
+            case .brokenPipe: self = .closed
+            case .resourceTemporarilyUnavailable: self = .full
+            default: self = .error(errno: e.errno)
             }
         }
     }
 
     public let name: String
     public let fd: Int32
-    private let ownsFD: Bool
+    /// The descriptor `open` made (closed with the writer); nil for one the caller owns.
+    private let owned: OwnedDescriptor?
     /// Called once when writing starts failing and once when it works again.
     public var report: (String) -> Void
     /// Lines dropped since the current outage began.
@@ -35,8 +43,10 @@ public final class EventStreamWriter {
     /// The failure of the current outage, nil while writes work.
     public private(set) var failure: Failure?
 
-    public init(fd: Int32, name: String, ownsFD: Bool = false, report: @escaping (String) -> Void = { _ in }) {
-        self.fd = fd; self.name = name; self.ownsFD = ownsFD; self.report = report
+    /// Writes to a descriptor the caller owns (stdout).
+    public init(fd: Int32, name: String, report: @escaping (String) -> Void = { _ in }) {
+        self.owned = nil
+        self.fd = fd; self.name = name; self.report = report
     }
 
     /// Opens `path` for appending (created 0644 when missing). Opened non-blocking: a FIFO with
@@ -46,32 +56,26 @@ public final class EventStreamWriter {
     /// recording must not lose lines).
     public static func open(path: String, blocking: Bool = false,
                             report: @escaping (String) -> Void = { _ in }) throws -> EventStreamWriter {
-        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure.error(errno: errno) }
-        if blocking { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
-        return EventStreamWriter(fd: fd, name: path, ownsFD: true, report: report)
+        let d: OwnedDescriptor
+        do {
+            d = try OwnedDescriptor.open(path, flags: O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, mode: 0o644)
+            if blocking { try d.setNonBlocking(false) }
+        } catch let e as SystemError {
+            throw Failure(e)
+        }
+        return EventStreamWriter(descriptor: d, name: path, report: report)
     }
 
-    deinit { if ownsFD { Glibc.close(fd) } }
+    private init(descriptor: OwnedDescriptor, name: String, report: @escaping (String) -> Void) {
+        self.owned = descriptor
+        self.fd = descriptor.rawValue; self.name = name; self.report = report
+    }
 
-    /// Writes `text` whole (retrying partial writes and EINTR). Returns the failure, if any.
+    /// Writes `text` whole (retrying partial writes). Returns the failure, if any.
     @discardableResult
     public func write(_ text: String) -> Failure? {
-        var text = text
-        let result: Failure? = text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n >= 0 { offset += n; continue }
-                switch errno {
-                case EINTR: continue
-                case EPIPE: return .closed
-                case EAGAIN: return .full
-                case let e: return .error(errno: e)
-                }
-            }
-            return nil
-        }
+        var result: Failure?
+        do { try FileIO.writeAll(fd, text, path: name) } catch let e as SystemError { result = Failure(e) } catch {}
         if let result {
             if failure == nil { report("cannot write the event stream to \(name): \(result); lines are dropped until writing works again") }
             failure = result
@@ -85,5 +89,5 @@ public final class EventStreamWriter {
     }
 
     /// Flushes the file to disk (a pipe or terminal: nothing to do).
-    public func sync() { _ = fsync(fd) }
+    public func sync() { try? FileIO.sync(fd, path: name) }
 }

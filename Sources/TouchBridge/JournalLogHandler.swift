@@ -1,7 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+import Platform
 import Logging
 
 /// A swift-log handler for a service: when stderr is connected to the journal (systemd sets
@@ -27,16 +25,7 @@ public struct JournalLogHandler: LogHandler {
     public init(label: String) {
         self.init(label: label, style: JournalLogHandler.detectStyle()) { text in
             // One write per message: lines from one message are not interleaved with others.
-            text.utf8CString.withUnsafeBufferPointer { p in
-                guard let base = p.baseAddress else { return }
-                var off = 0
-                let n = p.count - 1  // without the NUL
-                while off < n {
-                    let w = Glibc.write(2, base + off, n - off)
-                    if w < 0 { if errno == EINTR { continue }; return }
-                    off += w
-                }
-            }
+            try? FileIO.writeAll(2, text, path: "stderr")
         }
     }
 
@@ -105,8 +94,7 @@ public struct JournalLogHandler: LogHandler {
         guard let value = environment["JOURNAL_STREAM"] else { return .plain }
         let parts = value.split(separator: ":")
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return .plain }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return .plain }
-        return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino ? .journal : .plain
+        guard let st = try? FileStatus.of(descriptor: fd) else { return .plain }
+        return st.device == dev && st.inode == ino ? .journal : .plain
     }
 }

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import Platform
 
 /// Reads a text file a line at a time through a fixed buffer, so a file of any size (a recording
 /// of hundreds of megabytes) costs the memory of one line. LF and CRLF line ends; a line longer
@@ -13,7 +11,7 @@ public final class TextLineReader {
 
     public let path: String
     public let maxLineBytes: Int
-    private let fd: Int32
+    private let file: OwnedDescriptor
     private var buffer: [UInt8]
     private var start = 0
     private var end = 0
@@ -24,20 +22,14 @@ public final class TextLineReader {
     public init(path: String, maxLineBytes: Int = 1 << 20) throws {
         self.path = path
         self.maxLineBytes = maxLineBytes
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ReadError(description: "cannot read \(path): \(String(cString: strerror(errno))); check the path and its permissions")
+        do { file = try OwnedDescriptor(path: path, .readOnly) } catch let e as SystemError {
+            throw ReadError(description: "cannot read \(path): \(e.errno.readableDescription); check the path and its permissions")
         }
-        var st = stat()
-        if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-            close(fd)
+        if (try? FileStatus.of(descriptor: file.rawValue))?.kind == .directory {
             throw ReadError(description: "cannot read \(path): it is a folder, not a file")
         }
-        self.fd = fd
         buffer = [UInt8](repeating: 0, count: 1 << 16)
     }
-
-    deinit { close(fd) }
 
     /// The next line without its line end (a CR before the LF is dropped), or nil at the end.
     public func next() throws -> Substring? {
@@ -78,10 +70,11 @@ public final class TextLineReader {
             }
             buffer += [UInt8](repeating: 0, count: min(buffer.count, maxLineBytes + 1 - buffer.count))
         }
-        let n = buffer.withUnsafeMutableBufferPointer { b in read(fd, b.baseAddress! + end, b.count - end) }
-        if n < 0 {
-            if errno == EINTR { return }
-            throw ReadError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+        let n: Int
+        do {
+            n = try buffer.withUnsafeMutableBytes { b in try file.read(into: UnsafeMutableRawBufferPointer(rebasing: b[end...])) } ?? 0
+        } catch let e as SystemError {
+            throw ReadError(description: "cannot read \(path): \(e.errno.readableDescription)")
         }
         if n == 0 { atEOF = true } else { end += n }
     }

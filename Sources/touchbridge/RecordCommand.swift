@@ -34,7 +34,7 @@ struct RecordCommand: ParsableCommand {
         let out: EventStreamWriter
         if let output {
             do {
-                guard FileManager.default.createFile(atPath: output, contents: nil) else { throw EventStreamWriter.Failure.error(errno: EACCES) }
+                guard FileManager.default.createFile(atPath: output, contents: nil) else { throw EventStreamWriter.Failure.error(errno: .permissionDenied) }
                 out = try EventStreamWriter.open(path: output, blocking: true)
             } catch {
                 throw InputFileError(description: "cannot write \(output): \(error); check the directory exists and is writable")

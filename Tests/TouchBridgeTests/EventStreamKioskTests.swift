@@ -25,7 +25,7 @@ import MapEngine
         view.pipeline.advance(to: s.time + 3)
         view.drawAndPresent(now: s.time + 3)
         #expect(view.controller.camera.target != before.target, "the pan moved the map")
-        #expect(view.eventOut?.failure == .error(errno: ENOSPC))
+        #expect(view.eventOut?.failure == .error(errno: .noSpace))
         #expect((view.eventOut?.droppedLines ?? 0) > 3)
         #expect(view.pipeline.contactsDown == 0)
     }

@@ -8,7 +8,7 @@ import Testing
     @Test func aFullDiskIsReportedOnceAndLinesAreDropped() throws {
         var reports: [String] = []
         let w = try EventStreamWriter.open(path: "/dev/full") { reports.append($0) }
-        for _ in 0..<5 { #expect(w.write("{\"t\":0}\n") == .error(errno: ENOSPC)) }
+        for _ in 0..<5 { #expect(w.write("{\"t\":0}\n") == .error(errno: .noSpace)) }
         #expect(reports.count == 1)
         #expect(reports.first?.contains("cannot write the event stream to /dev/full: No space left on device") == true)
         #expect(w.droppedLines == 5)

@@ -1,40 +1,34 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import Platform
 
 /// A blocking client of the control socket, for `touchbridge ctl` and `touchbridge events`
 /// (separate processes: blocking is right there, never inside the kiosk).
 public final class ControlClient {
-    private let fd: Int32
+    private let socket: OwnedDescriptor
     private var buffer = [UInt8]()
     private var nextID = 1
 
+    /// The connected socket's descriptor (to wait on it beside another, as `events` does).
+    public var fd: Int32 { socket.rawValue }
+
     /// Connects to `path`; `timeout` bounds each wait for a reply (nil: wait for ever, for `events`).
     public init(path: String, timeout: Double?) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ControlError("cannot create a socket: \(String(cString: strerror(errno)))") }
-        let r = ControlServer.withAddress(path) { connect(fd, $0, $1) }
-        guard r == 0 else {
-            let e = errno
-            Glibc.close(fd)
+        do {
+            socket = try UnixSocket.connect(path: path)
+        } catch let e as SystemError {
             var hint = ""
-            if e == ENOENT || e == ECONNREFUSED { hint = " (is `touchbridge run` running with [control] socket = \"\(path)\"?)" }
-            if e == EACCES { hint = " (the socket is mode 0660: run as a member of the kiosk's group)" }
-            throw ControlError("cannot connect to \(path): \(String(cString: strerror(e)))\(hint)")
+            if e.errno == .noSuchFileOrDirectory || e.errno == .connectionRefused { hint = " (is `touchbridge run` running with [control] socket = \"\(path)\"?)" }
+            if e.errno == .permissionDenied { hint = " (the socket is mode 0660: run as a member of the kiosk's group)" }
+            if e.errno == .fileNameTooLong { hint = " (a socket path is at most \(UnixSocket.maxPathBytes) bytes)" }
+            throw ControlError("cannot connect to \(path): \(e.errno.readableDescription)\(hint)")
         }
         setTimeout(timeout)
     }
 
     /// How long a read may wait (nil: for ever).
     public func setTimeout(_ timeout: Double?) {
-        let t = max(timeout ?? 0, 0)
-        var tv = timeval(tv_sec: Int(t), tv_usec: Int((t - Double(Int(t))) * 1e6))
-        if timeout != nil && tv.tv_sec == 0 && tv.tv_usec == 0 { tv.tv_usec = 1000 }
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        try? UnixSocket.setReceiveTimeout(socket, timeout)
     }
-
-    deinit { Glibc.close(fd) }
 
     /// Sends `{"id":N,"cmd":CMD,...}` and returns the reply object (lines of the event stream
     /// that arrive first are passed to `other`).
@@ -54,31 +48,28 @@ public final class ControlClient {
     }
 
     public func sendLine(_ line: String) throws {
-        let bytes = Array((line + "\n").utf8)
-        var off = 0
-        while off < bytes.count {
-            let n = bytes[off...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw ControlError("cannot send to the kiosk: \(String(cString: strerror(errno)))") }
-            off += n
+        do { try UnixSocket.sendAll(socket, Array((line + "\n").utf8)) } catch let e as SystemError {
+            throw ControlError("cannot send to the kiosk: \(e.errno.readableDescription)")
         }
     }
 
     /// The next line, or nil at end of stream.
     public func readLine() throws -> String? {
+        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             if let nl = buffer.firstIndex(of: 0x0A) {
                 let line = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeFirst(nl + 1)
                 return line
             }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 { buffer.append(contentsOf: chunk[0..<n]); continue }
+            let n: Int?
+            do { n = try chunk.withUnsafeMutableBytes { try UnixSocket.receive(socket, into: $0) } } catch let e as SystemError {
+                throw ControlError("cannot read from the kiosk: \(e.errno.readableDescription)")
+            }
+            // A receive timeout (SO_RCVTIMEO) ends as EAGAIN: nothing within the time limit.
+            guard let n else { throw ControlError("no reply from the kiosk within the time limit") }
             if n == 0 { return nil }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { throw ControlError("no reply from the kiosk within the time limit") }
-            throw ControlError("cannot read from the kiosk: \(String(cString: strerror(errno)))")
+            buffer.append(contentsOf: chunk[0..<n])
         }
     }
 

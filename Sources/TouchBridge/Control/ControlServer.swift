@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import Platform
 
 /// The control socket (docs/control.md): a Unix stream socket on the kiosk's one event loop.
 /// Every descriptor is non-blocking; each client has an input buffer (lines are cut at '\n')
@@ -13,7 +11,8 @@ public final class ControlServer {
     public typealias Handler = (_ request: ControlRequest, _ client: Client) throws -> [(String, JSONValue)]
 
     public final class Client {
-        public let fd: Int32
+        let socket: OwnedDescriptor
+        public var fd: Int32 { socket.rawValue }
         public let number: Int
         /// Receives the event stream.
         public var subscribed = false
@@ -21,12 +20,21 @@ public final class ControlServer {
         var output = [UInt8]()
         var outputStart = 0
         var closed = false
-        init(fd: Int32, number: Int) { self.fd = fd; self.number = number }
+        init(socket: OwnedDescriptor, number: Int) { self.socket = socket; self.number = number }
         var queued: Int { output.count - outputStart }
     }
 
     public let path: String
+    /// Event-stream lines and replies waiting for a client that is not reading, at most; a
+    /// client past it is disconnected.
     public var maxQueuedBytes = 1 << 20
+    /// One reply may be larger (the client asked for it: `list_markers` of a full kiosk), up to
+    /// this; a reply beyond is replaced by an error.
+    public var maxReplyBytes = 64 << 20
+    /// Clients connected at once; one more is told so and closed.
+    public var maxClients = 64
+    /// Bytes read from one client per wake-up, so one chatty client cannot starve the frames.
+    public var maxBytesPerWake = 256 << 10
     /// A request line longer than this is refused and the client disconnected.
     public var maxLineBytes = 1 << 20
     public var handler: Handler = { r, _ in throw ControlError("unknown command '\(r.command)'") }
@@ -34,11 +42,20 @@ public final class ControlServer {
     public var onSubscribe: (Client) -> [String] = { _ in [] }
 
     private let log: KioskLog
-    private let listenFD: Int32
+    private let listener: OwnedDescriptor
     private var identity: (dev: UInt64, ino: UInt64)
     private weak var loop: EventLoop?
     private var clients: [Int32: Client] = [:]
     private var nextNumber = 1
+    /// Accepting pauses while the process is out of descriptors (EMFILE/ENFILE): the listener
+    /// stays readable, so accepting again at once would spin a core and flood the log.
+    private var acceptPaused = false
+    private var lastAcceptWarning = -Double.infinity
+    private var acceptFailures = 0
+    /// How long accepting pauses after it failed for want of descriptors.
+    public var acceptPause = 0.5
+    /// accept(2), replaceable by tests (the descriptor limit is process-wide).
+    var acceptConnection: (OwnedDescriptor) throws -> OwnedDescriptor? = UnixSocket.accept
 
     public var clientCount: Int { clients.count }
     /// Whether any client receives the event stream (else the kiosk does not encode it).
@@ -50,118 +67,127 @@ public final class ControlServer {
     public init(path: String, log: KioskLog) throws {
         self.path = path
         self.log = log
-        var st = stat()
-        if lstat(path, &st) == 0 {
-            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+        if let existing = try? FileStatus.of(path) {
+            guard existing.kind == .socket else {
                 throw ControlError("\(path) exists and is not a socket: remove it or choose another [control] socket path")
             }
-            if ControlServer.isLive(path) {
+            if UnixSocket.isListening(path) {
                 throw ControlError("another program (a running kiosk?) is listening on \(path): stop it or choose another [control] socket path")
             }
-            guard unlink(path) == 0 || errno == ENOENT else {
-                throw ControlError("cannot remove the stale socket \(path): \(String(cString: strerror(errno)))")
+            do { try FileStatus.remove(path) } catch let e as SystemError {
+                throw ControlError("cannot remove the stale socket \(path): \(e.errno.readableDescription)")
             }
             log(.info, "control: replaced the stale socket \(path)")
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ControlError("cannot create the control socket: \(String(cString: strerror(errno)))") }
-        // Created 0660 from the start (no window with a wider mode), group: the process's.
-        let oldMask = umask(0o117)
-        let bound = ControlServer.withAddress(path) { bind(fd, $0, $1) }
-        let bindErrno = errno
-        umask(oldMask)
-        guard bound == 0 else {
-            Glibc.close(fd)
+        do {
+            // Created 0660 from the start (no window with a wider mode), group: the process's.
+            listener = try UnixSocket.listen(path: path, mode: 0o660, backlog: 16)
+        } catch let e as SystemError {
             let dir = (path as NSString).deletingLastPathComponent
             var hint = ""
-            if bindErrno == ENOENT { hint = " (the folder \(dir) does not exist: create it, e.g. systemd RuntimeDirectory=touchbridge)" }
-            if bindErrno == EACCES { hint = " (this user may not create files in \(dir))" }
-            throw ControlError("cannot create the control socket \(path): \(String(cString: strerror(bindErrno)))\(hint)")
+            if e.operation == "bind" && e.errno == .noSuchFileOrDirectory { hint = " (the folder \(dir) does not exist: create it, e.g. systemd RuntimeDirectory=touchbridge)" }
+            if e.operation == "bind" && e.errno == .permissionDenied { hint = " (this user may not create files in \(dir))" }
+            if e.errno == .fileNameTooLong { hint = " (a socket path is at most \(UnixSocket.maxPathBytes) bytes)" }
+            let what = e.operation == "listen" ? "cannot listen on" : "cannot create the control socket"
+            throw ControlError("\(what) \(path): \(e.errno.readableDescription)\(hint)")
         }
-        chmod(path, 0o660)
-        guard listen(fd, 16) == 0 else {
-            let e = errno
-            Glibc.close(fd)
-            unlink(path)
-            throw ControlError("cannot listen on \(path): \(String(cString: strerror(e)))")
-        }
-        listenFD = fd
-        var mine = stat()
-        stat(path, &mine)
-        identity = (UInt64(mine.st_dev), UInt64(mine.st_ino))
+        let mine = try? FileStatus.of(path)
+        identity = (mine?.device ?? 0, mine?.inode ?? 0)
     }
 
     deinit { close() }
 
-    /// Whether something accepts connections at `path` (a connect test, never an unlink guess).
-    static func isLive(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { Glibc.close(fd) }
-        let r = withAddress(path) { connect(fd, $0, $1) }
-        // EAGAIN: the listener's backlog is full, so it is alive.
-        return r == 0 || errno == EAGAIN
-    }
-
-    static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8.prefix(107))
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (k, b) in bytes.enumerated() { raw[k] = b }
-            raw[bytes.count] = 0
-        }
-        return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-    }
-
     /// Starts accepting on the loop.
     public func attach(to loop: EventLoop) throws {
         self.loop = loop
-        try loop.add(fd: listenFD) { [weak self] _ in self?.acceptAll() }
+        try loop.add(fd: listener.rawValue) { [weak self] _ in self?.acceptAll() }
         for c in clients.values { try loop.add(fd: c.fd) { [weak self] fd in self?.service(fd) } }
     }
 
     /// Closes every connection and the socket, and removes the socket file if it is still ours.
     public func close() {
         for c in Array(clients.values) { drop(c, reason: nil) }
-        guard listenFD >= 0, identity.ino != 0 else { return }
-        loop?.remove(fd: listenFD)
-        Glibc.close(listenFD)
-        var st = stat()
-        if stat(path, &st) == 0, UInt64(st.st_dev) == identity.dev, UInt64(st.st_ino) == identity.ino { unlink(path) }
+        guard listener.isOpen else { return }
+        if !acceptPaused { loop?.remove(fd: listener.rawValue) }
+        listener.close()
+        if identity.ino != 0, let st = try? FileStatus.of(path), st.device == identity.dev, st.inode == identity.ino {
+            try? FileStatus.remove(path)
+        }
         identity = (0, 0)
     }
 
     // MARK: connections
 
     private func acceptAll() {
-        while true {
-            let fd = accept(listenFD, nil, nil)
-            if fd >= 0 {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
-            if fd < 0 {
-                if errno == EINTR { continue }
-                if errno != EAGAIN && errno != EWOULDBLOCK { log(.warning, "control: accept: \(String(cString: strerror(errno)))") }
+        while !acceptPaused {
+            let socket: OwnedDescriptor
+            do {
+                guard let s = try acceptConnection(listener) else { return }
+                socket = s
+            } catch let e as SystemError {
+                acceptFailed(e)
+                return
+            } catch {
                 return
             }
-            let c = Client(fd: fd, number: nextNumber)
+            let c = Client(socket: socket, number: nextNumber)
             nextNumber += 1
-            clients[fd] = c
+            if clients.count >= maxClients {
+                // Told why, then closed: the next one may connect once another leaves.
+                let refusal = ControlReply.error(id: .null, "too many clients (\(maxClients)): try again later") + "\n"
+                _ = try? Array(refusal.utf8).withUnsafeBytes { try UnixSocket.send(socket, $0) }
+                warnRarely("control: refused client \(c.number): \(maxClients) clients are connected")
+                socket.close()
+                continue
+            }
+            clients[c.fd] = c
             do {
-                try loop?.add(fd: fd) { [weak self] fd in self?.service(fd) }
+                try loop?.add(fd: c.fd) { [weak self] fd in self?.service(fd) }
             } catch {
                 log(.warning, "control: \(error)")
-                clients[fd] = nil
-                Glibc.close(fd)
+                clients[c.fd] = nil
+                socket.close()
                 continue
             }
             log(.debug, "control: client \(c.number) connected")
         }
     }
+
+    /// accept failed for a reason other than "nobody waits": at the descriptor limit (EMFILE,
+    /// ENFILE) or short of memory the listener stays readable, so stop watching it for
+    /// `acceptPause` seconds instead of spinning, and say so at most once a minute.
+    private func acceptFailed(_ e: SystemError) {
+        acceptFailures += 1
+        acceptPauses += 1
+        let out = e.errno == .tooManyOpenFiles || e.errno == .tooManyOpenFilesInSystem
+        warnRarely("control: cannot accept a client: \(e.errno.readableDescription)"
+                   + (out ? " (the kiosk is at its descriptor limit; raise LimitNOFILE or close clients)" : "")
+                   + "; accepting again in \(acceptPause) s")
+        guard let loop else { return }
+        acceptPaused = true
+        loop.remove(fd: listener.rawValue)
+        loop.schedule(after: acceptPause) { [weak self] in
+            guard let self, self.acceptPaused, self.listener.isOpen else { return }
+            self.acceptPaused = false
+            do { try loop.add(fd: self.listener.rawValue) { [weak self] _ in self?.acceptAll() } } catch {
+                self.log(.error, "control: cannot watch \(self.path) again: \(error)")
+            }
+        }
+    }
+
+    /// A warning logged at most once a minute (with how many were held back): a flood of
+    /// clients must not become a flood of log.
+    private func warnRarely(_ message: String) {
+        let now = MonotonicClock.now()
+        guard now - lastAcceptWarning >= 60 else { return }
+        let held = acceptFailures > 1 ? " (\(acceptFailures - 1) more since the last such message)" : ""
+        lastAcceptWarning = now
+        acceptFailures = 0
+        log(.warning, message + held)
+    }
+
+    /// How many times accepting failed and paused (tests).
+    public private(set) var acceptPauses = 0
 
     /// The loop saw the client's socket readable or writable (or hung up).
     private func service(_ fd: Int32) {
@@ -169,35 +195,40 @@ public final class ControlServer {
         if c.queued > 0 { flush(c) }
         guard !c.closed else { return }
         var buf = [UInt8](repeating: 0, count: 65536)
-        // Bounded per wake-up, so one chatty client cannot starve the frames.
-        for _ in 0..<16 {
-            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if n > 0 {
-                c.input.append(contentsOf: buf[0..<n])
-                handleLines(c)
-                if c.closed { return }
-                continue
-            }
+        var taken = 0
+        // Bounded per wake-up, so one chatty client cannot starve the frames; the rest waits in
+        // the socket, which stays readable.
+        while taken < maxBytesPerWake {
+            let n: Int?
+            do { n = try buf.withUnsafeMutableBytes { try UnixSocket.receive(c.socket, into: $0) } } catch let e as SystemError {
+                drop(c, reason: "read failed: \(e.errno.readableDescription)")
+                return
+            } catch { return }
+            guard let n else { return } // nothing more now
             if n == 0 {
                 // Gone; a half-sent last line is dropped unanswered.
                 drop(c, reason: c.input.isEmpty ? nil : "disconnected in the middle of a line; the partial request was dropped",
                      level: .info)
                 return
             }
-            if errno == EINTR { continue }
-            if errno != EAGAIN && errno != EWOULDBLOCK { drop(c, reason: "read failed: \(String(cString: strerror(errno)))") }
-            return
+            taken += n
+            c.input.append(contentsOf: buf[0..<n])
+            handleLines(c)
+            if c.closed { return }
         }
     }
 
+    /// Answers every whole line in the client's input. Blank lines cost a byte scan, never a
+    /// string: a megabyte of newlines is skipped in microseconds.
     private func handleLines(_ c: Client) {
         var start = 0
-        while let nl = c.input[start...].firstIndex(of: 0x0A) {
-            var line = c.input[start..<nl]
-            if line.last == 0x0D { line = line.dropLast() }
+        while start < c.input.count, let nl = c.input[start...].firstIndex(of: 0x0A) {
+            var end = nl
+            if end > start && c.input[end - 1] == 0x0D { end -= 1 }
+            let blank = c.input[start..<end].allSatisfy { $0 == 0x20 || $0 == 0x09 }
+            let line = c.input[start..<end]
             start = nl + 1
-            let text = String(decoding: line, as: UTF8.self)
-            if !text.trimmingCharacters(in: .whitespaces).isEmpty { answer(text, from: c) }
+            if !blank { answer(String(decoding: line, as: UTF8.self), from: c) }
             if c.closed { return }
         }
         c.input.removeFirst(start)
@@ -211,19 +242,19 @@ public final class ControlServer {
     private func answer(_ line: String, from c: Client) {
         switch ControlRequest.parse(line: line) {
         case .failure(let e):
-            send(ControlReply.error(id: e.id, e.message), to: c)
+            send(ControlReply.error(id: e.id, e.message), to: c, isReply: true)
         case .success(let r):
             do {
                 let results = try handler(r, c)
-                send(ControlReply.ok(id: r.id, results), to: c)
+                send(ControlReply.ok(id: r.id, results), to: c, isReply: true)
                 if r.command == "subscribe" && !c.subscribed {
                     c.subscribed = true
                     for l in onSubscribe(c) { send(l, to: c) }
                 }
             } catch let e as ControlError {
-                send(ControlReply.error(id: r.id, e.message), to: c)
+                send(ControlReply.error(id: r.id, e.message), to: c, isReply: true)
             } catch {
-                send(ControlReply.error(id: r.id, "\(error)"), to: c)
+                send(ControlReply.error(id: r.id, "\(error)"), to: c, isReply: true)
             }
         }
     }
@@ -235,11 +266,20 @@ public final class ControlServer {
         for c in clients.values where c.subscribed && !c.closed { send(line, to: c) }
     }
 
-    /// Queues a line and writes what the socket takes now; never blocks.
-    public func send(_ line: String, to c: Client) {
+    /// Queues a line and writes what the socket takes now; never blocks. An event-stream line
+    /// that would take the queue past `maxQueuedBytes` disconnects the client (it is not
+    /// reading); a reply may be larger, up to `maxReplyBytes`, when the queue before it is
+    /// within the limit.
+    public func send(_ line: String, to c: Client, isReply: Bool = false) {
         guard !c.closed else { return }
-        let bytes = Array((line + "\n").utf8)
-        if c.queued + bytes.count > maxQueuedBytes {
+        var bytes = Array(line.utf8)
+        bytes.append(0x0A)
+        let limit = isReply ? max(maxQueuedBytes, c.queued + min(bytes.count, maxReplyBytes)) : maxQueuedBytes
+        if isReply && bytes.count > maxReplyBytes {
+            send(ControlReply.error(id: .null, "the reply would be \(bytes.count / 1024) KiB, over \(maxReplyBytes / 1024) KiB"), to: c, isReply: true)
+            return
+        }
+        if c.queued + bytes.count > limit {
             drop(c, reason: "is not reading: more than \(maxQueuedBytes / 1024) KiB of replies and events queued; disconnected")
             return
         }
@@ -251,12 +291,13 @@ public final class ControlServer {
 
     private func flush(_ c: Client) {
         while c.queued > 0 && !c.closed {
-            let n = c.output[c.outputStart...].withUnsafeBytes { Glibc.send(c.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-            if n > 0 { c.outputStart += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-            drop(c, reason: nil) // EPIPE / ECONNRESET: it went away
-            return
+            let n: Int?
+            do { n = try c.output[c.outputStart...].withUnsafeBytes { try UnixSocket.send(c.socket, $0) } } catch {
+                drop(c, reason: nil) // EPIPE / ECONNRESET: it went away
+                return
+            }
+            guard let n else { break } // full: the loop wakes us when it takes more
+            c.outputStart += n
         }
         if c.queued == 0 {
             c.output.removeAll(keepingCapacity: c.output.capacity <= 65536)
@@ -273,7 +314,7 @@ public final class ControlServer {
         c.closed = true
         if let reason { log(level, "control: client \(c.number) \(reason)") } else { log(.debug, "control: client \(c.number) disconnected") }
         loop?.remove(fd: c.fd)
-        Glibc.close(c.fd)
         clients[c.fd] = nil
+        c.socket.close()
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +8,7 @@ import CSys
 public enum ProcessMemory {
     /// Resident set size now, bytes (statm's second field, in pages); nil where there is no /proc.
     public static func residentBytes() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .ascii) else { return nil }
+        guard let text = readProcFile("/proc/self/statm") else { return nil }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -17,7 +16,7 @@ public enum ProcessMemory {
 
     /// Peak resident set size since the process started, bytes (VmHWM); nil where there is no /proc.
     public static func peakResidentBytes() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .ascii) else { return nil }
+        guard let text = readProcFile("/proc/self/status") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
             return line.split(separator: " ").compactMap { Int($0) }.first.map { $0 * 1024 }
         }
@@ -59,7 +58,7 @@ public enum ProcessMemory {
             if head.contains("-"), head.allSatisfy({ $0.isHexDigit || $0 == "-" }) {
                 // "start-end perms offset dev inode [path]": a new mapping.
                 let f = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-                let path = f.count > 5 ? f[5].trimmingCharacters(in: .whitespaces) : ""
+                let path = f.count > 5 ? String(f[5].drop { $0 == " " || $0 == "\t" }) : ""
                 current = path.isEmpty ? "[anonymous mmap]" : (path.hasPrefix("[") ? path : String(path.split(separator: "/").last ?? Substring(path)))
             } else if line.hasPrefix("Rss:") {
                 let kib = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
@@ -74,18 +73,7 @@ public enum ProcessMemory {
 
     /// A /proc file read to its end (they report size 0, and one read may return part of one).
     static func readProcFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, 65536) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        (try? FileIO.readFile(path)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     static func mib(_ bytes: Int?) -> Double? { bytes.map { Double($0) / 1_048_576 } }
