@@ -52,7 +52,7 @@ let package = Package(
                 exclude: ["Proto"], resources: [.copy("Resources")]),
         .target(name: "Rendering", dependencies: ["MapEngine", "Platform", "CCairo", "TileSources", "VectorTiles", "CJPEG", "CWebP", "CPNG"],
                 resources: [.copy("Resources")]),
-        .target(name: "Display", dependencies: ["Platform", "CDRM", "CCairo"]),
+        .target(name: "Display", dependencies: ["Platform", "CDRM", "CCairo", .product(name: "SystemPackage", package: "swift-system")]),
 
         // The façade an app uses, and the executable that is a thin user of it.
         .target(name: "TouchBridge", dependencies: [

@@ -1,3 +1,4 @@
+import SystemPackage
 import CDRM
 import Foundation
 import Platform
@@ -165,7 +166,7 @@ public final class DRMDisplay: DisplayBackend {
                 hasMaster = false
                 throw DisplayError.masterHeld(path: path)
             }
-            throw DisplayError.systemCall(path: path, call: "drmModePageFlip", errno: e)
+            throw DisplayError.systemCall(path: path, call: "drmModePageFlip", errno: Errno(rawValue: e))
         }
         isFlipPending = true
         front = target
@@ -199,19 +200,6 @@ public final class DRMDisplay: DisplayBackend {
         }
     }
 
-    /// Waits up to `timeout` seconds for the pending flip to complete.
-    public func waitForFlip(timeout: Double) throws {
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
-        while isFlipPending && fd >= 0 {
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard now < deadline else { return }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, Int32((deadline - now) / 1_000_000) + 1)
-            if r < 0 && errno != EINTR { throw DisplayError.systemCall(path: path, call: "poll", errno: errno) }
-            if r > 0 { try handleEvents() }
-        }
-    }
-
     /// Screen blanking through the connector's DPMS property (atomic drivers turn the CRTC's
     /// ACTIVE off behind it): off stops the scanout and lets the panel sleep; on brings the same
     /// mode and framebuffer back. Restored on at `close()`.
@@ -222,7 +210,7 @@ public final class DRMDisplay: DisplayBackend {
         if dpms.value == value { blanked = !on; return true }
         if on { try? waitForFlip(timeout: 0.5) }
         guard drmModeConnectorSetProperty(fd, connectorID, dpms.id, value) == 0 else {
-            throw DisplayError.systemCall(path: path, call: "setting \(connectorName)'s DPMS \(on ? "on" : "off")", errno: errno)
+            throw DisplayError.systemCall(path: path, call: "setting \(connectorName)'s DPMS \(on ? "on" : "off")", errno: .current)
         }
         blanked = !on
         return true
@@ -249,24 +237,24 @@ public final class DRMDisplay: DisplayBackend {
     private func createBuffer() throws -> DumbBuffer {
         var b = DumbBuffer()
         if tb_drm_create_dumb(fd, UInt32(width), UInt32(height), 32, &b.handle, &b.pitch, &b.size) != 0 {
-            throw DisplayError.systemCall(path: path, call: "DRM_IOCTL_MODE_CREATE_DUMB", errno: errno)
+            throw DisplayError.systemCall(path: path, call: "DRM_IOCTL_MODE_CREATE_DUMB", errno: .current)
         }
         if drmModeAddFB(fd, UInt32(width), UInt32(height), 24, 32, b.pitch, b.handle, &b.fbID) != 0 {
             let e = errno
             _ = tb_drm_destroy_dumb(fd, b.handle)
-            throw DisplayError.systemCall(path: path, call: "drmModeAddFB", errno: e)
+            throw DisplayError.systemCall(path: path, call: "drmModeAddFB", errno: Errno(rawValue: e))
         }
         var offset: UInt64 = 0
         if tb_drm_map_dumb(fd, b.handle, &offset) != 0 {
             let e = errno
             drmModeRmFB(fd, b.fbID); _ = tb_drm_destroy_dumb(fd, b.handle)
-            throw DisplayError.systemCall(path: path, call: "DRM_IOCTL_MODE_MAP_DUMB", errno: e)
+            throw DisplayError.systemCall(path: path, call: "DRM_IOCTL_MODE_MAP_DUMB", errno: Errno(rawValue: e))
         }
         let m = mmap(nil, Int(b.size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset))
         guard let m, m != MAP_FAILED else {
             let e = errno
             drmModeRmFB(fd, b.fbID); _ = tb_drm_destroy_dumb(fd, b.handle)
-            throw DisplayError.systemCall(path: path, call: "mmap of a dumb buffer", errno: e)
+            throw DisplayError.systemCall(path: path, call: "mmap of a dumb buffer", errno: Errno(rawValue: e))
         }
         memset(m, 0, Int(b.size))
         b.map = m

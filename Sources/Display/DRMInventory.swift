@@ -67,15 +67,16 @@ public enum DRMInventory {
     /// Opens the card (O_RDWR, as libdrm's users do; no DRM master is taken, so this works while
     /// another program drives the display) and reads its driver and connectors.
     public static func card(at path: String) throws(DRMInventoryError) -> DRMCardInfo {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 {
-            let code = errno
-            let advice = (code == EACCES || code == EPERM)
+        let card: OwnedDescriptor
+        do { card = try OwnedDescriptor(path: path, .readWrite) } catch {
+            let code = (error as? SystemError)?.errno ?? .ioError
+            let advice = (code == .permissionDenied || code == .notPermitted)
                 ? "add the user to the 'video' group (usermod -aG video USER, then log in again) or run as root"
                 : ""
-            throw DRMInventoryError(path: path, reason: "open failed: \(String(cString: strerror(code)))", advice: advice)
+            throw DRMInventoryError(path: path, reason: "open failed: \(code.readableDescription)", advice: advice)
         }
-        defer { close(fd) }
+        defer { card.close() }
+        let fd = card.rawValue
         var driver = ""
         if let version = drmGetVersion(fd) {
             if let name = version.pointee.name { driver = String(cString: name) }

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 
 /// Memory holding one XRGB8888 frame to draw into (0xXXRRGGBB little-endian words), as cairo's
 /// CAIRO_FORMAT_RGB24 and DRM_FORMAT_XRGB8888 lay it out. Ordinary memory owned by the backend:
@@ -68,6 +69,21 @@ extension DisplayBackend {
     public func setPowered(_ on: Bool) throws -> Bool { false }
     public var panelRotation: Int? { nil }
     public var backBufferIsDrawable: Bool { false }
+
+    /// Waits at most `timeout` seconds for a pending page flip to complete (handling the
+    /// display's events as they come). Nothing to wait for on a backend without flips.
+    public func waitForFlip(timeout: Double) throws {
+        let deadline = MonotonicClock.now() + timeout
+        while isFlipPending, let fd = eventFileDescriptor {
+            let left = deadline - MonotonicClock.now()
+            guard left > 0 else { return }
+            do {
+                if try FileIO.waitReadable(fd, timeout: left, path: name) { try handleEvents() }
+            } catch let e as SystemError {
+                throw DisplayError.systemCall(path: name, call: e.operation, errno: e.errno)
+            }
+        }
+    }
 }
 
 /// Frame pacing to the display's refresh: at most one present per refresh interval. Pure: the

@@ -1,4 +1,6 @@
 import Foundation
+import Platform
+import SystemPackage
 
 /// Why a display cannot be used; each message names the device and says what to do.
 public enum DisplayError: Error, CustomStringConvertible, Equatable {
@@ -17,7 +19,7 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
     /// The framebuffer's line length or memory size cannot hold the visible mode.
     case framebufferLayout(path: String, detail: String)
     case unsupportedPixelFormat(path: String, bitsPerPixel: Int)
-    case systemCall(path: String, call: String, errno: Int32)
+    case systemCall(path: String, call: String, errno: Errno)
 
     public var description: String {
         switch self {
@@ -48,7 +50,7 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
         case let .unsupportedPixelFormat(path, bpp):
             return "the framebuffer \(path) uses \(bpp) bits per pixel; only 32 bpp (XRGB8888) is supported. Set it with fbset -depth 32."
         case let .systemCall(path, call, errno):
-            return "\(call) failed on \(path): \(String(cString: strerror(errno))) (errno \(errno))."
+            return "\(call) failed on \(path): \(errno.readableDescription) (errno \(errno.rawValue))."
         }
     }
 
@@ -57,7 +59,7 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
         switch e {
         case ENOENT, ENODEV, ENXIO: return .noDevice(path: path)
         case EACCES, EPERM: return .permissionDenied(path: path)
-        default: return .systemCall(path: path, call: "open", errno: e)
+        default: return .systemCall(path: path, call: "open", errno: Errno(rawValue: e))
         }
     }
 
@@ -65,7 +67,7 @@ public enum DisplayError: Error, CustomStringConvertible, Equatable {
     static func settingCrtc(_ path: String, errno e: Int32) -> DisplayError {
         switch e {
         case EACCES, EPERM, EBUSY: return .masterHeld(path: path)
-        default: return .systemCall(path: path, call: "drmModeSetCrtc", errno: e)
+        default: return .systemCall(path: path, call: "drmModeSetCrtc", errno: Errno(rawValue: e))
         }
     }
 }

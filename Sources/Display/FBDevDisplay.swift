@@ -1,3 +1,4 @@
+import SystemPackage
 import CDRM
 import Foundation
 
@@ -63,7 +64,7 @@ public final class FBDevDisplay: DisplayBackend {
         guard let m, m != MAP_FAILED else {
             let e = errno
             Glibc.close(fd)
-            throw DisplayError.systemCall(path: path, call: "mmap", errno: e)
+            throw DisplayError.systemCall(path: path, call: "mmap", errno: Errno(rawValue: e))
         }
         map = m
         vinfo = v
@@ -100,7 +101,7 @@ public final class FBDevDisplay: DisplayBackend {
         if doubleBuffered {
             vinfo.yoffset = UInt32(page * height)
             if tb_fb_pan_display(fd, &vinfo) != 0 {
-                throw DisplayError.systemCall(path: path, call: "FBIOPAN_DISPLAY", errno: errno)
+                throw DisplayError.systemCall(path: path, call: "FBIOPAN_DISPLAY", errno: .current)
             }
             visiblePage = page
         }

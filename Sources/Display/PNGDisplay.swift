@@ -1,3 +1,4 @@
+import SystemPackage
 import CCairo
 import Foundation
 
@@ -75,7 +76,7 @@ public final class PNGDisplay: DisplayBackend {
         defer { cairo_surface_destroy(s) }
         let status = cairo_surface_write_to_png(s, path)
         guard status == CAIRO_STATUS_SUCCESS else {
-            throw DisplayError.systemCall(path: path, call: "writing PNG (\(String(cString: cairo_status_to_string(status))))", errno: errno)
+            throw DisplayError.systemCall(path: path, call: "writing PNG (\(String(cString: cairo_status_to_string(status))))", errno: .current)
         }
         framesWritten += 1
         lastPath = path

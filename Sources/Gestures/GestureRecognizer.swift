@@ -112,13 +112,6 @@ public struct GestureRecognizer: Sendable {
         return out
     }
 
-    /// Changes which gestures are recognised; the running gesture ends first (`interrupt`).
-    public mutating func setMask(_ newMask: GestureMask, at time: Double) -> [GestureEvent] {
-        let events = interrupt(at: time, reason: "gesture mask changed")
-        mask = newMask
-        return events
-    }
-
     /// New thresholds, mask and two-finger choice (a re-read configuration); the running
     /// gesture ends first (`interrupt`), the contacts down are kept.
     public mutating func reconfigure(thresholds newThresholds: GestureThresholds, mask newMask: GestureMask,
@@ -274,13 +267,9 @@ public struct GestureRecognizer: Sendable {
     private mutating func oneFingerDown(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let p = contacts[touch.id] else { return }
-            touch.track(p, at: now)
-            let d = p.distance(to: touch.downPoint)
-            if mask.contains(.pan) && d > px(thresholds.panStartDistance) {
-                let r = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
-                beginPan(at: p, from: touch.downPoint, reason: r, catchingUp: true)
-                why = r
+            if case let (p, moved)? = trackFingerPastPanStart(), mask.contains(.pan) {
+                beginPan(at: p, from: touch.downPoint, reason: moved, catchingUp: true)
+                why = moved
             }
         case .fingerUp:
             let held = now - touch.downTime
@@ -323,13 +312,9 @@ public struct GestureRecognizer: Sendable {
     private mutating func leftoverFinger(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let p = contacts[touch.id] else { return }
-            touch.track(p, at: now)
-            let d = p.distance(to: touch.downPoint)
-            if mask.contains(.pan) && d > px(thresholds.panStartDistance) {
-                let r = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
-                beginPan(at: p, from: touch.downPoint, reason: r, catchingUp: true)
-                why = r
+            if case let (p, moved)? = trackFingerPastPanStart(), mask.contains(.pan) {
+                beginPan(at: p, from: touch.downPoint, reason: moved, catchingUp: true)
+                why = moved
             }
         case .fingerUp:
             state = .idle
@@ -375,11 +360,7 @@ public struct GestureRecognizer: Sendable {
     private mutating func secondTapDown(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let p = contacts[touch.id] else { return }
-            touch.track(p, at: now)
-            let d = p.distance(to: touch.downPoint)
-            guard d > px(thresholds.panStartDistance) else { return }
-            let moved = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
+            guard case let (p, moved)? = trackFingerPastPanStart() else { return }
             if mask.contains(.quickZoom) {
                 beginQuickZoom(at: p, reason: moved)
                 why = "quick zoom: " + moved
@@ -436,11 +417,7 @@ public struct GestureRecognizer: Sendable {
     private mutating func secondTapHeld(_ input: GestureInput, _ id: Int, _ why: inout String?) {
         switch input {
         case .motion:
-            guard let p = contacts[touch.id] else { return }
-            touch.track(p, at: now)
-            let d = p.distance(to: touch.downPoint)
-            guard d > px(thresholds.panStartDistance) else { return }
-            let moved = "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm"
+            guard case let (p, moved)? = trackFingerPastPanStart() else { return }
             beginQuickZoom(at: p, reason: moved)
             why = "quick zoom: " + moved
         case .fingerUp:
@@ -607,6 +584,17 @@ public struct GestureRecognizer: Sendable {
     /// the finger's own step in this frame; the distance crossed before it is a debt, paid back
     /// a time-based fraction per frame as pinch and rotate do (`payPanDebt`), so the map does
     /// not jump by the dead zone when the pan is recognised.
+    /// The one finger's motion, tracked; its point and the reason when it has moved more than
+    /// panStartDistance from where it came down (the states where a drag may start a pan or a
+    /// quick zoom), else nil.
+    private mutating func trackFingerPastPanStart() -> (Point, String)? {
+        guard let p = contacts[touch.id] else { return nil }
+        touch.track(p, at: now)
+        let d = p.distance(to: touch.downPoint)
+        guard d > px(thresholds.panStartDistance) else { return nil }
+        return (p, "moved \(mm(d)) mm > panStartDistance \(fmt(thresholds.panStartDistance)) mm")
+    }
+
     mutating func beginPan(at p: Point, from: Point, reason: String, catchingUp: Bool = false) {
         var anchor = from
         if catchingUp {

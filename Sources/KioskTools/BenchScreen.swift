@@ -36,11 +36,7 @@ public final class BenchScreen {
         waitForFlip()
     }
 
-    func waitForFlip() {
-        guard display.isFlipPending, let fd = display.eventFileDescriptor else { return }
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        if poll(&p, 1, 200) > 0 { try? display.handleEvents() }
-    }
+    func waitForFlip() { try? display.waitForFlip(timeout: 0.2) }
 
     public func close() { display.close() }
 }

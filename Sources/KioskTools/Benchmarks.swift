@@ -356,7 +356,7 @@ public struct Benchmarks {
         precondition(display.backBufferIsDrawable)
         let target = FrameBuffer(width: back.width, height: back.height, stride: back.stride, pixels: back.pixels)
         guard let t0 = rec.events.first?.time else { return }
-        let wall0 = EventLoop.now()
+        let wall0 = MonotonicClock.now()
         pipeline.begin(at: t0)
         renderer.render(pipeline.scene(attribution: nil), into: target)
         while renderer.prepareWhileIdle() {}    // as MapView does at its first idle moment
@@ -364,7 +364,7 @@ public struct Benchmarks {
             guard let f = assembler.process(e) else { continue }
             // Wait for the frame's real time.
             let due = wall0 + (f.time - t0)
-            let now = EventLoop.now()
+            let now = MonotonicClock.now()
             if due > now { usleep(useconds_t((due - now) * 1e6)) }
             let start = BenchSupport.nanos(), cpuStart = Self.threadCPUNanos()
             pipeline.handle(f)
@@ -561,7 +561,7 @@ public struct Benchmarks {
         let display: DisplayBackend = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_COPY_FRAMES"] == "1" ? CopyOnlyDisplay(memory) : memory
         let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
         trace("MapView made")
-        view.drawAndPresent(now: EventLoop.now())
+        view.drawAndPresent(now: MonotonicClock.now())
         print("first-frame"); fflush(nil)
         trace("first frame")
         var script = TouchScript(screen: view.screen, start: 1)

@@ -82,7 +82,7 @@ public final class CalibrationTool {
                 let worst = m.residualsPX.max() ?? 0
                 c.statusBox(at: statusOrigin, ["Calibration done: residual error at most \(String(format: "%.2f", worst)) px",
                              "Touch anywhere to check: yellow dots show where touches land",
-                             String(format: "closing in %.0f s", max(0, until - EventLoop.now()))])
+                             String(format: "closing in %.0f s", max(0, until - MonotonicClock.now()))])
             } else if let t = session.currentTarget, case .waiting(let i) = session.state {
                 c.color(1, 0.3, 0.25); c.cross(t, size: 28)
                 c.statusBox(at: statusOrigin, ["Calibration: touch the centre of the red cross (\(i + 1) of \(session.targets.count))",
@@ -98,7 +98,7 @@ public final class CalibrationTool {
     /// Runs until the five targets and the verification are done, a signal, or `timeout`.
     public func run(timeout: Double) throws -> Outcome? {
         let loop = try EventLoop()
-        let deadline = EventLoop.now() + timeout
+        let deadline = MonotonicClock.now() + timeout
         try loop.handleSignals([SIGINT, SIGTERM]) { [unowned loop] _ in loop.stop() }
         try input.attach(to: loop) { [weak self, unowned loop] events in
             guard let self else { return }
@@ -106,10 +106,10 @@ public final class CalibrationTool {
                 switch event {
                 case .frames(_, let frames): for f in frames { self.handle(f) }
                 case .closed(let path, let reason):
-                    let error = reason == "gone" ? "\(TouchDeviceError.gone(path: path, frames: []))" : reason
+                    let error = reason == .gone ? "\(TouchDeviceError.gone(path: path, frames: []))" : "\(reason)"
                     self.line("error") { $0.string("message", error) }
                     loop.stop()
-                case .warning(let text): self.line("error") { $0.string("message", text) }
+                case .warning(let text, _): self.line("error") { $0.string("message", text) }
                 case .opened: break
                 }
             }
@@ -120,7 +120,7 @@ public final class CalibrationTool {
         redraw()
         announceTarget() // after the frame is up: a script may wait for this line
         try loop.run {
-            let now = EventLoop.now()
+            let now = MonotonicClock.now()
             if now >= deadline { loop.stop(); return }
             if let until = verifyUntil, now >= until { loop.stop(); return }
             loop.setDeadline(min(deadline, verifyUntil.map { min($0, now + 1) } ?? deadline))
@@ -164,7 +164,7 @@ public final class CalibrationTool {
                 $0.raw("matrix", "[" + m.map { JSONLine.number($0, 6) }.joined(separator: ",") + "]")
                 $0.raw("residuals_px", "[" + res.map { JSONLine.number($0, 3) }.joined(separator: ",") + "]")
             }
-            verifyUntil = EventLoop.now() + verifySeconds
+            verifyUntil = MonotonicClock.now() + verifySeconds
         case .failed(let why):
             line("failed") { $0.string("message", why) }
         }

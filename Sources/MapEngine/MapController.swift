@@ -157,8 +157,6 @@ public final class MapController {
     /// Whether a gesture, fling or animation is moving the camera (willMove sent, idleAt not yet).
     public var isMoving: Bool { moving }
 
-    public func setScreenSize(_ size: Size) { screenSize = size }
-
     // MARK: time
 
     /// Runs animations, flings, following mode and the auto-return timer up to `time`, and sends

@@ -29,7 +29,7 @@ public final class EventLoop {
     /// A timer scheduled with `schedule(at:)`, for `cancel(_:)`.
     public struct TimerID: Hashable, Sendable { let value: Int }
 
-    private struct Timer { var time: Double; var handler: () -> Void }
+    private struct Timer { var time: Double; var interval: Double?; var handler: () -> Void }
 
     private let epfd: OwnedDescriptor
     private let timerfd: OwnedDescriptor
@@ -58,9 +58,6 @@ public final class EventLoop {
     deinit {
         if signalfd != nil { sigprocmask(SIG_UNBLOCK, &blockedSignals, nil) }
     }
-
-    /// Seconds on CLOCK_MONOTONIC (`MonotonicClock.now()`).
-    public static func now() -> Double { MonotonicClock.now() }
 
     private func control(_ op: Int32, _ fd: Int32, _ interest: Interest) throws {
         var ev = epoll_event()
@@ -132,7 +129,19 @@ public final class EventLoop {
     @discardableResult
     public func schedule(at time: Double, handler: @escaping () -> Void) -> TimerID {
         nextTimer += 1
-        timers[nextTimer] = Timer(time: time, handler: handler)
+        timers[nextTimer] = Timer(time: time, interval: nil, handler: handler)
+        rearm()
+        return TimerID(value: nextTimer)
+    }
+
+    /// Runs `handler` every `interval` seconds (the first time `interval` from now) until
+    /// cancelled. A loop held up past several periods runs it once, then keeps the period
+    /// from then (no burst of catch-up calls).
+    @discardableResult
+    public func scheduleRepeating(every interval: Double, handler: @escaping () -> Void) -> TimerID {
+        let period = max(interval, 0.001)
+        nextTimer += 1
+        timers[nextTimer] = Timer(time: MonotonicClock.now() + period, interval: period, handler: handler)
         rearm()
         return TimerID(value: nextTimer)
     }
@@ -172,7 +181,15 @@ public final class EventLoop {
         armed = nil
         let now = MonotonicClock.now()
         let due = timers.filter { $0.value.time <= now }.sorted { ($0.value.time, $0.key) < ($1.value.time, $1.key) }
-        for (id, _) in due { timers[id] = nil }
+        for (id, t) in due {
+            if let period = t.interval {
+                var next = t.time + period
+                if next <= now { next = now + period }
+                timers[id]?.time = next
+            } else {
+                timers[id] = nil
+            }
+        }
         var kiosk = false
         if let d = deadline, d <= now { deadline = nil; kiosk = true }
         rearm()

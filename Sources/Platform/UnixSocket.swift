@@ -19,7 +19,7 @@ public enum UnixSocket {
         guard path.utf8.count <= maxPathBytes else { throw SystemError("bind", path: path, errno: .fileNameTooLong) }
         let s = try make(path: path, nonBlocking: true)
         let oldMask = umask(~mode & 0o777)
-        let bound = withAddress(path) { bind(s.rawValue, $0, $1) }
+        let bound = withAddress(path) { Glibc.bind(s.rawValue, $0, $1) }
         let e = Errno.current
         umask(oldMask)
         guard bound == 0 else { throw SystemError("bind", path: path, errno: e) }
@@ -116,5 +116,61 @@ public enum UnixSocket {
         return withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
+    }
+}
+
+/// An AF_UNIX address: a path ("/run/x") or a name in the abstract namespace ("@x", as
+/// systemd's NOTIFY_SOCKET writes it).
+public struct UnixAddress {
+    fileprivate var storage = sockaddr_un()
+    fileprivate var length = socklen_t(0)
+    public let name: String
+
+    /// Nil when `name` is neither a path nor "@name", or does not fit `sun_path`.
+    public init?(_ name: String) {
+        var bytes = Array(name.utf8)
+        guard bytes.first == UInt8(ascii: "/") || bytes.first == UInt8(ascii: "@") else { return nil }
+        if bytes[0] == UInt8(ascii: "@") { bytes[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: storage.sun_path)
+        guard bytes.count < capacity else { return nil }
+        self.name = name
+        storage.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &storage.sun_path) { raw in
+            for (i, b) in bytes.enumerated() { raw[i] = b }
+        }
+        // Abstract names are exactly as long as given; paths include their NUL.
+        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2
+        length = socklen_t(pathOffset + bytes.count + (bytes[0] == 0 ? 0 : 1))
+    }
+
+    fileprivate func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+        withUnsafePointer(to: storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) } }
+    }
+}
+
+extension UnixSocket {
+    /// An unbound datagram socket (close-on-exec).
+    public static func datagram(nonBlocking: Bool = false, name: String = "datagram socket") throws -> OwnedDescriptor {
+        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        let fd = socket(AF_UNIX, type, 0)
+        guard fd >= 0 else { throw SystemError("socket", path: name) }
+        return OwnedDescriptor(adopting: fd, path: name)
+    }
+
+    /// Binds a socket to `address` (a datagram receiver: a test's service manager).
+    public static func bind(_ s: OwnedDescriptor, to address: UnixAddress) throws {
+        let r = address.withSockaddr { Glibc.bind(s.rawValue, $0, $1) }
+        guard r == 0 else { throw SystemError("bind", path: address.name) }
+    }
+
+    /// One datagram to `address` (MSG_NOSIGNAL): bytes sent, or nil when it would block.
+    public static func send(_ s: OwnedDescriptor, _ bytes: [UInt8], to address: UnixAddress) throws -> Int? {
+        let n = retryingEINTR {
+            bytes.withUnsafeBytes { b in address.withSockaddr { sendto(s.rawValue, b.baseAddress, b.count, Int32(MSG_NOSIGNAL), $0, $1) } }
+        }
+        if n >= 0 { return n }
+        let e = Errno.current
+        if e == .resourceTemporarilyUnavailable || e == .wouldBlock { return nil }
+        throw SystemError("sendto", path: address.name, errno: e)
     }
 }

@@ -1,4 +1,5 @@
 import CCairo
+import Platform
 import Foundation
 import MapEngine
 import TouchCore
@@ -9,9 +10,9 @@ public enum RenderBenchmark {
     public static func run(renderer: MapRenderer, scene: MapScene, frame: FrameBuffer, frames: Int) -> String {
         func ms(_ f: () -> Void) -> [Double] {
             (0..<frames).map { _ in
-                let t0 = DispatchTime.now().uptimeNanoseconds
+                let t0 = MonotonicClock.now()
                 f()
-                return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                return (MonotonicClock.now() - t0) * 1e3
             }
         }
         func stats(_ v: [Double]) -> String {
@@ -79,9 +80,9 @@ public enum RenderBenchmark {
         let zoom = flat.camera.zoom
         func ms(_ f: () -> Void) -> String {
             let v = (0..<frames).map { _ in
-                let t0 = DispatchTime.now().uptimeNanoseconds
+                let t0 = MonotonicClock.now()
                 f()
-                return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                return (MonotonicClock.now() - t0) * 1e3
             }.sorted()
             return String(format: "median %.2f ms", v[v.count / 2])
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import Platform
 import Foundation
 import TileSources
 import VectorTiles
@@ -147,12 +148,12 @@ public final class VectorTileSet: @unchecked Sendable {
     }
 
     private func decode(_ key: Key) -> VectorTile? {
-        let start = DispatchTime.now().uptimeNanoseconds
+        let start = MonotonicClock.now()
         do {
             guard let data = try tiles.tileData(z: key.z, x: key.x, y: key.y) else { return nil }
             let tile = try VectorTile(data: data)
             // Timed only for tiles that exist: an absent tile costs one index lookup.
-            let s = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let s = MonotonicClock.now() - start
             lock.lock(); decodeTimes.append(s); if decodeTimes.count > 4096 { decodeTimes.removeFirst(2048) }; lock.unlock()
             return tile
         } catch let e as TileSourceError {

@@ -61,7 +61,7 @@ extension MapView {
             log(.error, "reload: \(error); keeping the running configuration")
             return ReloadResult(error: "\(error); keeping the running configuration")
         }
-        let now = EventLoop.now()
+        let now = MonotonicClock.now()
         // The input waiting in the touchscreens first, as before any deadline (catchUp).
         if running { catchUp(to: now) }
         let old = configuration

@@ -215,13 +215,13 @@ public final class MapView {
 
     /// Adds a shape overlay (or a GeoJSON one: `GeoJSON.overlay(id:json:)`), or replaces the one
     /// with its id; throws `OverlayError` past `OverlayLimits`.
-    public func add(_ overlay: Overlay) throws { try controller.add(overlay, at: EventLoop.now()); pipeline.setNeedsRedraw() }
-    public func removeOverlay(id: String) { controller.removeOverlay(id: id, at: EventLoop.now()); pipeline.setNeedsRedraw() }
+    public func add(_ overlay: Overlay) throws { try controller.add(overlay, at: MonotonicClock.now()); pipeline.setNeedsRedraw() }
+    public func removeOverlay(id: String) { controller.removeOverlay(id: id, at: MonotonicClock.now()); pipeline.setNeedsRedraw() }
     /// The route drawn with the navigation look (empty: none); overview mode fits it.
     public func setRoute(_ points: [Coordinate]) { controller.setRoute(points); pipeline.setNeedsRedraw() }
     /// The you-are-here position: the puck (and a following camera) glide to it.
     public func setPosition(_ fix: PositionFix) {
-        let now = EventLoop.now()
+        let now = MonotonicClock.now()
         catchUp(to: now)
         controller.setPosition(fix, at: now)
         pipeline.advance(to: now)
@@ -238,7 +238,7 @@ public final class MapView {
     /// mask changes ends cleanly (ended, then idleAt); markers and the info window stay.
     public var gestureMask: GestureMask {
         get { controller.configuration.gestureMask }
-        set { setGestureMask(newValue, at: EventLoop.now()) }
+        set { setGestureMask(newValue, at: MonotonicClock.now()) }
     }
 
     /// `gestureMask` with an explicit time (CLOCK_MONOTONIC seconds, the loop's clock).
@@ -251,7 +251,7 @@ public final class MapView {
     /// The app's content for a marker's info window changed: redrawn when that window is shown
     /// and the marker has `tracksInfoWindowChanges` (the delegate is asked again), else ignored.
     public func infoWindowContentDidChange(markerID: String) {
-        if controller.infoWindowContentDidChange(markerID: markerID, at: EventLoop.now()) { pipeline.setNeedsRedraw() }
+        if controller.infoWindowContentDidChange(markerID: markerID, at: MonotonicClock.now()) { pipeline.setNeedsRedraw() }
     }
 
     // MARK: opening things
@@ -347,15 +347,15 @@ public final class MapView {
             case .closed(let path, let reason):
                 merger.remove(device: path)
                 operations.realDown[path] = nil
-                stats.closed(path, at: MonotonicClock.now(), error: reason != "gone" && reason != "removed")
+                stats.closed(path, at: MonotonicClock.now(), error: reason.isFault)
                 systemdDevicesChanged()
                 switch reason {
-                case "gone": log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
-                case "removed": log(.warning, "touch device \(path) was removed; its contacts were cancelled")
-                default: log(.error, reason)
+                case .gone: log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
+                case .removed: log(.warning, "touch device \(path) was removed; its contacts were cancelled")
+                case .failed(let message): log(.error, message)
                 }
-            case .warning(let text):
-                log(text.hasPrefix("no hotplug") || text.contains("event buffer overflowed") ? .warning : .error, text)
+            case .warning(let text, let severity):
+                log(severity == .warning ? .warning : .error, text)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 import TouchCore
 import Gestures
 import MapEngine
@@ -89,12 +90,12 @@ public final class Soak {
 
     /// Runs until `seconds` of wall-clock time have passed or `gestures` gestures were made.
     public func run(seconds: Double = .infinity, gestures: Int = .max, progress: ((Report) -> Void)? = nil) -> Report {
-        let start = Soak.now()
+        let start = MonotonicClock.now()
         let warmUp = min(max(10, seconds * 0.1), 60)
         var nextSample = 0.0
         var warmedUp = false
         while report.gestures < gestures {
-            let elapsed = Soak.now() - start
+            let elapsed = MonotonicClock.now() - start
             if elapsed >= seconds { break }
             if elapsed >= nextSample {
                 let rss = Soak.residentBytes()
@@ -108,7 +109,7 @@ public final class Soak {
             gesture()
             report.gestures += 1
         }
-        report.wallSeconds = Soak.now() - start
+        report.wallSeconds = MonotonicClock.now() - start
         report.simulatedSeconds = time - 100
         report.rssEnd = Soak.residentBytes()
         if !warmedUp { report.rssAfterWarmUp = report.rssSamples.first?.1 ?? report.rssEnd }
@@ -242,11 +243,6 @@ public final class Soak {
 
     // MARK: measuring
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
 
     /// Resident set size, bytes (`ProcessMemory`); 0 where there is no /proc.
     public static func residentBytes() -> Int { ProcessMemory.residentBytes() ?? 0 }

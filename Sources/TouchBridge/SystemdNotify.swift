@@ -1,8 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
-import CSys
+import Platform
 
 /// The service manager's notification protocol (sd_notify(3)), spoken directly: one datagram
 /// of "KEY=VALUE" lines to the AF_UNIX socket named by NOTIFY_SOCKET (a path, or "@name" for
@@ -19,10 +16,9 @@ public final class SystemdNotifier {
     public let socketPath: String?
     /// WatchdogSec= of the unit (WATCHDOG_USEC), when the watchdog is on and meant for this process.
     public let watchdogInterval: Double?
-    private var fd: Int32 = -1
-    private var address = sockaddr_un()
-    private var addressLength = socklen_t(0)
-    private var watchdogTimer: Int32 = -1
+    private var socket: OwnedDescriptor?
+    private var address: UnixAddress?
+    private var watchdogTimer: EventLoop.TimerID?
     public private(set) var lastStatus: String?
     public private(set) var sentReady = false
 
@@ -36,56 +32,27 @@ public final class SystemdNotifier {
         if let usec = environment["WATCHDOG_USEC"].flatMap({ UInt64($0) }), usec > 0 {
             // WATCHDOG_PID names the process the watchdog is for (sd_watchdog_enabled(3)).
             let pid = environment["WATCHDOG_PID"].flatMap { Int32($0) }
-            if pid == nil || pid == getpid() { interval = Double(usec) / 1e6 }
+            if pid == nil || pid == ProcessInfo.processInfo.processIdentifier { interval = Double(usec) / 1e6 }
         }
         watchdogInterval = interval
-        guard let path, SystemdNotifier.makeAddress(path, &address, &addressLength) else {
+        guard let path, let address = UnixAddress(path) else {
             socketPath = nil
             return
         }
         socketPath = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        self.address = address
+        socket = try? UnixSocket.datagram(name: "NOTIFY_SOCKET \(path)")
     }
 
-    deinit {
-        if fd >= 0 { close(fd) }
-        if watchdogTimer >= 0 { close(watchdogTimer) }
-    }
-
-    public var isEnabled: Bool { fd >= 0 }
-
-    /// "/run/x" -> a path; "@x" -> the abstract name "\0x". False when it does not fit sun_path.
-    static func makeAddress(_ path: String, _ addr: inout sockaddr_un, _ length: inout socklen_t) -> Bool {
-        var bytes = Array(path.utf8)
-        guard bytes.first == UInt8(ascii: "/") || bytes.first == UInt8(ascii: "@") else { return false }
-        if bytes[0] == UInt8(ascii: "@") { bytes[0] = 0 }
-        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
-        guard bytes.count < capacity else { return false }
-        addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-            for (i, b) in bytes.enumerated() { raw[i] = b }
-        }
-        // Abstract names are exactly as long as given; paths include their NUL.
-        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path) ?? 2
-        length = socklen_t(pathOffset + bytes.count + (bytes[0] == 0 ? 0 : 1))
-        return true
-    }
+    public var isEnabled: Bool { socket != nil }
 
     /// Sends one notification ("READY=1\nSTATUS=..."). False when not under systemd or the
     /// send failed (the service manager gone: nothing to do about it but go on).
     @discardableResult
     public func send(_ state: String) -> Bool {
-        guard fd >= 0 else { return false }
+        guard let socket, let address else { return false }
         let bytes = Array(state.utf8)
-        let sent = withUnsafePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                bytes.withUnsafeBufferPointer { b in
-                    sendto(fd, b.baseAddress, b.count, Int32(MSG_NOSIGNAL), sa, addressLength)
-                }
-            }
-        }
-        return sent == bytes.count
+        return (try? UnixSocket.send(socket, bytes, to: address)) == bytes.count
     }
 
     /// The service is up: systemd moves it from "activating" to "active (running)".
@@ -97,7 +64,7 @@ public final class SystemdNotifier {
 
     /// A reload begins; `ready` ends it. MONOTONIC_USEC lets systemd match the two (253+).
     public func reloading() {
-        send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(EventLoop.now() * 1e6))")
+        send("RELOADING=1\nMONOTONIC_USEC=\(UInt64(MonotonicClock.now() * 1e6))")
     }
 
     public func stopping() { send("STOPPING=1") }
@@ -112,38 +79,19 @@ public final class SystemdNotifier {
     public func watchdogPing() { send("WATCHDOG=1") }
 
     /// Pings the watchdog from `loop` every half WatchdogSec (sd_watchdog_enabled(3)'s advice)
-    /// through a periodic timerfd in the same epoll set as the touchscreens: the ping comes
-    /// only while the loop turns. Does nothing when the watchdog is off.
+    /// on a repeating timer of the loop: the ping comes only while the loop turns. Does
+    /// nothing when the watchdog is off.
     public func attachWatchdog(to loop: EventLoop) throws {
-        guard let interval = watchdogInterval, fd >= 0, watchdogTimer < 0 else { return }
-        let tfd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard tfd >= 0 else { throw SystemError("timerfd_create (watchdog)") }
-        let half = max(interval / 2, 0.001)
-        var spec = itimerspec()
-        spec.it_interval.tv_sec = Int(half)
-        spec.it_interval.tv_nsec = Int((half - Double(Int(half))) * 1e9)
-        spec.it_value = spec.it_interval
-        guard timerfd_settime(tfd, 0, &spec, nil) == 0 else { close(tfd); throw SystemError("timerfd_settime (watchdog)") }
-        do {
-            try loop.add(fd: tfd) { [weak self] fd in
-                var expirations: UInt64 = 0
-                _ = read(fd, &expirations, 8)
-                self?.watchdogPing()
-            }
-        } catch {
-            close(tfd)
-            throw error
-        }
-        watchdogTimer = tfd
+        guard let interval = watchdogInterval, isEnabled, watchdogTimer == nil else { return }
+        watchdogTimer = loop.scheduleRepeating(every: max(interval / 2, 0.001)) { [weak self] in self?.watchdogPing() }
         watchdogPing()
     }
 
     /// Stops the pings (before the loop goes away).
     public func detachWatchdog(from loop: EventLoop) {
-        guard watchdogTimer >= 0 else { return }
-        loop.remove(fd: watchdogTimer)
-        close(watchdogTimer)
-        watchdogTimer = -1
+        guard let t = watchdogTimer else { return }
+        loop.cancel(t)
+        watchdogTimer = nil
     }
 
     static func oneLine(_ s: String) -> String { s.replacingOccurrences(of: "\n", with: "; ") }

@@ -1,6 +1,7 @@
 import CEvdev
 import TouchCore
 import Platform
+import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,20 +18,19 @@ public struct EvdevNodeInfo: Sendable {
 /// An evdev node that could not be opened or queried, with what to do about it.
 public struct EvdevInventoryError: Error, Sendable, CustomStringConvertible {
     public let path: String
-    /// The errno value (positive).
-    public let code: Int32
+    public let code: Errno
     public let reason: String
     public let advice: String
     public var description: String { advice.isEmpty ? "\(path): \(reason)" : "\(path): \(reason); \(advice)" }
 
-    init(path: String, code: Int32, during action: String) {
+    init(path: String, code: Errno, during action: String) {
         self.path = path
         self.code = code
-        self.reason = "\(action) failed: \(String(cString: strerror(code)))"
+        self.reason = "\(action) failed: \(code.readableDescription)"
         switch code {
-        case EACCES, EPERM:
+        case .permissionDenied, .notPermitted:
             advice = "add the user to the 'input' group (usermod -aG input USER, then log in again) or run as root"
-        case ENOENT, ENODEV:
+        case .noSuchFileOrDirectory, .operationNotSupportedByDevice:
             advice = "the device went away while it was being listed; unplugged?"
         default:
             advice = ""
@@ -56,13 +56,16 @@ public enum EvdevInventory {
 
     /// Opens `path` read-only (no grab) and asks the kernel what the device reports.
     public static func capabilities(ofNodeAt path: String) throws(EvdevInventoryError) -> DeviceCapabilities {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        if fd < 0 { throw EvdevInventoryError(path: path, code: errno, during: "open") }
-        defer { close(fd) }
+        let node: OwnedDescriptor
+        do { node = try OwnedDescriptor(path: path, .readOnly, options: .nonBlocking) } catch {
+            throw EvdevInventoryError(path: path, code: (error as? SystemError)?.errno ?? .ioError, during: "open")
+        }
+        defer { node.close() }
+        let fd = node.rawValue
         var handle: OpaquePointer?
         let rc = libevdev_new_from_fd(fd, &handle)
         guard rc == 0, let dev = handle else {
-            throw EvdevInventoryError(path: path, code: -rc, during: "libevdev_new_from_fd")
+            throw EvdevInventoryError(path: path, code: Errno(rawValue: -rc), during: "libevdev_new_from_fd")
         }
         defer { libevdev_free(dev) }
         return capabilities(of: dev)

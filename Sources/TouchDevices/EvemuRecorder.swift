@@ -16,11 +16,4 @@ public struct EvemuRecorder {
         write(Evemu.eventLine(event))
         eventsWritten += 1
     }
-
-    /// Reads what `device` has available, recording every event; returns the frames read.
-    public mutating func pump(_ device: TouchDevice) throws -> [ContactFrame] {
-        var lines: [InputEvent] = []
-        defer { for e in lines { record(e) } }
-        return try device.readAvailable { lines.append($0) }
-    }
 }

@@ -1,4 +1,5 @@
 import CUdev
+import Platform
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -26,7 +27,7 @@ public final class TouchDeviceMonitor {
 
     /// - Parameter source: "udev", "kernel", or nil to pick "udev" when udevd runs.
     public init(source: String? = nil) throws {
-        let chosen = source ?? (access("/run/udev/control", F_OK) == 0 ? "udev" : "kernel")
+        let chosen = source ?? ((try? FileStatus.of("/run/udev/control", followLinks: true)) != nil ? "udev" : "kernel")
         guard let udev = udev_new() else { throw MonitorError(description: "cannot create a udev context (is /sys mounted?)") }
         guard let monitor = udev_monitor_new_from_netlink(udev, chosen) else {
             udev_unref(udev)
@@ -38,8 +39,7 @@ public final class TouchDeviceMonitor {
             throw MonitorError(description: "cannot receive \(chosen) device events (netlink bind failed); hotplug is off")
         }
         let fd = udev_monitor_get_fd(monitor)
-        let flags = fcntl(fd, F_GETFL)
-        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        try? FileIO.setNonBlocking(fd, true, path: "the \(chosen) device monitor")
         self.udev = udev
         self.monitor = monitor
         self.fd = fd

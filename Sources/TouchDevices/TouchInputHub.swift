@@ -13,11 +13,37 @@ public final class TouchInputHub {
     public enum Event: Sendable {
         case opened(path: String, name: String, kind: TouchscreenKind, foundBy: String)
         /// The device went away; its last frames (ending with the cancelling one) came before.
-        case closed(path: String, reason: String)
+        case closed(path: String, reason: CloseReason)
         case frames(path: String, [ContactFrame])
-        /// Something the operator should know (a node that cannot be opened, no hotplug).
-        case warning(String)
+        /// Something the operator should know (a node that cannot be opened, no hotplug), at
+        /// the level the kiosk logs it.
+        case warning(String, Severity)
     }
+
+    /// Why a device was closed.
+    public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
+        /// Its node vanished under a read (ENODEV: unplugged); it may come back.
+        case gone
+        /// udev announced its removal.
+        case removed
+        /// A read failed otherwise (EIO, a driver fault): the message names the device and what to do.
+        case failed(String)
+
+        public var description: String {
+            switch self {
+            case .gone: return "gone"
+            case .removed: return "removed"
+            case .failed(let message): return message
+            }
+        }
+
+        /// A fault to report as an error (an unplug is not one).
+        public var isFault: Bool { if case .failed = self { return true } else { return false } }
+    }
+
+    /// How much a warning matters: `.warning` for what the kiosk works around (no hotplug, an
+    /// input buffer overflow it resynchronised from), `.error` for a device it cannot use.
+    public enum Severity: Sendable, Equatable { case warning, error }
 
     /// Which devices to open and how: one entry per `[[touch]]` table of the configuration
     /// (a device is opened by the first entry that selects it).
@@ -108,7 +134,7 @@ public final class TouchInputHub {
 
     /// Opens every device present now (one already open stays as it is).
     public func openAll() -> [Event] {
-        var events: [Event] = monitorWarning.map { [.warning($0)] } ?? []
+        var events: [Event] = monitorWarning.map { [.warning($0, .warning)] } ?? []
         discovered = []
         for entry in entries {
             for info in TouchDiscovery.touchscreens(matching: entry.match, pens: entry.pens) where !discovered.contains(where: { $0.path == info.path }) {
@@ -148,7 +174,7 @@ public final class TouchInputHub {
                         let frame = device.cancelAll()
                         close(device)
                         events.append(.frames(path: path, [frame]))
-                        events.append(.closed(path: path, reason: "removed"))
+                        events.append(.closed(path: path, reason: .removed))
                     }
                 }
             }
@@ -160,23 +186,23 @@ public final class TouchInputHub {
             let frames = try device.readAvailable()
             var events: [Event] = frames.isEmpty ? [] : [.frames(path: device.path, frames)]
             if device.overflows > overflows {
-                events.append(.warning(TouchInputHub.overflowWarning(device.path)))
+                events.append(.warning(TouchInputHub.overflowWarning(device.path), .warning))
             }
             return events
         } catch TouchDeviceError.gone(let path, let frames) {
             close(device)
-            return [.frames(path: path, frames), .closed(path: path, reason: "gone")]
+            return [.frames(path: path, frames), .closed(path: path, reason: .gone)]
         } catch let e as TouchDeviceError {
             // Any other read error (EIO, a driver fault): the frames read before it, then every
             // contact the device had down cancelled, so no finger stays stuck on the surface.
             close(device)
             guard case .readFailed(_, _, let frames) = e else {
-                return [.frames(path: device.path, [device.cancelAll()]), .closed(path: device.path, reason: "\(e)")]
+                return [.frames(path: device.path, [device.cancelAll()]), .closed(path: device.path, reason: .failed("\(e)"))]
             }
-            return [.frames(path: device.path, frames), .closed(path: device.path, reason: "\(e)")]
+            return [.frames(path: device.path, frames), .closed(path: device.path, reason: .failed("\(e)"))]
         } catch {
             close(device)
-            return [.frames(path: device.path, [device.cancelAll()]), .closed(path: device.path, reason: "\(error)")]
+            return [.frames(path: device.path, [device.cancelAll()]), .closed(path: device.path, reason: .failed("\(error)"))]
         }
     }
 
@@ -184,14 +210,6 @@ public final class TouchInputHub {
     public static func overflowWarning(_ path: String) -> String {
         "touch device \(path): the kernel's event buffer overflowed (the kiosk was not scheduled in time); "
             + "the events in it were lost and the contacts were resynced from the device's state"
-    }
-
-    /// A new output size (a mode change or rotation) for every open device.
-    public func setScreen(_ size: Size) {
-        screen = size
-        for device in devices.values {
-            device.setMapping(calibration: device.assembler.mapping.calibration, screen: size)
-        }
     }
 
     /// Closes every device (their contacts are not reported: the caller is shutting down).
@@ -211,7 +229,7 @@ public final class TouchInputHub {
             if entry.grab { device.grab() }
             return adopt(device, foundBy: info.foundBy)
         } catch {
-            return [.warning("\(error)")]
+            return [.warning("\(error)", .error)]
         }
     }
 
@@ -223,7 +241,7 @@ public final class TouchInputHub {
             try loop?.add(fd: device.fd) { [weak self] fd in self?.deliver(fd) }
         } catch {
             devices[device.fd] = nil
-            return [.warning("cannot watch touch device \(device.path): \(error)")]
+            return [.warning("cannot watch touch device \(device.path): \(error)", .error)]
         }
         return [.opened(path: device.path, name: device.capabilities.name, kind: device.assembler.kind, foundBy: foundBy)]
     }

@@ -2,9 +2,6 @@ import ArgumentParser
 import Foundation
 import TouchBridge
 import KioskTools
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `touchbridge demo`: the main job on a machine with no touchscreen or display.
 struct DemoCommand: ParsableCommand {
@@ -30,7 +27,7 @@ struct DemoCommand: ParsableCommand {
     func run() throws {
         checkSeconds(stepSeconds, option: "--step-seconds", range: 0...3600)
         requireWorldMap()
-        let started = Date()
+        let started = MonotonicClock.now()
         let result: DemoRunner.Result
         var runner = DemoRunner(outputDirectory: out)
         if street || tiles != nil {
@@ -52,7 +49,7 @@ struct DemoCommand: ParsableCommand {
                 guard let screen else { return }
                 screen.draw { c in c.image(frame) }
                 screen.present()
-                usleep(useconds_t(stepSeconds * 1_000_000))
+                Thread.sleep(forTimeInterval: stepSeconds)
             }
         }
         defer { screen?.close() }
@@ -72,6 +69,6 @@ struct DemoCommand: ParsableCommand {
         print("Event stream:  \(result.eventStream)")
         print("Tour as evemu: \(result.evemuDescription), \(result.evemuEvents)")
         print("Final camera:  \(result.finalCamera)")
-        print(String(format: "Done in %.1f s.", Date().timeIntervalSince(started)))
+        print(String(format: "Done in %.1f s.", MonotonicClock.now() - started))
     }
 }

@@ -147,7 +147,29 @@ struct RenderCommand: ParsableCommand {
             throw ValidationError("--display must be png, drm or fbdev (got \(display))")
         }
         defer { backend.close(); log("closed \(backend.name)") }
-        SignalFlag.install()
+        // One event loop: SIGTERM/SIGINT through its signalfd, page flips through the DRM fd,
+        // frame pacing and --hold through its timers. `wait` runs it until something stops it.
+        let loop = try EventLoop()
+        var signalled = false
+        try loop.handleSignals([SIGTERM, SIGINT]) { _ in signalled = true; loop.stop() }
+        if let fd = backend.eventFileDescriptor {
+            try loop.add(fd: fd) { _ in
+                try? backend.handleEvents()
+                if !backend.isFlipPending { loop.stop() }
+            }
+        }
+        func wait(until time: Double) throws {
+            guard !signalled, time > now() else { return }
+            let t = loop.schedule(at: time) { loop.stop() }
+            defer { loop.cancel(t) }
+            try loop.run()
+        }
+        /// Presents and waits (at most a second) for the flip, so the frame is on screen.
+        func present() throws {
+            try backend.present()
+            let limit = now() + 1
+            while backend.isFlipPending && !signalled && now() < limit { try wait(until: limit) }
+        }
         log("showing on \(backend.name)")
         func frame() -> FrameBuffer {
             let f = backend.backBuffer()
@@ -155,22 +177,21 @@ struct RenderCommand: ParsableCommand {
         }
         renderer.render(start, into: frame())
         try frame().writePNG(to: out)
-        try present(backend)
+        try present()
         log("frame on screen")
         var pacer = FramePacer(refreshHz: backend.refreshHz)
         pacer.didPresent(at: now())
         var scene = start
         var presented = 1
         let t0 = now()
-        for i in 0..<panFrames where !SignalFlag.raised {
-            let wait = pacer.nextPresentTime - now()
-            if wait > 0 { usleep(useconds_t(wait * 1e6)) }
+        for i in 0..<panFrames where !signalled {
+            try wait(until: pacer.nextPresentTime)
             let p = Projection(camera: scene.camera, screen: Size(width: Double(backend.width), height: Double(backend.height)))
             if let c = p.coordinate(at: Point(x: Double(backend.width) / 2 + 4, y: Double(backend.height) / 2 + (i % 2 == 0 ? 1 : -1))) {
                 scene.camera.target = c
             }
             renderer.render(scene, into: frame())
-            try present(backend)
+            try present()
             pacer.didPresent(at: now())
             presented += 1
         }
@@ -179,32 +200,18 @@ struct RenderCommand: ParsableCommand {
             log(String(format: "presented %d frames in %.2f s (%.1f frames/s, refresh %.1f Hz)", presented, s, Double(presented - 1) / max(s, 1e-9), backend.refreshHz))
             // Back to the first frame, so what stays on screen is what --out holds.
             renderer.render(start, into: frame())
-            try present(backend)
+            try present()
         }
-        let until = hold < 0 ? Double.infinity : now() + hold
-        while !SignalFlag.raised && now() < until { usleep(20_000) }
-        if SignalFlag.raised { log("signal received, restoring the display") }
+        if hold < 0 {
+            if !signalled { try loop.run() }   // until a signal stops it
+        } else {
+            try wait(until: now() + hold)
+        }
+        if signalled { log("signal received, restoring the display") }
     }
 
-    /// Presents and waits for the flip to complete (DRM), so the frame is on screen.
-    private func present(_ backend: DisplayBackend) throws {
-        try backend.present()
-        if let drm = backend as? DRMDisplay { try drm.waitForFlip(timeout: 1) }
-    }
-
-    private func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    private func now() -> Double { MonotonicClock.now() }
 
     private func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
 
-}
-
-
-/// SIGTERM and SIGINT set a flag the display loop polls, so it can restore the display.
-enum SignalFlag {
-    nonisolated(unsafe) static var value: sig_atomic_t = 0
-    static var raised: Bool { value != 0 }
-    static func install() {
-        signal(SIGTERM) { _ in SignalFlag.value = 1 }
-        signal(SIGINT) { _ in SignalFlag.value = 1 }
-    }
 }

@@ -149,7 +149,7 @@ extension ReplayCommand {
                 case .frames(let path, let frames):
                     for f in frames { pipeline?.handle(f) }
                     down[path] = frames.last?.contacts.count
-                case .warning(let text):
+                case .warning(let text, _):
                     Self.note(text)
                 }
             }

@@ -60,7 +60,7 @@ struct RunCommand: ParsableCommand {
             fail("\(error)", code: 1)
         }
         view.startFileConfiguration = fileCfg
-        if let duration { view.stopTime = EventLoop.now() + duration }
+        if let duration { view.stopTime = MonotonicClock.now() + duration }
         do { try view.run() } catch { fail("\(error)", code: 1) }
     }
 }

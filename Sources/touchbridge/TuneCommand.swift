@@ -53,7 +53,7 @@ struct TuneCommand: ParsableCommand {
         view.pipeline.gestureObserver = { model.add($0) }
         view.onFramePresented = { now, input in model.frameShown(at: now, inputTime: input) }
         view.overlay = { frame in TuneOverlay.draw(model, on: frame, pixelsPerMM: ppm) }
-        if let duration { view.stopTime = EventLoop.now() + duration }
+        if let duration { view.stopTime = MonotonicClock.now() + duration }
         do { try view.run() } catch { fail("\(error)", code: 1) }
     }
 }

@@ -27,7 +27,7 @@ import Testing
         let loop = try EventLoop()
         var fired = 0
         loop.onTimer { fired += 1; loop.stop() }
-        loop.setDeadline(EventLoop.now() - 1)
+        loop.setDeadline(MonotonicClock.now() - 1)
         try loop.run()
         #expect(fired == 1)
         #expect(loop.deadline == nil)
@@ -93,6 +93,42 @@ import Testing
         } catch let e as SystemError {
             #expect(e.errno == .badFileDescriptor)
             #expect(e.description.contains("fd 9999"))
+        }
+    }
+
+    /// A repeating timer fires every period until cancelled; a one-shot timer beside it fires once.
+    @Test func aRepeatingTimerFiresUntilCancelled() throws {
+        let loop = try EventLoop()
+        var ticks: [Double] = []
+        var once = 0
+        var id: EventLoop.TimerID?
+        let start = MonotonicClock.now()
+        id = loop.scheduleRepeating(every: 0.01) {
+            ticks.append(MonotonicClock.now())
+            if ticks.count == 4, let id { loop.cancel(id); loop.schedule(after: 0.05) { loop.stop() } }
+        }
+        loop.schedule(after: 0.015) { once += 1 }
+        try loop.run()
+        #expect(ticks.count == 4, "no tick after the cancel")
+        #expect(once == 1)
+        // Never early: the k-th tick comes at least k periods after the start (a late one does
+        // not shift the ones after it, so the period holds on average).
+        for (k, t) in ticks.enumerated() { #expect(t - start >= Double(k + 1) * 0.01 - 1e-4, "ticks \(ticks)") }
+    }
+
+    /// Pipes and FileIO: a write-all and reads through the Platform calls; EOF once closed.
+    @Test func aPipeCarriesBytesAndEnds() throws {
+        let (r, w) = try Pipe.make(nonBlocking: true)
+        var buf = [UInt8](repeating: 0, count: 16)
+        #expect(try buf.withUnsafeMutableBytes { try r.read(into: $0) } == nil, "nothing yet: would block")
+        try w.writeAll("hello")
+        #expect(try r.waitReadable(timeout: 1))
+        let n = try buf.withUnsafeMutableBytes { try r.read(into: $0) }
+        #expect(n == 5 && String(decoding: buf[0..<5], as: UTF8.self) == "hello")
+        w.close()
+        #expect(try buf.withUnsafeMutableBytes { try r.read(into: $0) } == 0)
+        do { try FileIO.writeAll(w.rawValue, "x", path: "closed pipe"); Issue.record("wrote to a closed descriptor") } catch let e as SystemError {
+            #expect(e.errno == .badFileDescriptor && e.description.contains("closed pipe"))
         }
     }
 }

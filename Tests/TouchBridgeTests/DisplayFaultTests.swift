@@ -75,7 +75,7 @@ import Platform
 
     /// Other present errors are logged once while they repeat, and again after a recovery.
     @Test func aRepeatingErrorIsLoggedOnce() throws {
-        let e = DisplayError.systemCall(path: "/dev/fb0", call: "FBIOPAN_DISPLAY", errno: EIO)
+        let e = DisplayError.systemCall(path: "/dev/fb0", call: "FBIOPAN_DISPLAY", errno: .ioError)
         let display = FaultyDisplay([e, e, e, nil, e])
         let (view, log) = try makeView(display)
         for i in 0..<5 { view.drawAndPresent(now: 10 + Double(i)) }

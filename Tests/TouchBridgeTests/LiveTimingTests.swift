@@ -175,7 +175,7 @@ import Platform
         view.handle(view.input.handle(fd: device.fd))
         #expect(kinds() == ["pan.began"])
         let events = view.input.handle(fd: device.fd)
-        let warnings = events.compactMap { e -> String? in if case .warning(let w) = e { return w } else { return nil } }
+        let warnings = events.compactMap { e -> String? in if case .warning(let w, .warning) = e { return w } else { return nil } }
         #expect(warnings.count == 1 && warnings[0].contains(path) && warnings[0].contains("overflowed"))
         view.handle(events)
         #expect(view.pipeline.contactsDown == 1)

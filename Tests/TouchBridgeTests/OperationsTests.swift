@@ -151,7 +151,7 @@ import MapEngine
         cfg.touch = [.init(match: .path("/nonexistent/event99"))]
         let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 640, height: 400), log: log)
         view.handle([.opened(path: "/dev/input/event3", name: "ILITEK panel", kind: .protocolB(slots: 10), foundBy: "test")])
-        view.handle([.closed(path: "/dev/input/event3", reason: "gone")])
+        view.handle([.closed(path: "/dev/input/event3", reason: .gone)])
         view.drawAndPresent(now: MonotonicClock.now())
         let reply = view.stats.json(view.statsSnapshot(now: MonotonicClock.now()))
         let o = JSONValue.object(reply)

@@ -39,9 +39,9 @@ import Glibc
             sent = true
             edit()
             raise(SIGHUP) // blocked by the loop on this thread: delivered through its signalfd
-            view.stopTime = EventLoop.now() + 0.2
+            view.stopTime = MonotonicClock.now() + 0.2
         }
-        view.stopTime = EventLoop.now() + 5
+        view.stopTime = MonotonicClock.now() + 5
         try view.run()
         #expect(sent)
     }
@@ -123,14 +123,14 @@ import Glibc
     @Test func cameraSettingsAreApplied() throws {
         let path = try tempConfig(base)
         let view = try view(path)
-        view.pipeline.begin(at: EventLoop.now())
+        view.pipeline.begin(at: MonotonicClock.now())
         #expect(view.controller.cameraMode == .free && view.controller.positionSource == nil)
         try (base + "\n[camera]\nposition = [47.14, 9.52]\nheading = 90.0\nmode = \"following\"\nfollowing_zoom = 15.0\n")
             .write(toFile: path, atomically: true, encoding: .utf8)
         #expect(view.reload().error == nil)
         #expect(view.controller.cameraMode == .following)
         #expect(view.controller.configuration.followingZoom == 15)
-        let fix = view.controller.positionFix(at: EventLoop.now() + 5)
+        let fix = view.controller.positionFix(at: MonotonicClock.now() + 5)
         #expect(fix.map { abs($0.coordinate.latitude - 47.14) < 1e-9 && abs($0.coordinate.longitude - 9.52) < 1e-9 } == true, "\(String(describing: fix))")
     }
 
@@ -172,13 +172,13 @@ import Glibc
     @Test func tileCountersSurviveATilesSwitch() throws {
         let path = try tempConfig(base + "\n[map]\ntiles = \"\(CheckErrorsTests.raster)\"\nzoom = 3.0\n")
         let view = try view(path)
-        view.pipeline.begin(at: EventLoop.now())
-        view.drawAndPresent(now: EventLoop.now())
-        let before = view.statsSnapshot(now: EventLoop.now())
+        view.pipeline.begin(at: MonotonicClock.now())
+        view.drawAndPresent(now: MonotonicClock.now())
+        let before = view.statsSnapshot(now: MonotonicClock.now())
         #expect(before.tileHits + before.tileMisses > 0)
         try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
         #expect(view.reload().error == nil)
-        let after = view.statsSnapshot(now: EventLoop.now())
+        let after = view.statsSnapshot(now: MonotonicClock.now())
         #expect(after.tileHits >= before.tileHits && after.tileMisses >= before.tileMisses, "\(before) -> \(after)")
     }
 }

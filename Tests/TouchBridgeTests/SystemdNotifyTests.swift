@@ -1,43 +1,35 @@
 import Foundation
 import Testing
 @testable import TouchBridge
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A service manager's end of the notify protocol: a real AF_UNIX datagram socket.
 final class NotifyListener {
-    let fd: Int32
+    let socket: OwnedDescriptor
+    var fd: Int32 { socket.rawValue }
     let name: String  // what NOTIFY_SOCKET says
     private let path: String?
 
     /// A socket file under /tmp, or (abstract) a name in the abstract namespace ("@...").
     init(abstract: Bool = false) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SystemError("socket") }
-        let unique = "tb-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        socket = try UnixSocket.datagram(nonBlocking: true)
+        let unique = "tb-notify-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
         name = abstract ? "@" + unique : FileManager.default.temporaryDirectory.appendingPathComponent(unique).path
         path = abstract ? nil : name
-        var addr = sockaddr_un()
-        var len = socklen_t(0)
-        guard SystemdNotifier.makeAddress(name, &addr, &len) else { throw SystemError("address", errno: .invalidArgument) }
-        let r = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        guard r == 0 else { close(fd); throw SystemError("bind \(name)") }
+        guard let address = UnixAddress(name) else { throw SystemError("address", errno: .invalidArgument) }
+        try UnixSocket.bind(socket, to: address)
     }
     deinit {
-        close(fd)
-        if let path { unlink(path) }
+        if let path { try? FileStatus.remove(path) }
     }
 
     /// Every datagram waiting now (non-blocking).
     func received() -> [String] {
         var out: [String] = []
         var buf = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = recv(fd, &buf, buf.count, 0)
-            if n <= 0 { return out }
+        while let n = try? buf.withUnsafeMutableBytes({ try UnixSocket.receive(socket, into: $0) }), n > 0 {
             out.append(String(decoding: buf[0..<n], as: UTF8.self))
         }
+        return out
     }
 }
 
@@ -57,7 +49,7 @@ final class NotifyListener {
         #expect(got[0] == "READY=1\nSTATUS=display Virtual-1 1280x800; touchscreens /dev/input/event3")
         #expect(got[1].hasPrefix("RELOADING=1\nMONOTONIC_USEC="))
         let usec = UInt64(got[1].split(separator: "=").last.map(String.init) ?? "") ?? 0
-        #expect(abs(Double(usec) / 1e6 - EventLoop.now()) < 60)
+        #expect(abs(Double(usec) / 1e6 - MonotonicClock.now()) < 60)
         #expect(got[2] == "READY=1\nSTATUS=display Virtual-1 1280x800;; no touchscreen yet")
         #expect(got[3] == "STATUS=same")
         #expect(got[4] == "STOPPING=1")
@@ -80,8 +72,8 @@ final class NotifyListener {
 
     @Test func theWatchdogIntervalIsReadForThisProcessOnly() {
         #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "20000000"]).watchdogInterval == 20)
-        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "20000000", "WATCHDOG_PID": "\(getpid())"]).watchdogInterval == 20)
-        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "20000000", "WATCHDOG_PID": "\(getpid() + 1)"]).watchdogInterval == nil)
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "20000000", "WATCHDOG_PID": "\(ProcessInfo.processInfo.processIdentifier)"]).watchdogInterval == 20)
+        #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "20000000", "WATCHDOG_PID": "\(ProcessInfo.processInfo.processIdentifier + 1)"]).watchdogInterval == nil)
         #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "0"]).watchdogInterval == nil)
         #expect(SystemdNotifier(environment: ["WATCHDOG_USEC": "soon"]).watchdogInterval == nil)
     }

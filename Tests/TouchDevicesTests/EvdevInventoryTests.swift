@@ -30,7 +30,7 @@ struct EvdevInventoryTests {
             return
         }
         #expect(error.path == "\(dir)/event3")
-        #expect(error.code == ENOTTY)
+        #expect(error.code == .inappropriateIOCTLForDevice)
         #expect(error.reason.hasPrefix("libevdev_new_from_fd failed"))
     }
 

@@ -52,10 +52,11 @@ level = "debug"
         Kiosk.runs += 1
         self.err_path = work / f"run{Kiosk.runs}.err"   # one per process, so each start waits for its own
         self.proc: subprocess.Popen | None = None
+        self.prefix: list[str] = []   # e.g. prlimit, to start the kiosk with fewer descriptors
 
     def start(self, wait: bool = True) -> "Kiosk":
         self.err = open(self.err_path, "ab")
-        self.proc = subprocess.Popen([str(self.binary), "run", "--config", str(self.config), "--duration", "300"],
+        self.proc = subprocess.Popen(self.prefix + [str(self.binary), "run", "--config", str(self.config), "--duration", "300"],
                                      stdout=subprocess.DEVNULL, stderr=self.err)
         if wait:
             deadline = time.time() + 30
@@ -705,3 +706,53 @@ def test_no_op_updates_draw_no_frame_and_stats_counts_frames(kiosk):
         time.sleep(0.05)
     assert kiosk.frame_count() == before + 1
     assert c.ok("stats")["frames"] == before + 1
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_at_the_descriptor_limit_the_kiosk_neither_spins_nor_floods_the_log(kiosk_binary, tmp_path):
+    """Issue 31: with every descriptor held, accept fails (EMFILE) while the listener stays
+    readable; the kiosk used to retry at once for ever (a full core, tens of MB of log every
+    5 s). Now it pauses accepting, says so once, and serves again when descriptors free up."""
+    k = Kiosk(kiosk_binary, tmp_path)
+    k.prefix = ["prlimit", "--nofile=48:48"]
+    k.start()
+    try:
+        clients = []
+        for _ in range(90):   # more than the kiosk can hold; the rest wait in the backlog
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.setblocking(False)
+            try:
+                s.connect(k.sock)
+            except BlockingIOError:
+                pass   # the backlog is full: this one waits too
+            clients.append(s)
+        time.sleep(1)
+        cpu0, size0 = cpu_seconds(k.proc.pid), len(k.stderr())
+        time.sleep(4)
+        cpu = cpu_seconds(k.proc.pid) - cpu0
+        grown = len(k.stderr()) - size0
+        assert cpu < 1.0, f"the kiosk used {cpu:.2f} s of CPU in 4 s at the descriptor limit"
+        assert grown < 20_000, f"{grown} bytes of log in 4 s"
+        warnings = [l for l in k.stderr().splitlines() if "cannot accept a client" in l]
+        assert 1 <= len(warnings) <= 2, warnings
+        assert "descriptor limit" in warnings[0]
+        for s in clients:
+            s.close()
+        # Descriptors free again: a new client is served once the pause ends.
+        deadline = time.time() + 10
+        while True:
+            try:
+                c = Client(k.sock)
+                c.s.settimeout(3)
+                assert c.ok("get_camera")["camera"]
+                c.close()
+                break
+            except (OSError, EOFError):
+                assert time.time() < deadline, k.stderr()[-2000:]
+                time.sleep(0.2)
+    finally:
+        k.stop()

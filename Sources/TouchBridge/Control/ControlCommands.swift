@@ -28,7 +28,7 @@ extension MapView {
         + overlayCommands + ["screenshot", "reload", "stats", "subscribe", "unsubscribe", "help"]
 
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
-        let now = EventLoop.now()
+        let now = MonotonicClock.now()
         catchUp(to: now) // the touches stamped before the request first
         // A request that only reads (mpv's and sway's get_* rule) never draws a frame: an app
         // polling get_camera leaves an idle kiosk idle. The rest redraw only when what is on
