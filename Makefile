@@ -30,7 +30,7 @@ demo: release
 # Every test: unit tests (swift test), then the kiosk VM end-to-end tests. Red if either fails.
 # The e2e tests boot a Debian kernel under QEMU (see Tests/e2e/README.md); the kernel is cached
 # in /var/cache/touchbridge-vm (TB_VM_CACHE) after the first run.
-UNIT = $(SWIFT) build --product TouchBridgePackageTests && $(SWIFT) test --skip-build
+UNIT = $(SWIFT) build --product TouchBridgePackageTests && $(SWIFT) build --product hello-map && $(SWIFT) test --skip-build
 E2E = python3 -m pytest -q -ra -p no:cacheprovider --durations=5 Tests/e2e
 test: test-deps
 	$(SWIFT) build -c release --product touchbridge

@@ -71,6 +71,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        // The README's "As a library" example, compiled against the SDK product alone (ExampleTests
+        // checks the README shows this very file; `make unit-test` builds it).
+        .executableTarget(name: "hello-map", dependencies: ["TouchBridge"], path: "Examples/HelloMap"),
+
         .testTarget(name: "TouchCoreTests", dependencies: ["TouchCore"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "TouchDevicesTests", dependencies: ["TouchDevices"]),

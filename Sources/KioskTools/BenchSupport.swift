@@ -1,3 +1,5 @@
+import Platform
+import TouchCore
 import Foundation
 import TouchBridge
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import Platform
+import TouchCore
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -111,7 +111,7 @@ extension ConfigReader {
 
 /// Whether a tile set file can be shown: it opens as MBTiles or PMTiles and holds raster or
 /// vector tiles. Used by `check` and `run` (which refuses what it cannot show) and `reload`.
-public enum TileFileCheck {
+package enum TileFileCheck {
     /// nil when the file opens; else what is wrong, naming the file.
     public static func problem(path: String) -> String? {
         let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: 1, vectorCacheBytes: 1 << 20)

@@ -163,7 +163,7 @@ extension ConfigReader {
 
 /// A GeoJSON file read with its size checked first (a file larger than `maxBytes` is refused
 /// before it is read).
-public enum GeoJSONFile {
+package enum GeoJSONFile {
     /// 16 MiB: a hostile document of that size costs a few hundred MiB as a JSON tree while it is read.
     public static let maxBytes = 16 << 20
 
@@ -198,7 +198,7 @@ public enum GeoJSONFile {
 
 /// What a ground overlay's image must be: a readable PNG the renderer can decode, at most
 /// `maxSide` px a side and 32 MiB (decoded only after `PNGFileCheck` read its header).
-public enum GroundImageCheck {
+package enum GroundImageCheck {
     public static let maxSide = 4096
 
     public static func problem(path: String) -> String? {

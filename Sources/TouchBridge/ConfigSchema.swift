@@ -1,14 +1,14 @@
 /// Every key the configuration file may hold, with its type and documentation. The reader
 /// checks the file against this list (unknown keys are errors with a suggestion), and
 /// Configs/default.toml documents the same keys.
-public enum ConfigValueType: String, Sendable {
+package enum ConfigValueType: String, Sendable {
     case string, integer, number, boolean, stringArray = "array of strings", numberArray = "array of numbers"
     case numberArrayOrString = "array of numbers, or numbers in a string"
     /// `[[longitude, latitude], ...]`, GeoJSON's order.
     case pointArray = "array of [longitude, latitude] pairs"
 }
 
-public struct ConfigKey: Sendable {
+package struct ConfigKey: Sendable {
     public let section: String   // "display", "touch" (array of tables), "markers" (array of tables), ...
     public let name: String
     public let type: ConfigValueType
@@ -16,7 +16,7 @@ public struct ConfigKey: Sendable {
     public var path: String { "\(section).\(name)" }
 }
 
-public enum ConfigSchema {
+package enum ConfigSchema {
     /// Sections written as `[[name]]` (arrays of tables).
     public static let arraySections: Set<String> = ["touch", "markers", "overlays"]
 

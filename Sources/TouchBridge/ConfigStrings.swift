@@ -6,7 +6,7 @@ import TouchDevices
 /// `[display] mode` and `render --mode`, `[[touch]] match` and `--device` / `replay --live
 /// --follow` accept the same things. Each returns the domain value (Display's `ModeRequest`,
 /// TouchDevices' `TouchDeviceMatch`) or says what to write instead.
-public enum ConfigStrings {
+package enum ConfigStrings {
     public struct Invalid: Error, CustomStringConvertible, Equatable {
         public let description: String
     }

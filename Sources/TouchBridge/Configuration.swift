@@ -172,7 +172,7 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var snippet: String? = nil
         public var zIndex: Int = 0
         /// A PNG icon (read when the file is loaded), else the default pin in `color` (0xRRGGBB).
-        public var icon: MarkerLook.Icon? = nil
+        package var icon: MarkerLook.Icon? = nil
         public var color: UInt32? = nil
     }
     public enum PositionSourceName: String, Sendable, Equatable { case fixed, track }

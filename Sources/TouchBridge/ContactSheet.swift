@@ -3,7 +3,7 @@ import CCairo
 
 /// A contact sheet: PNG frames as thumbnails in a grid, each with a caption below, written as
 /// one PNG (the demo's overview of its tour).
-public enum ContactSheet {
+package enum ContactSheet {
     public struct SheetError: Error, CustomStringConvertible {
         public let description: String
     }

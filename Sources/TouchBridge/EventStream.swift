@@ -6,7 +6,7 @@ import MapEngine
 /// One JSON object with its keys in a fixed order (t and type first), numbers at a stated
 /// precision: the line format of the event stream (docs/event-stream.md) that `replay`,
 /// `demo`, `run` and the e2e tests share.
-public struct JSONLine {
+package struct JSONLine {
     private var parts: [String] = []
     public init() {}
 
@@ -25,7 +25,7 @@ public struct JSONLine {
 /// Writes the event stream. `t` is seconds since the first input event (the `start` line has 0).
 /// Each line is built in a `StreamLineBuffer` (the `into:` forms, which the pipeline uses with
 /// one reused buffer); the String forms are the same bytes as a String.
-public struct EventStreamEncoder {
+package struct EventStreamEncoder {
     public private(set) var origin: Double?
     public init(origin: Double? = nil) { self.origin = origin }
 

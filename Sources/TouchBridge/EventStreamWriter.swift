@@ -6,7 +6,7 @@ import SystemPackage
 /// reading is an error the caller handles rather than a trap (Foundation's `FileHandle.write(_:)`
 /// traps on every write error). The first failure of an outage is reported once through
 /// `report`; lines are dropped until a write works again, which is reported too.
-public final class EventStreamWriter {
+package final class EventStreamWriter {
     public enum Failure: Error, Equatable, CustomStringConvertible {
         /// The reading end is gone (EPIPE): nobody will read further lines.
         case closed

@@ -8,7 +8,7 @@ import MapEngine
 /// map point under it when it landed is projected with the camera at its last report before
 /// its lift and compared with where the finger was; and the largest change of zoom and
 /// bearing from one input frame to the next (a visible jump shows there).
-public struct FeelFigures: Sendable, CustomStringConvertible {
+package struct FeelFigures: Sendable, CustomStringConvertible {
     public var name: String
     /// Largest distance, px, between a finger's last position and its touch-down map point.
     public var liftErrorPx = 0.0
@@ -31,7 +31,7 @@ public struct FeelFigures: Sendable, CustomStringConvertible {
     }
 }
 
-public enum FeelMeasurement {
+package enum FeelMeasurement {
     /// Runs the frames through a fresh pipeline (default configuration) and measures them.
     public static func measure(_ name: String, frames: [ContactFrame], screen: Size, density: PixelDensity,
                                configuration: KioskConfiguration = KioskConfiguration()) -> FeelFigures {

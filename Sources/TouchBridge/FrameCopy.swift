@@ -4,7 +4,7 @@ import Display
 
 /// Copies a rendered frame into the display's back buffer, turning it for a panel mounted at
 /// 90, 180 or 270 degrees (clockwise), so the map is upright for the viewer.
-public enum FrameCopy {
+package enum FrameCopy {
     /// Size the renderer draws at for a display of `width` x `height` mounted at `rotation`.
     public static func logicalSize(width: Int, height: Int, rotation: Int) -> (Int, Int) {
         rotation == 90 || rotation == 270 ? (height, width) : (width, height)

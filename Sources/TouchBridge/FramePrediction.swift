@@ -10,7 +10,7 @@ import Rendering
 /// Only the picture is predicted. The real contact frames alone drive the recogniser and the
 /// controller, so the event stream and the delegate calls are the same with prediction on or
 /// off. Kiosk configuration: `[[touch]] prediction` and `prediction_latency_ms`.
-public final class FramePrediction {
+package final class FramePrediction {
     public var predictor: TouchPredictor
     public private(set) var latency: FlipLatencyEstimator
     /// A configured draw-to-flip time (s) used instead of the learned one.

@@ -9,7 +9,7 @@ import Logging
 /// else (a terminal, a pipe, a file) it writes "touchbridge LEVEL: message". A message of
 /// several lines is written as several lines, each with its own prefix, because journald
 /// makes one entry per line.
-public struct JournalLogHandler: LogHandler {
+package struct JournalLogHandler: LogHandler {
     public enum Style: Sendable, Equatable {
         case journal  // "<N>message"
         case plain    // "touchbridge warning: message"

@@ -5,7 +5,7 @@ import MapEngine
 /// What an operator watches (`stats` on the control socket, `touchbridge ctl stats`, and the
 /// `[metrics] textfile` for node_exporter): counters since start, kept across reloads (a reload
 /// re-reads the file, never this). Only the loop's thread touches it.
-public final class KioskStats: @unchecked Sendable {
+package final class KioskStats: @unchecked Sendable {
     public struct Touchscreen: Sendable, Equatable {
         public var name: String
         public var open: Bool

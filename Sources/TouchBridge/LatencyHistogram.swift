@@ -5,7 +5,7 @@ import Histogram
 /// microsecond values to three significant digits up to a minute, in constant memory, so a kiosk
 /// that runs for weeks records every frame at a fixed cost and reports exact-enough percentiles
 /// without keeping or sorting the samples.
-public struct LatencyHistogram: Sendable {
+package struct LatencyHistogram: Sendable {
     var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000,
                                       numberOfSignificantValueDigits: .three)
 

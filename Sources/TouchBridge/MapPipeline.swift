@@ -8,7 +8,7 @@ import Rendering
 /// contact frames -> GestureRecognizer -> MapController, with every step written to the event
 /// stream when something reads it. No fds and no clock: time comes with the frames or is
 /// passed to `advance(to:)`.
-public final class MapPipeline {
+package final class MapPipeline {
     public let screen: Size
     public private(set) var recognizer: GestureRecognizer
     public let controller: MapController
@@ -389,7 +389,7 @@ public final class MapPipeline {
 }
 
 /// The demo's scripted position track: a loop through central Europe (following mode).
-public enum DemoTrack {
+package enum DemoTrack {
     public static let points: [TrackPoint] = {
         let stops = [(48.8566, 2.3522), (49.6, 6.1), (50.1109, 8.6821), (48.1351, 11.582), (47.3769, 8.5417), (48.8566, 2.3522)]
         var out: [TrackPoint] = []

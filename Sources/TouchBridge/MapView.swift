@@ -1,3 +1,4 @@
+import Platform
 import Foundation
 import TouchCore
 import TouchDevices
@@ -29,11 +30,18 @@ extension DisplayBackend {
 public final class MapView {
     public internal(set) var configuration: KioskConfiguration
     public let configPath: String?
-    public let display: DisplayBackend
+    package let display: DisplayBackend
     /// Size the map is drawn at (the display's, turned by `[display] rotation`).
     public let screen: Size
-    public let pipeline: MapPipeline
-    public var controller: MapController { pipeline.controller }
+    package let pipeline: MapPipeline
+    package var controller: MapController { pipeline.controller }
+    /// Where the camera is now (target, zoom, bearing, tilt).
+    public var camera: CameraPosition { controller.camera }
+    /// Following, overview or free; setting it starts the mode's camera move.
+    public var cameraMode: CameraMode {
+        get { controller.cameraMode }
+        set { controller.setCameraMode(newValue, at: MonotonicClock.now()); pipeline.setNeedsRedraw() }
+    }
     public weak var delegate: MapViewDelegate? {
         didSet { controller.delegate = delegate }
     }
@@ -45,12 +53,12 @@ public final class MapView {
     /// Called after each frame is shown, with the newest input timestamp it reflects.
     public var onFramePresented: ((_ now: Double, _ inputTime: Double?) -> Void)?
     /// Draws over the map before it is shown (used by `tune`).
-    public var overlay: ((FrameBuffer) -> Void)?
+    package var overlay: ((FrameBuffer) -> Void)?
 
     let log: KioskLog
     /// What the control socket's clients said to make each overlay (update_overlay changes it).
     var overlaySpecs: [String: OverlaySpec] = [:]
-    public internal(set) var renderer: MapRenderer
+    package internal(set) var renderer: MapRenderer
     /// Tile cache hits and misses of the tile sets a reload replaced: `stats` counts on from them
     /// (a counter never goes back).
     var retiredTileCounts = (hits: 0, misses: 0)
@@ -81,7 +89,7 @@ public final class MapView {
     var tileWorker: TileWorkerWake?
     /// Kernel input timestamp to page-flip timestamp (same clock), seconds, per frame that showed
     /// new input (displays that report flip times: DRM).
-    public private(set) var touchToFlip = LatencyHistogram()
+    package private(set) var touchToFlip = LatencyHistogram()
     var flipInput: Double?
     /// When the frame whose flip is pending was drawn (for the prediction's draw-to-flip time).
     var flipDrawTime: Double?
@@ -101,14 +109,19 @@ public final class MapView {
     public private(set) var firstFrameTime: Double?
     let createdAt = MonotonicClock.now()
     /// Counters for `stats` and the metrics textfile (KioskStats.swift); kept across reloads.
-    public let stats: KioskStats
+    package let stats: KioskStats
     /// Blanking, the attract tour, the metrics textfile (MapView+Operations.swift).
     let operations: KioskOperations
 
     /// Opens the display, the map data and the touchscreens the configuration names.
     /// - Parameter display: a backend to use instead of the configured one (tests, demo).
-    public init(configuration: KioskConfiguration, configPath: String? = nil, display: DisplayBackend? = nil,
-                log: KioskLog? = nil) throws {
+    public convenience init(configuration: KioskConfiguration, configPath: String? = nil, log: KioskLog? = nil) throws {
+        try self.init(configuration: configuration, configPath: configPath, display: nil, log: log)
+    }
+
+    /// The same on a display backend made by the caller (tests, the demo, the bench).
+    package init(configuration: KioskConfiguration, configPath: String? = nil, display: DisplayBackend?,
+                 log: KioskLog? = nil) throws {
         self.configuration = configuration
         self.startFileConfiguration = configuration
         self.configPath = configPath
@@ -256,7 +269,7 @@ public final class MapView {
 
     // MARK: opening things
 
-    public static func openDisplay(_ s: KioskConfiguration.DisplaySettings, log: KioskLog) throws -> DisplayBackend {
+    package static func openDisplay(_ s: KioskConfiguration.DisplaySettings, log: KioskLog) throws -> DisplayBackend {
         switch s.backend {
         case .png:
             do { try FileManager.default.createDirectory(atPath: s.pngDirectory, withIntermediateDirectories: true) } catch {
@@ -489,7 +502,7 @@ public final class MapView {
 
 
     /// Renders the current scene and shows it.
-    public func drawAndPresent(now: Double) {
+    package func drawAndPresent(now: Double) {
         if let retry = displayRetryAt, now < retry { pipeline.setNeedsRedraw(); return } // someone else has the display
         // Blanked: nothing is drawn until a touch wakes the screen (then this frame is drawn).
         if operations.blanked { pipeline.setNeedsRedraw(); return }
@@ -553,7 +566,7 @@ public final class MapView {
 
     /// The picture last drawn, upright (before any turn for the panel): the display's buffer
     /// when frames are drawn in place, else the map view's own frame.
-    public var drawnFrame: FrameBuffer { drawingTarget().0 }
+    package var drawnFrame: FrameBuffer { drawingTarget().0 }
 
     /// Where the next frame is drawn: the display's back buffer itself when the display allows
     /// it and the panel is not turned (the frame is the same picture either way: the renderer

@@ -2,7 +2,7 @@ import Foundation
 import Display
 
 /// A display that keeps its frames in memory: headless apps, tests and the benchmark.
-public final class MemoryDisplay: DisplayBackend {
+package final class MemoryDisplay: DisplayBackend {
     public let width: Int
     public let height: Int
     public var physicalSizeMM: (width: Int, height: Int)? { nil }
@@ -45,7 +45,7 @@ public final class MemoryDisplay: DisplayBackend {
 /// A display that forwards to another but does not let the map be drawn into its buffer: the
 /// map view draws into a frame of its own and copies it (for measuring and testing what drawing
 /// in place saves).
-public final class CopyOnlyDisplay: DisplayBackend {
+package final class CopyOnlyDisplay: DisplayBackend {
     public let inner: DisplayBackend
     public init(_ inner: DisplayBackend) { self.inner = inner }
     public var width: Int { inner.width }

@@ -4,7 +4,7 @@ import Foundation
 /// no larger than `maxBytes`, with a PNG signature and an IHDR whose size is within `maxSide`
 /// (read from the first 24 bytes). A 48 KB PNG that claims 100000x100000 px, or a 1 GiB file,
 /// is refused here without being read whole or decoded (issue 31).
-public enum PNGFileCheck {
+package enum PNGFileCheck {
     /// nil when the file may be decoded; else a message naming the file and what is wrong.
     public static func problem(path: String, maxSide: Int, maxBytes: Int, what: String) -> String? {
         var st = stat()

@@ -5,7 +5,7 @@ import MapEngine
 
 /// Replays an evemu recording through the same stages as a live panel (assembler, recogniser,
 /// controller) and writes the event stream. Used by `touchbridge replay` and the tests.
-public enum Replay {
+package enum Replay {
     public struct ReplayError: Error, CustomStringConvertible {
         public let description: String
     }

@@ -13,7 +13,7 @@ import Rendering
 /// recogniser's timeouts have run, it must be idle. RSS is sampled from /proc/self/statm.
 /// Time inside the pipeline is simulated (120 input frames per simulated second); the run
 /// length is wall-clock time or a number of gestures.
-public final class Soak {
+package final class Soak {
     public struct Report: CustomStringConvertible {
         public var wallSeconds = 0.0
         public var simulatedSeconds = 0.0

@@ -6,7 +6,7 @@ import TouchCore
 /// `String(format: "%.Nf")`, which the stream format and its outside readers are defined by),
 /// without Foundation's format parsing, the intermediate Strings and their mallocs: a kiosk
 /// with a stream reader writes a line per gesture and map event of every frame.
-public struct StreamLineBuffer {
+package struct StreamLineBuffer {
     /// The bytes written so far are `storage[..<count]`; the rest is room, kept from line to
     /// line (appending to an Array element by element cost more than the formatting).
     private var storage: [UInt8]

@@ -7,7 +7,7 @@ import VectorTiles
 /// (`replay`): whenever the camera has settled somewhere new, the labels a settled frame there
 /// would show are placed (not drawn) and handed to the controller, as the kiosk hands over
 /// the labels of each frame it draws. So a tap in a replay gives the same didTapPOI as on the panel.
-public final class StreetPlaces {
+package final class StreetPlaces {
     let renderer: MapRenderer
     let screen: Size
     private var placedFor: CameraPosition?

@@ -11,7 +11,7 @@ import Platform
 /// around SIGHUP, STATUS= naming the display and touchscreens, STOPPING=1 on SIGTERM, and
 /// WATCHDOG=1 from the event loop every half WatchdogSec, so a loop that hangs (or a
 /// SIGSTOPped process) stops pinging and systemd restarts it.
-public final class SystemdNotifier {
+package final class SystemdNotifier {
     /// The notification socket, as in NOTIFY_SOCKET; nil when not run under a service manager.
     public let socketPath: String?
     /// WatchdogSec= of the unit (WATCHDOG_USEC), when the watchdog is on and meant for this process.

@@ -4,7 +4,7 @@ import Platform
 /// Reads a text file a line at a time through a fixed buffer, so a file of any size (a recording
 /// of hundreds of megabytes) costs the memory of one line. LF and CRLF line ends; a line longer
 /// than `maxLineBytes` is an error rather than an unbounded allocation.
-public final class TextLineReader {
+package final class TextLineReader {
     public struct ReadError: Error, CustomStringConvertible {
         public let description: String
     }

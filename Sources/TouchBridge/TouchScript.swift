@@ -4,7 +4,7 @@ import TouchCore
 /// Builds evdev event streams for a virtual protocol-B touchscreen, in screen pixels and seconds:
 /// the demo's scripted tour and the e2e tests' gestures go through the same frame assembler as a
 /// real panel's events (and can be written as evemu files for `evemu-play` in the VM).
-public struct TouchScript {
+package struct TouchScript {
     /// A 10-slot protocol-B panel whose axes span the screen, with a resolution so that
     /// thresholds in mm mean the same as on a real panel.
     public static func virtualPanel(screen: Size, unitsPerMM: Int32 = 20, pixelsPerMM: Double = 5) -> DeviceCapabilities {

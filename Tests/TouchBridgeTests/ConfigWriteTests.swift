@@ -1,3 +1,4 @@
+import TouchCore
 import Foundation
 import Testing
 @testable import KioskTools

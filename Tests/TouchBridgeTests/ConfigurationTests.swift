@@ -1,3 +1,4 @@
+import MapEngine
 import Foundation
 import Testing
 import Gestures

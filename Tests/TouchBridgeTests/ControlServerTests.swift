@@ -1,3 +1,5 @@
+import MapEngine
+import Platform
 import Foundation
 import Testing
 import SystemPackage

@@ -1,9 +1,10 @@
+import MapEngine
 import Foundation
 import Platform
 
 /// A blocking client of the control socket, for `touchbridge ctl` and `touchbridge events`
 /// (separate processes: blocking is right there, never inside the kiosk).
-public final class ControlClient {
+package final class ControlClient {
     private let socket: OwnedDescriptor
     private var buffer = [UInt8]()
     private var nextID = 1

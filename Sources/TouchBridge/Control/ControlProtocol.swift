@@ -5,14 +5,14 @@ import MapEngine
 // shared with the GeoJSON reader; TouchBridge re-exports MapEngine.
 
 /// A request that cannot be done: its message goes back as `"error"`.
-public struct ControlError: Error, CustomStringConvertible {
+package struct ControlError: Error, CustomStringConvertible {
     public let message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
 }
 
 /// One request line taken apart: `{"id": ANY, "cmd": "NAME", ...arguments}`.
-public struct ControlRequest {
+package struct ControlRequest {
     public let id: JSONValue
     public let command: String
     public let arguments: [(String, JSONValue)]
@@ -35,12 +35,12 @@ public struct ControlRequest {
     }
 }
 
-public struct ControlReplyError: Error {
+package struct ControlReplyError: Error {
     public let id: JSONValue
     public let message: String
 }
 
-public enum ControlReply {
+package enum ControlReply {
     /// `{"id":ID,"ok":true,...results}`
     public static func ok(id: JSONValue, _ results: [(String, JSONValue)] = []) -> String {
         JSONValue.object([("id", id), ("ok", .bool(true))] + results).text

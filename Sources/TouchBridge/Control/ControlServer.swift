@@ -1,3 +1,4 @@
+import MapEngine
 import Foundation
 import Platform
 
@@ -6,7 +7,7 @@ import Platform
 /// and a bounded output queue flushed when the socket takes more. A client whose queue would
 /// pass `maxQueuedBytes` is disconnected with a logged warning, so a stuck reader never holds
 /// up a frame and never grows the kiosk's memory.
-public final class ControlServer {
+package final class ControlServer {
     /// Answers one request; returns the reply's result fields or throws `ControlError`.
     public typealias Handler = (_ request: ControlRequest, _ client: Client) throws -> [(String, JSONValue)]
 

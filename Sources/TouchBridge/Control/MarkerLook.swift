@@ -6,7 +6,7 @@ import CCairo
 
 /// Marker looks from the configuration and the control socket: a PNG icon file (drawn at its
 /// own size, bottom centre on the coordinate, hit-tested over its drawn pixels) or a pin colour.
-public enum MarkerLook {
+package enum MarkerLook {
     /// An image icon and the pixels a tap may hit.
     public struct Icon: Sendable, Equatable {
         public var icon: MarkerIcon
@@ -57,7 +57,7 @@ public enum MarkerLook {
     public static func colorText(_ rgb: UInt32) -> String { String(format: "#%06X", rgb) }
 }
 
-public struct MarkerLookError: Error, CustomStringConvertible {
+package struct MarkerLookError: Error, CustomStringConvertible {
     public let message: String
     public var description: String { message }
 }

@@ -6,7 +6,7 @@ import CCairo
 /// What the demo tours show beside the gestures (issue 26): a route with the puck moving along
 /// it (its travelled part grey), a polygon, a circle and a ground overlay (a floor plan drawn
 /// once into the output folder), and a tap on one overlay.
-public struct DemoOverlays: Sendable {
+package struct DemoOverlays: Sendable {
     public var route: [Coordinate]
     /// The puck's track along the route (seconds from the tour's first input).
     public var track: [TrackPoint]

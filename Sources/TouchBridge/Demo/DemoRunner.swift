@@ -7,7 +7,7 @@ import Rendering
 /// `touchbridge demo`: the scripted tour through the whole pipeline (synthetic evdev frames ->
 /// assembler -> recogniser -> controller -> renderer), written as PNG frames, a captioned
 /// contact sheet and the JSON event stream.
-public struct DemoRunner {
+package struct DemoRunner {
     public struct Result {
         public var frames: [(path: String, caption: String)]
         public var contactSheet: String
@@ -188,6 +188,6 @@ public struct DemoRunner {
 }
 
 /// Why the demo cannot run (a street-map tile set that is not usable).
-public struct DemoError: Error, CustomStringConvertible {
+package struct DemoError: Error, CustomStringConvertible {
     public let description: String
 }

@@ -5,7 +5,7 @@ import MapEngine
 /// The demo's scripted tour of every gesture, as synthetic evdev events for a virtual
 /// protocol-B panel. It goes through the same pipeline as a real panel. The first step taps the
 /// Paris marker's pin, whose place on screen follows from the start camera.
-public struct DemoTour {
+package struct DemoTour {
     public struct Step: Sendable {
         public var caption: String
         /// Time of the step's first event and of its last one (seconds, input clock).
