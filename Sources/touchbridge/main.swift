@@ -1,5 +1,6 @@
 import ArgumentParser
 import TouchBridge
+import Platform
 
 struct TouchBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
