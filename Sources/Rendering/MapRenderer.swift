@@ -206,18 +206,11 @@ public final class MapRenderer {
         layerScene = usesOverlayLayer && !streets ? scene : nil
         layerUsed = false
         settledFrameIsDue = false
-        // The built-in world drawn in full: base map, shapes, names and pins band by band
-        // (`paintFullFrameInBands`), so each band's rows are written while they are in cache.
-        let fused = fusesFullFrame && paintsBaseInParallel && vector == nil
-        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, deferFull: fused)
+        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
         previousZoom = scene.camera.zoom
         let overlay = OverlayPainter(style: style)
         if layerUsed {
             streetLabels = []
-        } else if fused && lastFrameKind == .full {
-            streetLabels = []
-            paintFullFrameInBands(scene, view: view, overlay: overlay, antialias: quality == .final, frame: frame, surface: surface, cr: cr)
-            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
         } else {
             // Shapes and the route lie on the ground: over the base map, under the names.
             prepared.update(overlays: scene.overlays, route: scene.route)
@@ -541,118 +534,6 @@ public final class MapRenderer {
         }
     }
 
-    /// Whether a frame of the built-in world drawn in full goes band by band through all its
-    /// layers (`paintFullFrameInBands`); false draws each layer over the whole frame in turn.
-    /// TOUCHBRIDGE_RENDER_FUSED=0 turns it off (for measuring).
-    public var fusesFullFrame = ProcessInfo.processInfo.environment["TOUCHBRIDGE_RENDER_FUSED"] != "0"
-
-    /// Rows of a band of `paintFullFrameInBands`: 1920 px rows of 4 bytes, 48 of them 360 KB,
-    /// well inside a core's L2 cache. TOUCHBRIDGE_RENDER_BAND_ROWS overrides it (for measuring).
-    public var fusedBandRows = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_RENDER_BAND_ROWS"] ?? "").map { max(8, $0) } ?? 48
-
-    /// A full frame of the built-in world with its overlays (issue 26): instead of one pass over
-    /// the whole 8 MB frame for the base map, another for the shapes, another for the names and
-    /// another for the pins, each of which finds the rows it writes gone from the cache, the
-    /// frame is cut into bands of `fusedBandRows` rows and each band goes through every layer
-    /// while its rows stay in the core's cache: sea and land, the shapes and the route, the
-    /// place names, the puck, the pins. The bands run on all cores (`bands` threads), each on a
-    /// surface over the whole frame clipped to its rows, so they write disjoint memory and the
-    /// frame is the one-thread frame. Everything that is made lazily (the world's paths, the
-    /// shapes' rings, the pins' sprites, the names' placement) is made here first, on this
-    /// thread; the names' text (a cache that is not thread-safe) is drawn under a lock, band by
-    /// band, in the bands' own order of layers. A turned or tilted view places its names as it
-    /// draws them, so there only the base map and the shapes go band by band; the names, the
-    /// sky, the puck and the pins are drawn after, as before.
-    func paintFullFrameInBands(_ scene: MapScene, view: GroundView, overlay: OverlayPainter, antialias: Bool,
-                               frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer) {
-        let projection = view.projection
-        let zoom = scene.camera.zoom
-        let flatNorthUp = !view.tilted && scene.camera.bearing == 0
-        let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
-        let paths = painter.paths(view: view, zoom: zoom, parallel: true)
-        defer { paths.free() }
-        prepared.update(overlays: scene.overlays, route: scene.route)
-        let shapePainter = prepared.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
-        let accuracy = scene.puck.flatMap { ShapePainter.accuracyShape($0) }
-        shapePainter?.prepareForBands(prepared.shapes + [prepared.travelled, prepared.ahead, accuracy].compactMap { $0 }, images: icons)
-        let work = BandShapes(shapes: prepared.shapes, travelled: prepared.travelled, ahead: prepared.ahead)
-        let icons = SendableBox(icons)
-        let style = style
-        // North up and flat: the names placed over the world (as the overlay layer shows them),
-        // the pins planned (sprites made, order fixed).
-        var names: (labels: WorldLabels, x: Double, y: Double)? = nil
-        var markers: BandMarkers? = nil
-        if flatNorthUp {
-            let labels = placedNames(zoom: zoom)
-            let x = projection.centerWorld.x - projection.screen.width / 2, y = projection.centerWorld.y - projection.screen.height / 2
-            names = (labels, x, y)
-            drawnPlaces = labels.places(x: x, y: y, w: projection.screen.width, h: projection.screen.height)
-            markers = BandMarkers(plan: overlay.planMarkers(scene: scene, view: view, icons: icons.value, text: text))
-        }
-        let textLock = NSLock()
-        let text = SendableBox(text)
-        let width = frame.width, height = frame.height, stride = frame.stride
-        let rows = max(8, fusedBandRows)
-        let n = max(1, (height + rows - 1) / rows)
-        let puck = flatNorthUp ? scene.puck : nil
-        let screenW = Double(width), screenH = Double(height)
-        cairo_surface_flush(surface)
-        let base = UnsafeSendablePointer(frame.pixels)
-        let sendable = FusedFrameWork(painter: painter, paths: paths, shapePainter: shapePainter, names: names, markers: markers,
-                                      puck: puck, accuracy: accuracy)
-        DispatchQueue.concurrentPerform(iterations: n) { i in
-            let y0 = height * i / n, y1 = height * (i + 1) / n
-            guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
-                                                                  CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
-            // Each layer on a fresh context clipped to the band, as each was drawn on its own
-            // context before (no state carried from one layer to the next).
-            func layer(_ draw: (OpaquePointer) -> Void) {
-                let bcr = cairo_create(s)!
-                cairo_rectangle(bcr, 0, Double(y0), Double(width), Double(y1 - y0))
-                cairo_clip(bcr)
-                draw(bcr)
-                cairo_destroy(bcr)
-            }
-            layer { bcr in
-                cairo_set_source_rgb(bcr, style.sea.r, style.sea.g, style.sea.b)
-                cairo_paint(bcr)
-                sendable.painter.paint(cr: bcr, paths: sendable.paths, zoom: zoom)
-            }
-            if let sp = sendable.shapePainter {
-                layer { bcr in
-                    sp.paint(work.shapes, cr: bcr, images: icons.value)
-                    sp.paintRoute(travelled: work.travelled, ahead: work.ahead, cr: bcr)
-                }
-            }
-            if sendable.names != nil || sendable.puck != nil {
-                layer { bcr in
-                    if let names = sendable.names {
-                        textLock.lock()
-                        names.labels.paint(cr: bcr, x: names.x, y: names.y, w: screenW, h: screenH, style: style, text: text.value,
-                                           rows: Double(y0)..<Double(y1))
-                        textLock.unlock()
-                    }
-                    if let sp = sendable.shapePainter, let puck = sendable.puck {
-                        sp.paintPuck(puck, accuracyShape: sendable.accuracy, cr: bcr, images: icons.value)
-                    }
-                }
-            }
-            if let m = sendable.markers {
-                layer { bcr in OverlayPainter.blit(m.plan, cr: bcr, rows: Double(y0)..<Double(y1)) }
-            }
-            cairo_surface_flush(s)
-            cairo_surface_destroy(s)
-        }
-        cairo_surface_mark_dirty(surface)
-        guard !flatNorthUp else { return }
-        drawnPlaces = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: zoom, text: text.value)
-        overlay.paintSky(cr: cr, view: view)
-        if let shapePainter, let puck = scene.puck {
-            shapePainter.paintPuck(puck, accuracyShape: accuracy, cr: cr, images: icons.value)
-        }
-        paintMarkersInBands(overlay.planMarkers(scene: scene, view: view, icons: icons.value, text: text.value), frame: frame, surface: surface, cr: cr)
-    }
-
     /// Runs `draw` for n horizontal bands of the frame at once, each with a cairo context on a
     /// surface over the whole frame clipped to its rows (so the bands write disjoint memory and
     /// what they draw is the one-thread picture). `draw` must only read shared state.
@@ -734,9 +615,8 @@ public final class MapRenderer {
     ///   (a pinch, a zoom animation) or for an interactive frame at a new zoom, draw directly
     ///   instead (a cache is 2..3x the screen's area: too dear to build every frame);
     /// - otherwise (tilted, or rotated and final): draw in full.
-    /// - `deferFull`: a frame that is drawn in full is left to the caller (nothing drawn).
     private func paintBaseLayer(cr: OpaquePointer, surface: OpaquePointer, view: GroundView, frame: FrameBuffer,
-                                quality: Quality, deferFull: Bool = false) -> FrameKind {
+                                quality: Quality) -> FrameKind {
         let projection = view.projection
         let camera = projection.camera
         let flatNorthUp = !view.tilted && camera.bearing == 0
@@ -795,7 +675,6 @@ public final class MapRenderer {
             }
         }
         settledFrameIsDue = usesBaseMapCache && flatNorthUp && quality == .final
-        if deferFull { return .full }
         cairo_surface_flush(surface)
         paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
                          view: view, zoom: camera.zoom, antialias: quality == .final)
@@ -957,17 +836,6 @@ private struct BandShapes: @unchecked Sendable {
 /// Planned markers handed to the bands (sprites made beforehand: the bands only read).
 private struct BandMarkers: @unchecked Sendable {
     let plan: [OverlayPainter.PlacedMarker]
-}
-
-/// What the bands of `paintFullFrameInBands` share, made beforehand; they only read it.
-private struct FusedFrameWork: @unchecked Sendable {
-    let painter: VectorMapPainter
-    let paths: VectorMapPainter.Paths
-    let shapePainter: ShapePainter?
-    let names: (labels: WorldLabels, x: Double, y: Double)?
-    let markers: BandMarkers?
-    let puck: PuckDrawing?
-    let accuracy: PreparedShape?
 }
 
 /// A reference handed to the bands, which only read what it holds (made ready beforehand).

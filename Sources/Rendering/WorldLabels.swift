@@ -102,13 +102,10 @@ final class WorldLabels {
 
     /// Draws the labels that reach the world rectangle (x, y, w, h) with its top left at the
     /// cairo context's origin (the caller clips to the rectangle). Text goes to whole pixels of
-    /// the target (the same as the world's whole pixels when x and y are whole). `rows`: only
-    /// the labels that may reach these rows of the target (a band of the frame, clipped to them).
-    func paint(cr: OpaquePointer, x: Double, y: Double, w: Double, h: Double, style: MapStyle, text: TextRenderer,
-               rows: Range<Double>? = nil) {
+    /// the target (the same as the world's whole pixels when x and y are whole).
+    func paint(cr: OpaquePointer, x: Double, y: Double, w: Double, h: Double, style: MapStyle, text: TextRenderer) {
         let dot = 3 * textScale
         for (l, shift) in meeting(x: x, y: y, w: w, h: h, pad: paintPad) {
-            if let rows, l.box.3 - y + paintPad + 2 < rows.lowerBound || l.box.1 - y - paintPad - 2 > rows.upperBound { continue }
             let px = l.point.x + shift - x, py = l.point.y - y
             let layout = text.layout(l.text, l.style)
             if l.kind == .city {
