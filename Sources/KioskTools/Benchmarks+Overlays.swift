@@ -76,6 +76,25 @@ extension Benchmarks {
         }
         add("full_frame_overlays_1080p_ms", BenchSupport.median(full), "ms",
             "full redraw, 10,000-vertex route + 500 polygons + 1,000 pins")
+        if Self.onlyOverlays {
+            // On a shared machine the fastest frame and the CPU time a frame takes (both
+            // cores) tell more than the median.
+            func cpuMS() -> Double {
+                var ts = timespec()
+                clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+                return Double(ts.tv_sec) * 1000 + Double(ts.tv_nsec) / 1e6
+            }
+            let before = cpuMS()
+            var m = 0
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            while m < 10 || Double(DispatchTime.now().uptimeNanoseconds - t0) < minSeconds * 1e9 {
+                m += 1
+                pan.camera.target = proj.coordinate(at: Point(x: screen.width / 2 + Double(m % 7) * 40, y: screen.height / 2))!
+                renderer.render(pan, into: frame.buffer)
+            }
+            let cpu = (cpuMS() - before) / Double(m)
+            progress(String(format: "  full frame: fastest %.2f ms, CPU %.2f ms a frame (%d frames)", full.min() ?? 0, cpu, m))
+        }
         if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_SPLIT"] != nil {
             for (name, cut) in [("base only", { (s: inout MapScene) in s.overlays = []; s.route = nil; s.markers = [] }),
                                 ("polygons", { (s: inout MapScene) in s.route = nil; s.markers = [] }),

@@ -65,9 +65,12 @@ public struct LagModel {
 
     public init() {}
 
-    /// TOUCHBRIDGE_PREDICT="uncertainty=0.25,quietIntervals=1.25,quietFade=0.5,maxLead=0.05,window=0.06"
-    /// overrides predictor settings for the lag figures (for tuning; the kiosk does not read it).
-    static func adjust(_ s: inout TouchPredictor.Settings) {
+    /// TOUCHBRIDGE_PREDICT="uncertainty=0.2,quietIntervals=1.25,quietFade=0.5,maxLead=0.05,window=0.06"
+    /// overrides predictor settings for the lag figures (for tuning; the kiosk does not read it);
+    /// also `minSpeed` (px/s) or `minSpeedMM` (mm/s), `maxDistance`, `newestStepSlack`,
+    /// `noiseMultiple`, `fullSpeed`, and `grid=0` (predict for the median draw-to-flip time, not
+    /// for the vertical blank each frame makes).
+    static func adjust(_ s: inout TouchPredictor.Settings, _ prediction: FramePrediction? = nil, pixelsPerMillimetre ppm: Double = 1) {
         guard let text = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PREDICT"] else { return }
         for part in text.split(separator: ",") {
             let kv = part.split(separator: "=")
@@ -78,6 +81,13 @@ public struct LagModel {
             case "quietFade": s.quietFade = v
             case "maxLead": s.maxLead = v
             case "window": s.window = v
+            case "minSpeed": s.minSpeed = v
+            case "minSpeedMM": s.minSpeed = v * ppm
+            case "newestStepSlack": s.newestStepSlack = v
+            case "noiseMultiple": s.noiseMultiple = v
+            case "fullSpeed": s.fullSpeed = v
+            case "maxDistance": s.maxDistance = v
+            case "grid": prediction?.usesFlipGrid = v != 0
             default: break
             }
         }
@@ -91,8 +101,9 @@ public struct LagModel {
         cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.14, longitude: 9.52), zoom: 12)
         let pipeline = MapPipeline(configuration: cfg, screen: screen, density: density)
         var ps = settings ?? .init(pixelsPerMillimetre: density.pixelsPerMillimetre)
-        Self.adjust(&ps)
+        Self.adjust(&ps, pixelsPerMillimetre: density.pixelsPerMillimetre)
         let predict = prediction ? FramePrediction(settings: ps, refreshHz: refreshHz) : nil
+        Self.adjust(&ps, predict)
         pipeline.prediction = predict
         var assembler = FrameAssembler(capabilities: recording.capabilities, screen: screen)
         var frames: [ContactFrame] = []

@@ -15,6 +15,10 @@ package final class FramePrediction {
     public private(set) var latency: FlipLatencyEstimator
     /// A configured draw-to-flip time (s) used instead of the learned one.
     public var fixedLatency: Double?
+    /// Predict for the vertical blank each frame will be flipped at (true), or for the median
+    /// draw-to-flip time of the recent frames (false; for measuring, the lag bench's
+    /// `TOUCHBRIDGE_PREDICT=grid=0`).
+    public var usesFlipGrid = true
     /// The newest real frame.
     public private(set) var frame: ContactFrame?
     /// How far (screen px) the last camera given out led the real one at the focal point.
@@ -30,7 +34,7 @@ package final class FramePrediction {
     ///     taken as one and a half refreshes (the frame waits for the next vertical blank).
     public init(settings: TouchPredictor.Settings = .init(), fixedLatency: Double? = nil, refreshHz: Double = 60) {
         predictor = TouchPredictor(settings: settings)
-        latency = FlipLatencyEstimator(initial: 1.5 / max(refreshHz, 1))
+        latency = FlipLatencyEstimator(initial: 1.5 / max(refreshHz, 1), refreshPeriod: refreshHz > 0 ? 1 / refreshHz : nil)
         self.fixedLatency = fixedLatency
     }
 
@@ -44,8 +48,14 @@ package final class FramePrediction {
         latency.record(drawTime: drawTime, flipTime: flipTime)
     }
 
-    /// The draw-to-flip time predictions are made for (s).
-    public func drawToFlip() -> Double { fixedLatency ?? latency.estimate() }
+    /// The draw-to-flip time predictions are made for (s): a frame drawn at `now` is flipped at
+    /// the first vertical blank after it is ready (`FlipLatencyEstimator.estimate(now:)`); the
+    /// median of the recent frames without `now`.
+    public func drawToFlip(now: Double? = nil) -> Double {
+        if let fixedLatency { return fixedLatency }
+        guard let now, usesFlipGrid else { return latency.estimate() }
+        return latency.estimate(now: now)
+    }
 
     /// The camera to draw at `now`: the controller's, moved as the fingers are expected to move
     /// by the time the frame is flipped.
@@ -60,7 +70,7 @@ package final class FramePrediction {
 
     private func predictedCamera(for controller: MapController, now: Double) -> CameraPosition {
         lastLead = 0
-        let target = now + drawToFlip()
+        let target = now + drawToFlip(now: now)
         // No finger on the map: a fling or an animation is shown where it will be at the flip,
         // so the frames after a release go on from the predicted ones instead of stepping back.
         if frame?.contacts.isEmpty ?? true, let c = controller.motionCamera(at: target) { return c }

@@ -10,10 +10,12 @@
 ///   where its deceleration stops it, never beyond), never to lengthen it;
 /// - the speed extrapolated is a cautious one: the fit less a quarter of the spread of the
 ///   report-to-report speeds (panels that report in lumps are trusted less), never more than
-///   the newest step's (nor the step's before it when that one almost stopped);
+///   one and a half times the newest step's (nor the step's before it when that one almost
+///   stopped);
 /// - a report overdue by a quarter of the panel's own report interval fades the lead out, and
 ///   a turning path is not extrapolated along a straight line;
-/// - slow motion (hand tremor, jitter) is not extrapolated at all;
+/// - slow motion (hand tremor, jitter: under 7.5 mm/s, or not standing out of the samples'
+///   scatter) is not extrapolated at all;
 /// - a contact whose device has gone quiet (touchscreens stop reporting a finger that holds
 ///   still) is predicted where it is;
 /// - the lead is capped in time and in distance.
@@ -28,8 +30,8 @@ public struct TouchPredictor: Sendable {
         public var maxLead: Double = 0.05
         /// The furthest a predicted point moves from the newest sample (px).
         public var maxDistance: Double = 64
-        /// Below this speed nothing is extrapolated (px/s); full prediction from twice it.
-        public var minSpeed: Double = 60
+        /// Below this speed nothing is extrapolated (px/s); full prediction from `fullSpeed` times it.
+        public var minSpeed: Double = 30
         /// A contact with no sample for this many of its usual report intervals is taken as
         /// slowing or held still (an overdue report from a moving finger is the first sign of a
         /// stop): its prediction fades out ...
@@ -38,14 +40,23 @@ public struct TouchPredictor: Sendable {
         public var quietFade: Double = 0.5
         /// How many spreads of the report-to-report speeds are taken off the fitted speed: the
         /// lead reaches only as far as the finger's slower plausible speed carries it.
-        public var uncertainty: Double = 0.25
+        public var uncertainty: Double = 0.2
+        /// The speed extrapolated is at most this many times the newest report-to-report speed
+        /// (a finger braking hard shows it first in its newest step).
+        public var newestStepSlack: Double = 1.5
+        /// Motion is extrapolated only when the fitted line travels this many times the samples'
+        /// scatter about it over the window (fully trusted from twice it).
+        public var noiseMultiple: Double = 4
+        /// The lead fades in from `minSpeed` to this many times it.
+        public var fullSpeed: Double = 2
 
         public init() {}
 
-        /// Distances and speeds scaled from millimetres: 16 mm of lead at most, tremor below 15 mm/s.
+        /// Distances and speeds scaled from millimetres: 16 mm of lead at most, nothing
+        /// extrapolated below 7.5 mm/s, the whole lead from 15 mm/s.
         public init(pixelsPerMillimetre ppm: Double) {
             maxDistance = 16 * ppm
-            minSpeed = 15 * ppm
+            minSpeed = 7.5 * ppm
         }
     }
 
@@ -124,9 +135,10 @@ public struct TouchPredictor: Sendable {
     ///
     /// Made so the picture is never drawn past where a stopping finger comes to rest (issue 29):
     /// - the speed is the least-squares fit's, brought to the newest sample by the trend of the
-    ///   report-to-report speeds (slowing only), and never more than the newest step's, nor
-    ///   than the one before it when that one almost stopped (a finger that has stopped is not
-    ///   brought back to life by one jittered report);
+    ///   report-to-report speeds (slowing only), and never more than `newestStepSlack` times
+    ///   the newest step's (a hard brake; the slack because report times jitter and one step's
+    ///   speed with them), nor than the one before it when that one almost stopped (a finger
+    ///   that has stopped is not brought back to life by one jittered report);
     /// - from it is taken `uncertainty` times the spread of the report-to-report speeds: a panel
     ///   whose reports come in lumps (N-Trig: 1,100..3,700 px/s from one report to the next) is
     ///   extrapolated less far;
@@ -192,7 +204,7 @@ public struct TouchPredictor: Sendable {
             residual += ex * ex + ey * ey
         }
         let scatter = (residual / Double(n)).squareRoot()
-        let confidence = scatter > 0 ? min(1, max(0, (fitSpeed * span / scatter - 4) / 4)) : 1
+        let confidence = scatter > 0 ? min(1, max(0, (fitSpeed * span / scatter - s.noiseMultiple) / max(s.noiseMultiple, 1e-6))) : 1
         guard confidence > 0 else { return .zero }
 
         // Report-to-report speeds along the motion (weighted by their intervals): their mean,
@@ -223,7 +235,7 @@ public struct TouchPredictor: Sendable {
         let accel = vtt > 0 ? cov / vtt : 0
         var speed = fitSpeed
         if accel < 0 { speed = min(speed, meanSpeed + accel * (0 - meanTime)) }   // slowing: as of the newest sample
-        speed = min(speed, lastSpeed)                                               // braked hard
+        speed = min(speed, s.newestStepSlack * lastSpeed)                           // braked hard
         // A step before it that almost stopped (under a quarter of the fitted speed) means a
         // stopped finger whose newest report jumped by noise: it does not bring it back to life.
         if previousSpeed < 0.25 * fitSpeed { speed = min(speed, previousSpeed) }
@@ -254,27 +266,43 @@ public struct TouchPredictor: Sendable {
             travel = speed * horizon - 0.5 * decel * horizon * horizon
         }
         // Fade in above the tremor speed, fade out for a quiet device, cap the distance.
-        let ramp = min(1, (speed - s.minSpeed) / s.minSpeed)
+        let ramp = min(1, (speed - s.minSpeed) / max(s.minSpeed * (s.fullSpeed - 1), 1e-6))
         travel = min(max(0, travel * ramp * presence * confidence * straight), s.maxDistance)
         return Point(x: dir.x * travel, y: dir.y * travel)
     }
 }
 
 /// How long after a frame is drawn it reaches the glass, learned from the display's page-flip
-/// timestamps: the median of the last few frames (a missed refresh now and then does not move
-/// it). Pure; no allocation after the first call.
+/// timestamps. Pure; no allocation after the first call.
+///
+/// A frame is flipped at the first vertical blank after it is ready, so its draw-to-flip time
+/// is not one figure: drawn just after a blank it waits almost a whole refresh, drawn just
+/// before one (and quick) almost none. When the refresh period is known (`refreshPeriod`) and a
+/// flip was seen lately, `estimate(now:)` gives the time to the blank this frame will be
+/// flipped at: the blanks lie on the grid of the newest flip, and the frame is ready after the
+/// shortest draw-to-flip time seen lately (a frame ready just before a blank waits for nothing,
+/// so that time is the drawing's own, give or take). Otherwise, and for `estimate()`, the median
+/// of the last few frames (a missed refresh now and then does not move it).
 public struct FlipLatencyEstimator: Sendable {
     /// Used until a display has reported a flip (s).
     public var initial: Double
     /// Never predict further than this from a measurement (s).
     public var maximum: Double = 0.1
+    /// The display's refresh period (s), when known: flips fall on its vertical blanks.
+    public var refreshPeriod: Double?
+    /// The grid of blanks is trusted this long after the newest flip (s): a refresh rate a
+    /// little off the nominal one drifts the grid by a fraction of a millisecond a second.
+    public var gridMemory: Double = 0.5
     var ring: [Double] = []
     var scratch: [Double] = []
     var next = 0
+    /// The newest flip recorded.
+    var lastFlip: Double?
     static let capacity = 15
 
-    public init(initial: Double) {
+    public init(initial: Double, refreshPeriod: Double? = nil) {
         self.initial = initial
+        self.refreshPeriod = refreshPeriod
         ring.reserveCapacity(Self.capacity)
         scratch.reserveCapacity(Self.capacity)
     }
@@ -285,11 +313,12 @@ public struct FlipLatencyEstimator: Sendable {
         guard d.isFinite, d >= 0, d <= maximum else { return }
         if ring.count < Self.capacity { ring.append(d) } else { ring[next] = d }
         next = (next + 1) % Self.capacity
+        lastFlip = max(lastFlip ?? flipTime, flipTime)
     }
 
     public var sampleCount: Int { ring.count }
 
-    /// Expected time from drawing a frame to its flip (s).
+    /// Expected time from drawing a frame to its flip (s): the median of the recent frames.
     public mutating func estimate() -> Double {
         guard !ring.isEmpty else { return initial }
         scratch.removeAll(keepingCapacity: true)
@@ -300,5 +329,16 @@ public struct FlipLatencyEstimator: Sendable {
             scratch[i] = d
         }
         return scratch[scratch.count / 2]
+    }
+
+    /// Expected time from drawing a frame at `now` to its flip (s): to the first vertical blank
+    /// after the frame is ready, when the refresh period is known and a flip was seen within
+    /// `gridMemory`; else `estimate()`.
+    public mutating func estimate(now: Double) -> Double {
+        guard let period = refreshPeriod, period > 0, let last = lastFlip, now >= last, now - last <= gridMemory,
+              let drawing = ring.min() else { return estimate() }
+        let ready = now + min(drawing, maximum)
+        let flip = last + max(1, ((ready - last) / period).rounded(.up)) * period
+        return flip - now
     }
 }

@@ -222,4 +222,50 @@ struct TouchPredictorTests {
         e.record(drawTime: 100, flipTime: 105)  // nor is one seconds later
         #expect(abs(e.estimate() - 0.012) < 1e-9)
     }
+
+    /// A frame is flipped at the first vertical blank after it is ready: with the refresh
+    /// period known, the draw-to-flip time is the time to that blank, not the median of the
+    /// recent frames (which is up to half a refresh off either way).
+    @Test func flipLatencyIsTheTimeToTheBlankTheFrameMakes() {
+        let period = 1.0 / 60, blank = 10.0, drawing = 0.002
+        var e = FlipLatencyEstimator(initial: 0.025, refreshPeriod: period)
+        #expect(e.estimate(now: 9) == 0.025)       // no flip seen yet: the initial guess
+        // Fifteen frames drawn at phases 0.5, 1.5, ... 14.5 ms after a blank, 2 ms each.
+        for k in 0..<15 {
+            let draw = blank + Double(k) * period + (Double(k) + 0.5) / 1000
+            let flip = blank + ((draw + drawing - blank) / period).rounded(.up) * period
+            e.record(drawTime: draw, flipTime: flip)
+        }
+        let last = blank + 15 * period             // the newest flip
+        #expect(abs(e.estimate(now: last + 0.005) - (period - 0.005)) < 1e-9)
+        // Ready after the coming blank (0.17 ms of drawing past it at most): the one after.
+        #expect(abs(e.estimate(now: last + 0.015) - (2 * period - 0.015)) < 1e-9)
+        // Long after the newest flip the grid is not trusted: the median of the frames.
+        #expect(abs(e.estimate(now: last + 2) - e.estimate()) < 1e-12)
+        // Without the period, the median.
+        var m = e
+        m.refreshPeriod = nil
+        #expect(m.estimate(now: last + 0.005) == m.estimate())
+    }
+
+    /// A slow, deliberate drag (12.5 mm/s at 4 px/mm, a report every 8 ms, 0.05 px of noise) is
+    /// led (nothing is extrapolated below 7.5 mm/s, the whole lead from 15 mm/s; it was 15 and
+    /// 30 mm/s), while 0.3 px of noise on a still finger is not extrapolated.
+    @Test func aSlowDeliberateDragIsLedButJitterIsNot() throws {
+        func noise(_ i: Int) -> Double { Double((i * 7919) % 13) / 12 * 0.6 - 0.3 }
+        var slow = TouchPredictor(settings: .init(pixelsPerMillimetre: 4))
+        var still = TouchPredictor(settings: .init(pixelsPerMillimetre: 4))
+        let speed = 50.0   // px/s (12.5 mm/s)
+        for k in 0..<10 {
+            let t = Double(k) * 0.008
+            slow.observe(ContactFrame(time: t, contacts: [Contact(id: 7, position: Point(x: 300 + speed * t + noise(k) / 6, y: 300 + noise(k + 5) / 6))]))
+            still.observe(ContactFrame(time: t, contacts: [Contact(id: 7, position: Point(x: 300 + noise(k), y: 300 + noise(k + 5)))]))
+        }
+        let now = 0.0725, target = 0.09
+        let newestSlow = Point(x: 300 + speed * 0.072 + noise(9) / 6, y: 300 + noise(14) / 6)
+        let lead = try #require(slow.position(of: 7, at: target, now: now)).x - newestSlow.x
+        #expect(lead > 0.25 && lead < speed * (target - 0.072) + 0.1, "slow drag lead \(lead) px")
+        let newestStill = Point(x: 300 + noise(9), y: 300 + noise(14))
+        #expect(try #require(still.position(of: 7, at: target, now: now)).distance(to: newestStill) < 1e-9)
+    }
 }
