@@ -3,6 +3,7 @@ import Testing
 import TouchCore
 import Gestures
 @testable import TouchBridge
+import KioskTools
 
 /// Pinch and rotate end with the touch-down map points under the fingers (within a few px),
 /// without a jump in any frame, on scripted gestures at 60 and 120 Hz and on the real

@@ -2,6 +2,7 @@ import Foundation
 import TouchCore
 import Gestures
 import MapEngine
+import TouchBridge
 
 /// How well the map stays glued to the fingers over a gesture, measured through the whole pure
 /// chain (recogniser, controller, the pipeline's touch-down handling): for every finger, the
