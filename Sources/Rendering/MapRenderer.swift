@@ -80,7 +80,7 @@ public final class MapRenderer {
     private var baseScrolledThisFrame = false
     /// Scroll the overlay layer with a pan, drawing only the strips that come in (false: draw
     /// it whole when the view leaves it, as before; for measuring, or TOUCHBRIDGE_LAYER_STRIPS=0).
-    public var scrollsOverlayLayer = ProcessInfo.processInfo.environment["TOUCHBRIDGE_LAYER_STRIPS"] != "0"
+    public var scrollsOverlayLayer = MapRenderer.defaults.scrollsOverlayLayer
     private var layerScene: MapScene?
     private var layerUsed = false
     private final class Furniture {
@@ -107,7 +107,7 @@ public final class MapRenderer {
     /// The least cache margin, px (none: the rule above). Interactive rotation frames resample
     /// the cache while the turned screen fits in it, so a larger margin resamples to larger
     /// angles for more memory (for measuring: TOUCHBRIDGE_CACHE_MARGIN_FLOOR, read once).
-    static let cacheMarginFloor = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_CACHE_MARGIN_FLOOR"] ?? "") ?? 0
+    static var cacheMarginFloor: Int { defaults.cacheMarginFloor }
 
     /// The overlay layer a screen gets: its size, its tiles (side, count) and the bytes of its
     /// scratch rows; each tile with names, pins or the info window on it holds side x side x 4 bytes.
@@ -436,10 +436,22 @@ public final class MapRenderer {
 
     // MARK: drawing on both cores
 
-    /// Horizontal bands a base map is split into, drawn in parallel (1: one thread): one per core. The environment variable
-    /// TOUCHBRIDGE_RENDER_BANDS overrides it (for measuring).
-    public var bands = Int(ProcessInfo.processInfo.environment["TOUCHBRIDGE_RENDER_BANDS"] ?? "").map { max(1, min($0, 16)) }
+    /// Horizontal bands a base map is split into, drawn in parallel (1: one thread): one per core
+    /// unless `MapRenderer.defaults.bands` says otherwise.
+    public var bands = MapRenderer.defaults.bands.map { max(1, min($0, 16)) }
         ?? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+
+    /// What a new renderer starts with. The library reads no environment: the `touchbridge`
+    /// program sets these from its measurement switches (TOUCHBRIDGE_RENDER_BANDS,
+    /// TOUCHBRIDGE_LAYER_STRIPS=0, TOUCHBRIDGE_CACHE_MARGIN_FLOOR; docs/benchmarks.md) once,
+    /// before any renderer exists.
+    public struct Defaults: Sendable {
+        public var bands: Int? = nil
+        public var scrollsOverlayLayer = true
+        public var cacheMarginFloor = 0
+        public init() {}
+    }
+    nonisolated(unsafe) public static var defaults = Defaults()
 
     /// Whether the base map's painters may run on several threads at once: the built-in world's
     /// painter reads immutable data only; the street map is built on this thread (tiles looked
@@ -691,15 +703,6 @@ public final class MapRenderer {
             return
         }
         copy(c, worldX: x, worldY: y, width: frame.width, height: frame.height, into: frame.pixels, stride: frame.stride)
-    }
-
-    /// Copies a world rectangle of the cache into an image surface.
-    private func copyRows(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into surface: OpaquePointer) {
-        cairo_surface_flush(surface)
-        guard let dst = cairo_image_surface_get_data(surface) else { return }
-        copy(c, worldX: worldX, worldY: worldY, width: width, height: height, into: UnsafeMutableRawPointer(dst),
-             stride: Int(cairo_image_surface_get_stride(surface)))
-        cairo_surface_mark_dirty(surface)
     }
 
     /// Copies the cache's rows of a world rectangle (inside the cache); a row that wraps round
