@@ -63,9 +63,21 @@ extension FrameBuffer {
             throw PNGWriteError(path: path, reason: "it exists and is not a regular file (a folder, a FIFO or a device): a screenshot replaces only a file")
         }
         let folder = (path as NSString).deletingLastPathComponent
-        let tmp = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw PNGWriteError(path: path, reason: "cannot create a file in \(folder): \(String(cString: strerror(errno)))") }
+        let dir = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else { throw PNGWriteError(path: path, reason: "cannot open its folder \(folder): \(String(cString: strerror(errno)))") }
+        defer { close(dir) }
+        try writePNGReplacing(directory: dir, name: (path as NSString).lastPathComponent, path: path, replaceCheck: nil)
+    }
+
+    /// The same, in the folder open as `directory` (`openat`, `renameat`): the control socket's
+    /// confined paths (TouchBridge's ConfinedPath). `replaceCheck`, given the folder and the
+    /// name, returns why an existing entry must not be replaced; it is asked once the new file
+    /// is written, just before the rename.
+    public func writePNGReplacing(directory dir: Int32, name: String, path: String,
+                                  replaceCheck: ((Int32, String) -> String?)?) throws {
+        let tmp = ".\(name.prefix(100)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw PNGWriteError(path: path, reason: "cannot create a file in its folder: \(String(cString: strerror(errno)))") }
         final class Sink { let fd: Int32; var failed: Int32 = 0; init(_ fd: Int32) { self.fd = fd } }
         let sink = Sink(fd)
         let s = cairo_image_surface_create_for_data(pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
@@ -86,13 +98,17 @@ extension FrameBuffer {
         cairo_surface_destroy(s)
         let closed = close(fd)
         guard status == CAIRO_STATUS_SUCCESS, closed == 0 else {
-            unlink(tmp)
+            unlinkat(dir, tmp, 0)
             let why = sink.failed != 0 ? String(cString: strerror(sink.failed)) : String(cString: cairo_status_to_string(status))
             throw PNGWriteError(path: path, reason: why)
         }
-        guard rename(tmp, path) == 0 else {
+        if let problem = replaceCheck?(dir, name) {
+            unlinkat(dir, tmp, 0)
+            throw PNGWriteError(path: path, reason: problem)
+        }
+        guard renameat(dir, tmp, dir, name) == 0 else {
             let e = errno
-            unlink(tmp)
+            unlinkat(dir, tmp, 0)
             throw PNGWriteError(path: path, reason: "cannot put the new file in place: \(String(cString: strerror(e)))")
         }
     }

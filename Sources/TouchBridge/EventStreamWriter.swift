@@ -52,6 +52,38 @@ public final class EventStreamWriter {
         return EventStreamWriter(fd: fd, name: path, ownsFD: true, report: report)
     }
 
+    /// A new recording file at `path` (`record --output`): created, or an existing regular file
+    /// emptied. A FIFO, a device node, a folder or a symlink at `path` is refused and left as it
+    /// was (FileManager.createFile replaced each with a regular file; issue 31); O_NOFOLLOW and
+    /// the fstat of the opened file close the window between the check and the open.
+    public static func createFile(path: String) throws -> EventStreamWriter {
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            switch st.st_mode & S_IFMT {
+            case S_IFREG: break
+            case S_IFLNK: throw CreateError(path: path, reason: "it is a symbolic link: the recording is not written through it, nor over it")
+            case S_IFDIR: throw CreateError(path: path, reason: "it is a folder")
+            default: throw CreateError(path: path, reason: "it exists and is not a regular file (a FIFO, a socket or a device node): the recording replaces only a file")
+            }
+        }
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let e = errno
+            throw CreateError(path: path, reason: e == ELOOP ? "it is a symbolic link" : String(cString: strerror(e)) + "; check the folder exists and is writable")
+        }
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw CreateError(path: path, reason: "it is not a regular file")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return EventStreamWriter(fd: fd, name: path, ownsFD: true)
+    }
+
+    public struct CreateError: Error, CustomStringConvertible {
+        public let path: String, reason: String
+        public var description: String { "cannot write \(path): \(reason)" }
+    }
+
     deinit { if ownsFD { Glibc.close(fd) } }
 
     /// Writes `text` whole (retrying partial writes and EINTR). Returns the failure, if any.
