@@ -140,7 +140,7 @@ def test_socket_promises_and_confined_paths(kiosk_binary, tmp_path):
     os.mkfifo(shots / "fifo.png")
     k = Kiosk(kiosk_binary, tmp_path)
     text = k.config.read_text()
-    k.config.write_text(text.replace(f'socket = "{k.sock}"\n', f'socket = "{k.sock}"\nscreenshot_dir = "{shots}"\n'))
+    k.config.write_text(text.replace(f'socket = "{k.sock}"\n', f'socket = "{k.sock}"\nscreenshot_dir = "{shots}"\nfiles_dir = "{shots}"\n'))
     k.start()
     try:
         # `events | head -1` on an idle kiosk: ends when head does, not at the next event.
@@ -173,7 +173,7 @@ def test_socket_promises_and_confined_paths(kiosk_binary, tmp_path):
             assert says in r, (path, r)
         assert (outside / "precious.png").read_bytes() == b"not yours"
         assert not (outside / "x.png").exists() and not (outside / "y.png").exists()
-        # Icons from outside files_dir (the socket's folder here) are refused whether or not they exist.
+        # Icons from outside files_dir are refused whether or not they exist.
         a = call(f'{{"id":3,"cmd":"add_marker","marker":"a","latitude":1,"longitude":2,"icon":"{outside}/precious.png"}}'.encode())
         b = call(f'{{"id":3,"cmd":"add_marker","marker":"a","latitude":1,"longitude":2,"icon":"{outside}/absent.png"}}'.encode())
         assert a.replace("precious", "X") == b.replace("absent", "X") and "must lie in control.files_dir" in a, (a, b)
