@@ -3,6 +3,9 @@ import Testing
 import MapEngine
 import Platform
 import Rendering
+import Logging
+import TileSources
+import VectorTiles
 @testable import TouchBridge
 
 /// Issue 31, the rest of "hostile input": paths a control client names confined to the folders
@@ -213,5 +216,44 @@ import Rendering
         do { _ = try GeoJSONFile.read(big); Issue.record("read") } catch { #expect("\(error)".contains("at most 16 MiB")) }
         #expect(throws: ConfigError.self) { try KioskConfiguration.load(path: tree.allowed + "/fifo") }  // no hang on a FIFO
         #expect(CairoImage.pngFile(big) == nil)
+    }
+}
+
+/// A tile over the vector tile budget in the running kiosk: the log names it once, and the rest
+/// of the map is drawn.
+@Suite struct TileBudgetLogTests {
+    final class Tiles: TileSource, @unchecked Sendable {
+        let path = "hostile.mbtiles"
+        let metadata = TileSetMetadata(format: "pbf", minZoom: 0, maxZoom: 14, kind: .vector)
+        let bad: Data
+        init() {
+            // One layer with VectorTile.maxFeatures + 1 point features (protobuf by hand):
+            // feature = {type: POINT, geometry: [MoveTo 1, 2, 2]}
+            let feature: [UInt8] = [0x18, 0x01, 0x22, 0x03, 0x09, 0x02, 0x02]
+            var layer: [UInt8] = [0x0A, 0x03] + Array("poi".utf8) + [0x28, 0x80, 0x20, 0x78, 0x02]
+            for _ in 0...VectorTile.maxFeatures { layer += [0x12, UInt8(feature.count)] + feature }
+            var n = layer.count, len: [UInt8] = []
+            while n >= 0x80 { len.append(UInt8(n & 0x7F) | 0x80); n >>= 7 }
+            len.append(UInt8(n))
+            bad = Data([0x1A] + len + layer)
+        }
+        func tileData(z: Int, x: Int, y: Int) throws -> Data? { bad }
+    }
+
+    @Test func aTileOverTheBudgetIsLoggedByNameOnce() throws {
+        var cfg = KioskConfiguration()
+        cfg.touch = [.init(match: .path("/nonexistent/event99"))]
+        cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.14, longitude: 9.52), zoom: 12)
+        let out = WrittenText()
+        let logger = Logger(label: "touchbridge") { JournalLogHandler(label: $0, style: .plain, write: out.append) }
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 320, height: 200), log: KioskLog(level: .info, logger: logger))
+        view.renderer = MapRenderer(vector: VectorTileSet(tiles: Tiles()))
+        view.drawAndPresent(now: 10)
+        view.drawAndPresent(now: 11)
+        let lines = out.text.split(separator: "\n").filter { $0.contains("over the tile budget") }
+        #expect(!lines.isEmpty, "\(out.text)")
+        #expect(lines.allSatisfy { $0.contains("tiles: hostile.mbtiles: tile ") && $0.contains("is skipped: over the tile budget: 100001 features") })
+        #expect(Set(lines).count == lines.count) // each tile once, not once a frame
+        #expect(view.stats.framesDrawn == 2)      // the map was drawn without it
     }
 }
