@@ -4,7 +4,7 @@ SWIFT ?= swift
 OUT ?= out/demo
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind clean fuzz fuzz-ci soak soak-ci
+.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind clean fuzz fuzz-ci soak soak-ci soak-kiosk
 
 all: build
 
@@ -154,7 +154,8 @@ clean:
 
 # Fuzzing (Fuzz/README.md): libFuzzer targets in a separate scratch path (.build-fuzz).
 # fuzz-ci replays the seed corpus and fuzzes each target FUZZ_SECONDS (20); `make fuzz` runs
-# each for FUZZ_SECONDS (600) into a corpus kept in .build-fuzz/corpus. FUZZ_TARGETS picks some.
+# each for FUZZ_SECONDS (3600: an hour a target) into a corpus kept in .build-fuzz/corpus;
+# FUZZ_TARGETS picks some. A target's budget per input (-timeout, -rss_limit_mb) is in Fuzz/options.
 FUZZ_TARGETS ?=
 fuzz: deps
 	Fuzz/run.sh long $(FUZZ_TARGETS)
@@ -170,3 +171,9 @@ soak: release
 
 soak-ci: release
 	.build/release/touchbridge soak --minutes 2
+
+# A day of uptime (issue 31): the whole kiosk at 1080p with the street map, socket clients,
+# reloads, unplugs and display loss; RSS, descriptors and frame times every 10 minutes, flat.
+SOAK_HOURS ?= 2
+soak-kiosk: release
+	.build/release/touchbridge soak --hours $(SOAK_HOURS) --tiles Tests/StreetMapTests/Fixtures/liechtenstein-openmaptiles.pmtiles

@@ -56,7 +56,7 @@ let package = Package(
 
         // The façade an app uses, and the executable that is a thin user of it.
         .target(name: "TouchBridge", dependencies: [
-            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo", "VectorTiles",
+            "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo", "VectorTiles", "TileSources",
             .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -102,6 +102,9 @@ if Context.environment["TOUCHBRIDGE_FUZZ"] != nil {
         ("fuzz-mvt", ["Rendering", "TileSources", "VectorTiles", "MapEngine"]),
         ("fuzz-pmtiles", ["TileSources"]),
         ("fuzz-geojson", ["MapEngine"]),
+        ("fuzz-control", ["TouchBridge"]),
+        ("fuzz-style", ["VectorTiles"]),
+        ("fuzz-street", ["Rendering", "TileSources", "VectorTiles", "MapEngine"]),
     ]
     for t in fuzzTargets {
         package.targets.append(.executableTarget(name: t.name, dependencies: t.dependencies, path: "Fuzz/\(t.name)",

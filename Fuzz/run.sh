@@ -2,7 +2,7 @@
 # libFuzzer targets of TouchBridge (Fuzz/README.md).
 #   Fuzz/run.sh build            build every target (release, --sanitize=fuzzer, .build-fuzz)
 #   Fuzz/run.sh ci               replay the seed corpus, then fuzz each target FUZZ_SECONDS (20)
-#   Fuzz/run.sh long [TARGET..]  fuzz each target FUZZ_SECONDS (600) into a corpus kept in
+#   Fuzz/run.sh long [TARGET..]  fuzz each target FUZZ_SECONDS (3600) into a corpus kept in
 #                                .build-fuzz/corpus/TARGET (grows from run to run)
 # A target is a folder Fuzz/fuzz-NAME (plus its line in Package.swift). Crash inputs go to
 # .build-fuzz/artifacts/; the figures of each run (executions, coverage, peak RSS) are printed
@@ -54,9 +54,11 @@ fuzz() {
     if ! "$bin" -runs=0 "$seeds" > "$log" 2>&1; then
       echo "fuzz: $t fails on its seed corpus ($seeds):" >&2; tail -30 "$log" >&2; status=1; continue
     fi
-    local dict=()
+    local dict=() budget=(-timeout=10 -rss_limit_mb=2048 -max_len=65536)
     [ -f "Fuzz/dict/$t.dict" ] && dict=(-dict="Fuzz/dict/$t.dict")
-    if ! "$bin" "$work" "$seeds" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    # A target's own budget per input (time, memory, length) replaces the defaults: later flags win.
+    [ -f "Fuzz/options/$t.options" ] && read -r -a opts < "Fuzz/options/$t.options" && budget+=("${opts[@]}")
+    if ! "$bin" "$work" "$seeds" "${dict[@]}" -max_total_time="$secs" "${budget[@]}" \
          -print_final_stats=1 -artifact_prefix="$SCRATCH/artifacts/$t-" > "$log" 2>&1; then
       echo "fuzz: $t found a failing input (log $log):" >&2
       grep -E 'ERROR|Fatal|Precondition|error:|Test unit written|SUMMARY' "$log" | head -20 >&2
@@ -76,6 +78,6 @@ fuzz() {
 case "$mode" in
   build) build ;;
   ci) build; fuzz "${FUZZ_SECONDS:-20}" no ;;
-  long) build; fuzz "${FUZZ_SECONDS:-600}" yes ;;
+  long) build; fuzz "${FUZZ_SECONDS:-3600}" yes ;;
   *) echo "usage: Fuzz/run.sh build|ci|long [TARGET...]" >&2; exit 64 ;;
 esac

@@ -107,6 +107,7 @@ public enum GeoJSON {
         case .null: return "null"
         case .bool(let b): return b ? "true" : "false"
         case .number(let d): return "the number \(number(d))"
+        case .numberText(let t): return "the number \(t)"
         case .string(let s): return "the string " + quoted(s)
         case .array(let a): return "an array of \(a.count) item\(a.count == 1 ? "" : "s")"
         case .object: return "an object"

@@ -10,12 +10,17 @@ public indirect enum JSONValue: Equatable, Sendable {
     case string(String)
     case array([JSONValue])
     case object([(String, JSONValue)])
+    /// A number kept as the text it was written in, written back unchanged: a control request's
+    /// `id` is echoed exactly (a 20-digit id is not a double). `number` reads its value.
+    case numberText(String)
 
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case let (.bool(x), .bool(y)): return x == y
         case let (.number(x), .number(y)): return x == y
+        case let (.numberText(x), .numberText(y)): return x == y
+        case let (.numberText(x), .number(y)), let (.number(y), .numberText(x)): return Double(x) == y
         case let (.string(x), .string(y)): return x == y
         case let (.array(x), .array(y)): return x == y
         case let (.object(x), .object(y)): return x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
@@ -29,7 +34,13 @@ public indirect enum JSONValue: Equatable, Sendable {
     }
 
     public var string: String? { if case .string(let s) = self { return s }; return nil }
-    public var number: Double? { if case .number(let d) = self { return d }; return nil }
+    public var number: Double? {
+        switch self {
+        case .number(let d): return d
+        case .numberText(let t): return Double(t)
+        default: return nil
+        }
+    }
     public var bool: Bool? { if case .bool(let b) = self { return b }; return nil }
     public var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
     public var isNull: Bool { if case .null = self { return true }; return false }
@@ -45,6 +56,7 @@ public indirect enum JSONValue: Equatable, Sendable {
             if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
             return "\(d)"
         case .string(let s): return MapEvent.string(s)
+        case .numberText(let t): return t
         case .array(let a): return "[" + a.map(\.text).joined(separator: ",") + "]"
         case .object(let o): return "{" + o.map { MapEvent.string($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
         }
@@ -52,8 +64,11 @@ public indirect enum JSONValue: Equatable, Sendable {
 
     /// Parses one JSON text (RFC 8259; the whole text must be one value). Nesting deeper than
     /// `JSONParser.maxDepth` and lone UTF-16 surrogate escapes are errors.
-    public static func parse(_ text: String) throws -> JSONValue {
+    /// `keepingNumberText`: a number under this key of the top object stays the text it was
+    /// written in (`.numberText`), so that it is written back exactly (a request's `id`).
+    public static func parse(_ text: String, keepingNumberText key: String? = nil) throws -> JSONValue {
         var p = JSONParser(bytes: Array(text.utf8))
+        p.keepNumberText = key
         p.skipSpace()
         let v = try p.value(depth: 0)
         p.skipSpace()
@@ -74,6 +89,8 @@ struct JSONParser {
     static let maxDepth = 64
     let bytes: [UInt8]
     var i = 0
+    /// A key of the top object whose number value is kept as its text.
+    var keepNumberText: String? = nil
 
     mutating func skipSpace() {
         while i < bytes.count {
@@ -103,7 +120,14 @@ struct JSONParser {
                 guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':' after the key") }
                 i += 1
                 skipSpace()
-                pairs.append((k, try value(depth: depth + 1)))
+                if depth == 0, k == keepNumberText, i < bytes.count, bytes[i] == UInt8(ascii: "-") || Self.isDigit(bytes[i]) {
+                    let start = i
+                    // Its text is what counts: a valid number beyond a double's range is kept too.
+                    do { _ = try number() } catch let e as JSONParseError where e.message == "number out of range" {}
+                    pairs.append((k, .numberText(String(decoding: bytes[start..<i], as: UTF8.self))))
+                } else {
+                    pairs.append((k, try value(depth: depth + 1)))
+                }
                 skipSpace()
                 guard i < bytes.count else { throw fail("the object is not closed with '}'") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }

@@ -1,5 +1,6 @@
 import CCairo
 import Foundation
+import TileSources
 
 /// Whether cr draws in device pixels, moved by whole pixels at most (no scale, rotation or
 /// fractional offset): the fast paths that write pixels themselves (label sprites, thin lines)
@@ -46,9 +47,13 @@ public final class CairoImage: @unchecked Sendable {
         return CairoImage(owning: surface)
     }
 
+    /// The largest PNG file read: a ground overlay's 32 MiB (docs/limits.md).
+    public static let maxFileBytes = 32 << 20
+
     /// Reads a PNG file; nil if unreadable.
+    /// At most `maxFileBytes` are read (a larger file, a FIFO or a device is nil, unread).
     public static func pngFile(_ path: String) -> CairoImage? {
-        guard let d = FileManager.default.contents(atPath: path) else { return nil }
+        guard let d = try? BoundedFile.read(path, maxBytes: maxFileBytes, what: "PNG image") else { return nil }
         return png(d)
     }
 

@@ -64,35 +64,49 @@ extension FrameBuffer {
             throw PNGWriteError(path: path, reason: "it exists and is not a regular file (a folder, a FIFO or a device): a screenshot replaces only a file")
         }
         let folder = (path as NSString).deletingLastPathComponent
-        let tmp = (folder.isEmpty ? "." : folder) + "/.\((path as NSString).lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let file: OwnedDescriptor
-        do { file = try OwnedDescriptor.open(tmp, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644) } catch let e as SystemError {
-            throw PNGWriteError(path: path, reason: "cannot create a file in \(folder): \(e.errno.readableDescription)")
-        }
-        final class Sink { let file: OwnedDescriptor; var failed: SystemError?; init(_ f: OwnedDescriptor) { file = f } }
-        let sink = Sink(file)
+        let dir = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dir >= 0 else { throw PNGWriteError(path: path, reason: "cannot open its folder \(folder): \(String(cString: strerror(errno)))") }
+        defer { close(dir) }
+        try writePNGReplacing(directory: dir, name: (path as NSString).lastPathComponent, path: path, replaceCheck: nil)
+    }
+
+    /// The same, in the folder open as `directory` (`openat`, `renameat`): the control socket's
+    /// confined paths (TouchBridge's ConfinedPath). `replaceCheck`, given the folder and the
+    /// name, returns why an existing entry must not be replaced; it is asked once the new file
+    /// is written, just before the rename.
+    public func writePNGReplacing(directory dir: Int32, name: String, path: String,
+                                  replaceCheck: ((Int32, String) -> String?)?) throws {
+        let tmp = ".\(name.prefix(100)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw PNGWriteError(path: path, reason: "cannot create a file in its folder: \(String(cString: strerror(errno)))") }
+        final class Sink { let fd: Int32; var failed: Int32 = 0; init(_ fd: Int32) { self.fd = fd } }
+        let sink = Sink(fd)
         let s = cairo_image_surface_create_for_data(pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
                                                     Int32(width), Int32(height), Int32(stride))!
         let status = withExtendedLifetime(sink) {
             cairo_surface_write_to_png_stream(s, { closure, data, length in
                 let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
-                do { try FileIO.writeAll(sink.file.rawValue, UnsafeRawBufferPointer(start: data, count: Int(length)), path: sink.file.path) } catch {
-                    sink.failed = error as? SystemError
+                do { try FileIO.writeAll(sink.fd, UnsafeRawBufferPointer(start: data, count: Int(length)), path: "screenshot") } catch {
+                    sink.failed = (error as? SystemError)?.errno.rawValue ?? EIO
                     return CAIRO_STATUS_WRITE_ERROR
                 }
                 return CAIRO_STATUS_SUCCESS
             }, Unmanaged.passUnretained(sink).toOpaque())
         }
         cairo_surface_destroy(s)
-        file.close()
-        guard status == CAIRO_STATUS_SUCCESS else {
-            unlink(tmp)
-            let why = sink.failed.map { $0.errno.readableDescription } ?? String(cString: cairo_status_to_string(status))
+        let closed = close(fd)
+        guard status == CAIRO_STATUS_SUCCESS, closed == 0 else {
+            unlinkat(dir, tmp, 0)
+            let why = sink.failed != 0 ? String(cString: strerror(sink.failed)) : String(cString: cairo_status_to_string(status))
             throw PNGWriteError(path: path, reason: why)
         }
-        guard rename(tmp, path) == 0 else {
+        if let problem = replaceCheck?(dir, name) {
+            unlinkat(dir, tmp, 0)
+            throw PNGWriteError(path: path, reason: problem)
+        }
+        guard renameat(dir, tmp, dir, name) == 0 else {
             let e = errno
-            unlink(tmp)
+            unlinkat(dir, tmp, 0)
             throw PNGWriteError(path: path, reason: "cannot put the new file in place: \(String(cString: strerror(e)))")
         }
     }

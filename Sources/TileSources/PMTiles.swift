@@ -41,7 +41,7 @@ public final class PMTiles: TileSource, @unchecked Sendable {
     private var leaves: [UInt64: [Entry]] = [:]
     private var leafOrder: [UInt64] = []
     private static let leafCacheSize = 64
-    private static let leafCacheEntries = 2_000_000
+    private static let leafCacheEntries = 1_000_000
     private var cachedEntries = 0
 
     public init(path: String) throws {
@@ -63,13 +63,19 @@ public final class PMTiles: TileSource, @unchecked Sendable {
                 throw TileSourceError.invalidPMTiles(path: path, reason: "the \(name) (\(off)+\(len)) lies beyond the end of the \(fileSize)-byte file; it may be truncated")
             }
         }
+        guard header.rootLength <= UInt64(TileLimits.maxRootDirectoryBytes) else {
+            throw TileSourceError.invalidPMTiles(path: path, reason: "a root directory of \(header.rootLength) bytes: at most \(TileLimits.maxRootDirectoryBytes >> 10) KiB are read (the spec keeps it within 16 KiB)")
+        }
+        guard header.metadataLength <= UInt64(TileLimits.maxMetadataBytes) else {
+            throw TileSourceError.invalidPMTiles(path: path, reason: "metadata of \(header.metadataLength) bytes: at most \(TileLimits.maxMetadataBytes >> 20) MiB are read")
+        }
         let rootBytes = try PMTiles.read(file, path: path, offset: header.rootOffset, length: header.rootLength, fileSize: fileSize)
         root = try PMTiles.parseDirectory(PMTiles.decompress(rootBytes, header.internalCompression, path: path, what: "the root directory",
-                                                              limit: TileLimits.maxDirectoryBytes), path: path)
+                                                              limit: TileLimits.maxRootDirectoryBytes), path: path)
         var meta: [String: Any] = [:]
         if header.metadataLength > 0 {
             let m = try PMTiles.read(file, path: path, offset: header.metadataOffset, length: header.metadataLength, fileSize: fileSize)
-            let json = try PMTiles.decompress(m, header.internalCompression, path: path, what: "the metadata", limit: TileLimits.maxDirectoryBytes)
+            let json = try PMTiles.decompress(m, header.internalCompression, path: path, what: "the metadata", limit: TileLimits.maxMetadataBytes)
             meta = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] ?? [:]
         }
         let kind: TileSetMetadata.Kind = header.tileType == .mvt ? .vector : .raster
@@ -210,6 +216,9 @@ public final class PMTiles: TileSource, @unchecked Sendable {
         // Each entry takes at least 4 bytes (four varints), so a count beyond that is a corrupt directory.
         guard count <= UInt64(max(d.count - 1, 0) / 4) else {
             throw TileSourceError.invalidPMTiles(path: path, reason: "a directory claims \(count) entries in \(d.count) bytes")
+        }
+        guard count <= UInt64(TileLimits.maxDirectoryEntries) else {
+            throw TileSourceError.invalidPMTiles(path: path, reason: "a directory of \(count) entries: at most \(TileLimits.maxDirectoryEntries) are read (docs/limits.md)")
         }
         var entries = [Entry](repeating: Entry(tileID: 0, offset: 0, length: 0, runLength: 0), count: Int(count))
         var last: UInt64 = 0

@@ -70,8 +70,16 @@ public enum TileLimits {
     public static let maxStoredTileBytes = 4 << 20
     /// Largest tile after decompression.
     public static let maxTileBytes = 16 << 20
-    /// Largest PMTiles directory after decompression, and metadata.
-    public static let maxDirectoryBytes = 64 << 20
+    /// Largest PMTiles leaf directory after decompression (at most 2 million entries by the
+    /// four-bytes-an-entry rule; real leaves are well under 1 MiB).
+    public static let maxDirectoryBytes = 8 << 20
+    /// Largest PMTiles root directory after decompression. The spec keeps header and root within
+    /// the file's first 16 KiB; a 65 KB gzip root expanding to 64 MiB took 670 MB (issue 31).
+    public static let maxRootDirectoryBytes = 1 << 20
+    /// The most entries of one PMTiles directory (32 bytes each once read).
+    public static let maxDirectoryEntries = 500_000
+    /// Largest PMTiles metadata JSON after decompression.
+    public static let maxMetadataBytes = 4 << 20
     /// Largest raster tile side in pixels (checked from the header, before decoding).
     public static let maxImageSide = 1024
     /// Longest value SQLite loads from an MBTiles file (tile, metadata text): longer is an error

@@ -1,4 +1,5 @@
 import Foundation
+import TileSources
 import TouchCore
 import MapEngine
 import Rendering
@@ -173,19 +174,9 @@ package enum GeoJSONFile {
     }
 
     public static func read(_ path: String) throws -> JSONValue {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
-            throw ReadError(message: "cannot read the GeoJSON file \(path) (does it exist?)")
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= maxBytes else {
-            throw ReadError(message: "\(path) is \(size) bytes: a GeoJSON file may be at most \(maxBytes >> 20) MiB")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ReadError(message: "cannot read the GeoJSON file \(path) (may the kiosk's user read it?)")
-        }
-        guard data.count <= maxBytes else {
-            throw ReadError(message: "\(path) is more than \(maxBytes >> 20) MiB: a GeoJSON file may be at most that")
+        let data: Data
+        do { data = try BoundedFile.read(path, maxBytes: maxBytes, what: "GeoJSON file") } catch let e as BoundedFile.ReadError {
+            throw ReadError(message: e.message)
         }
         guard let text = String(data: data, encoding: .utf8) else { throw ReadError(message: "\(path) is not UTF-8 text") }
         do {
@@ -200,10 +191,11 @@ package enum GeoJSONFile {
 /// `maxSide` px a side and 32 MiB (decoded only after `PNGFileCheck` read its header).
 package enum GroundImageCheck {
     public static let maxSide = 4096
+    public static let maxBytes = 32 << 20
 
     public static func problem(path: String) -> String? {
         guard path.hasPrefix("/") else { return "\(path): give an absolute path to a PNG file" }
-        if let p = PNGFileCheck.problem(path: path, maxSide: maxSide, maxBytes: 32 << 20, what: "ground overlay image") { return p }
+        if let p = PNGFileCheck.problem(path: path, maxSide: maxSide, maxBytes: maxBytes, what: "ground overlay image") { return p }
         guard let img = CairoImage.pngFile(path), img.width > 0, img.height > 0 else {
             return "\(path) is not a PNG image the kiosk can decode"
         }

@@ -131,6 +131,8 @@ package enum ConfigSchema {
         .init(section: "log", name: "level", type: .string, doc: "error, warning, info or debug (to stderr)"),
         // [control]
         .init(section: "control", name: "socket", type: .string, doc: "path of the control socket for apps (docs/control.md), e.g. \"/run/touchbridge/control.sock\"; \"\" turns it off"),
+        .init(section: "control", name: "screenshot_dir", type: .string, doc: "the folder `screenshot` may write into (docs/control.md, Paths); default: the socket's folder; \"\" refuses screenshots"),
+        .init(section: "control", name: "files_dir", type: .string, doc: "the folder icon and ground-overlay image paths from clients must lie in (docs/control.md, Paths); default: the socket's folder; \"\" refuses them"),
     ]
 
     public static var sections: [String] {

@@ -1,4 +1,5 @@
 import Foundation
+import TileSources
 import TOMLKit
 import Gestures
 import MapEngine
@@ -198,6 +199,18 @@ public struct KioskConfiguration: Sendable, Equatable {
     public struct ControlSettings: Sendable, Equatable {
         /// Path of the control socket (docs/control.md); "" turns it off.
         public var socket: String = ""
+        /// `[control] screenshot_dir`: the folder `screenshot` writes into (ConfinedPath);
+        /// nil: the socket's own folder; "": screenshots over the socket are refused.
+        public var screenshotDir: String? = nil
+        /// `[control] files_dir`: the folder icon and ground-overlay image paths a client names
+        /// must lie in; nil: the socket's own folder; "": paths from clients are refused.
+        public var filesDir: String? = nil
+
+        /// The folder a client's screenshot path must lie in ("" when none may be written).
+        public var screenshotFolder: String { screenshotDir ?? socketFolder }
+        /// The folder a client's icon or image path must lie in ("" when none may be read).
+        public var filesFolder: String { filesDir ?? socketFolder }
+        var socketFolder: String { socket.isEmpty ? "" : (socket as NSString).deletingLastPathComponent }
     }
     public struct LogSettings: Sendable, Equatable {
         public var events: String = ""
@@ -228,10 +241,15 @@ public struct KioskConfiguration: Sendable, Equatable {
     /// the event stream's and the PNG frames' folders writable (`ConfigReader.fileChecks`),
     /// so that `check` refuses what `run` would.
     /// `adjust` changes the configuration before its files are checked (command-line overrides).
+    /// The largest configuration file read (docs/limits.md): 8 MiB, hundreds of times a real
+    /// kiosk's; read whole only after its size is checked.
+    public static let maxFileBytes = 8 << 20
+
     public static func load(path: String, checkFiles: Bool = true, adjust: ((inout KioskConfiguration) -> Void)? = nil) throws -> KioskConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(file: path, line: nil, key: nil,
-                              message: "cannot read the file (does it exist, and may this user read it?)")
+        let data: Data
+        do { data = try BoundedFile.read(path, maxBytes: maxFileBytes, what: "configuration file") } catch let e as BoundedFile.ReadError {
+            throw ConfigError(file: path, line: nil, key: nil, message: e.kind == .unreadable
+                              ? "cannot read the file (does it exist, and may this user read it?)" : e.message)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(file: path, line: nil, key: nil, message: "the file is not UTF-8 text")
@@ -743,6 +761,13 @@ struct ConfigReader {
             }
             guard s.utf8.count < 108 else { throw error("\(prefix).socket", "the path is longer than a Unix socket path may be (107 bytes)") }
             c.socket = s
+        }
+        for key in ["screenshot_dir", "files_dir"] {
+            guard let d = v[key]?.string else { continue }
+            guard d.isEmpty || d.hasPrefix("/") else {
+                throw error("\(prefix).\(key)", "'\(d)' is not an absolute path: write the folder clients' paths must lie in, e.g. \"/run/touchbridge\", or \"\" to refuse paths from clients")
+            }
+            if key == "files_dir" { c.filesDir = d } else { c.screenshotDir = d }
         }
         return c
     }

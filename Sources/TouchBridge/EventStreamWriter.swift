@@ -71,6 +71,38 @@ package final class EventStreamWriter {
         self.fd = descriptor.rawValue; self.name = name; self.report = report
     }
 
+    /// A new recording file at `path` (`record --output`): created, or an existing regular file
+    /// emptied. A FIFO, a device node, a folder or a symlink at `path` is refused and left as it
+    /// was (FileManager.createFile replaced each with a regular file; issue 31); O_NOFOLLOW and
+    /// the fstat of the opened file close the window between the check and the open.
+    public static func createFile(path: String) throws -> EventStreamWriter {
+        if let st = try? FileStatus.of(path) {
+            switch st.kind {
+            case .regular: break
+            case .symlink: throw CreateError(path: path, reason: "it is a symbolic link: the recording is not written through it, nor over it")
+            case .directory: throw CreateError(path: path, reason: "it is a folder")
+            default: throw CreateError(path: path, reason: "it exists and is not a regular file (a FIFO, a socket or a device node): the recording replaces only a file")
+            }
+        }
+        let d: OwnedDescriptor
+        do {
+            d = try OwnedDescriptor.open(path, flags: O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, mode: 0o644)
+        } catch let e as SystemError {
+            throw CreateError(path: path, reason: e.errno == .tooManySymbolicLinkLevels ? "it is a symbolic link"
+                              : e.errno.readableDescription + "; check the folder exists and is writable")
+        }
+        guard (try? FileStatus.of(descriptor: d.rawValue))?.kind == .regular else {
+            throw CreateError(path: path, reason: "it is not a regular file")
+        }
+        do { try d.setNonBlocking(false) } catch { throw CreateError(path: path, reason: "\(error)") }
+        return EventStreamWriter(descriptor: d, name: path, report: { _ in })
+    }
+
+    public struct CreateError: Error, CustomStringConvertible {
+        public let path: String, reason: String
+        public var description: String { "cannot write \(path): \(reason)" }
+    }
+
     /// Writes `text` whole (retrying partial writes). Returns the failure, if any.
     @discardableResult
     public func write(_ text: String) -> Failure? {

@@ -59,6 +59,10 @@ public final class MapView {
     /// What the control socket's clients said to make each overlay (update_overlay changes it).
     var overlaySpecs: [String: OverlaySpec] = [:]
     package internal(set) var renderer: MapRenderer
+    /// Hears each presented frame's draw time in seconds (the kiosk soak's frame times).
+    var onFrameTime: ((Double) -> Void)?
+    /// The vector tile set whose warnings were logged, and how many (logTileWarnings).
+    var tileWarnings: (set: ObjectIdentifier?, seen: Int) = (nil, 0)
     /// Tile cache hits and misses of the tile sets a reload replaced: `stats` counts on from them
     /// (a counter never goes back).
     var retiredTileCounts = (hits: 0, misses: 0)
@@ -501,6 +505,17 @@ public final class MapView {
     }
 
 
+    /// Logs, once each, the tiles the renderer skipped (corrupt, too large, over the feature
+    /// budget: each names its tile; the rest of the map is drawn without it).
+    func logTileWarnings() {
+        guard let v = renderer.vector else { return }
+        let all = v.warnings
+        guard all.count != tileWarnings.seen || ObjectIdentifier(v) != tileWarnings.set else { return }
+        if ObjectIdentifier(v) != tileWarnings.set { tileWarnings = (ObjectIdentifier(v), 0) }
+        for w in all.dropFirst(tileWarnings.seen) { log(.warning, "tiles: " + w) }
+        tileWarnings.seen = all.count
+    }
+
     /// Renders the current scene and shows it.
     package func drawAndPresent(now: Double) {
         if let retry = displayRetryAt, now < retry { pipeline.setNeedsRedraw(); return } // someone else has the display
@@ -512,6 +527,7 @@ public final class MapView {
         let moving = controller.isMoving || pipeline.contactsDown > 0
         let (target, inPlace) = drawingTarget()
         renderer.render(pipeline.drawingScene(attribution: nil, now: now), into: target, quality: moving ? .interactive : .final)
+        logTileWarnings()
         pipeline.prediction?.didDraw(at: now)
         // The first still frame at a new zoom was drawn directly: draw it once more through the
         // cache (at the next refresh), so the still picture is the one `render` gives.
@@ -529,6 +545,7 @@ public final class MapView {
                 }
                 framesPresented += 1
                 stats.frameDrawn(seconds: MonotonicClock.now() - drawStart)
+                onFrameTime?(MonotonicClock.now() - drawStart)
                 if firstFrameTime == nil {
                     let first = MonotonicClock.now()
                     firstFrameTime = first

@@ -107,10 +107,24 @@ public struct StreetStyle: Sendable {
                            attribution: attribution.isEmpty ? nil : attribution.joined(separator: " "), file: file)
     }
 
+    /// The largest style file read (docs/limits.md): 4 MiB, forty times OpenMapTiles' own styles.
+    public static let maxFileBytes = 4 << 20
+
     public static func load(path: String) throws -> StreetStyle {
-        guard let d = FileManager.default.contents(atPath: path) else {
+        // Size first (docs/limits.md): a style is read whole only when it is at most maxFileBytes.
+        var st = stat()
+        if stat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFREG else { throw StyleError(file: path, path: "", problem: "not a regular file (a folder, a FIFO or a device)") }
+            guard Int(st.st_size) <= maxFileBytes else {
+                throw StyleError(file: path, path: "", problem: "\(st.st_size) bytes: a style file may be at most \(maxFileBytes >> 20) MiB")
+            }
+        }
+        guard let h = FileHandle(forReadingAtPath: path) else {
             throw StyleError(file: path, path: "", problem: FileManager.default.fileExists(atPath: path) ? "cannot be read (permission denied)" : "no such file")
         }
+        defer { try? h.close() }
+        guard let d = try? h.read(upToCount: maxFileBytes + 1) ?? Data() else { throw StyleError(file: path, path: "", problem: "cannot be read") }
+        guard d.count <= maxFileBytes else { throw StyleError(file: path, path: "", problem: "grew beyond \(maxFileBytes >> 20) MiB while it was read") }
         return try parse(d, file: path)
     }
 

@@ -56,8 +56,12 @@ public struct VectorTile: Sendable {
     public enum DecodeError: Error, CustomStringConvertible, Equatable {
         case protobuf(String)
         case geometry(layer: String, reason: String)
+        /// More features or vertices than `VectorTile.maxFeatures` / `maxVertices`: counted from
+        /// the protobuf's bytes before anything is decoded.
+        case overBudget(String)
         public var description: String {
             switch self {
+            case let .overBudget(why): return "over the tile budget: \(why) (docs/limits.md)"
             case let .protobuf(why): return "not a vector tile (protobuf: \(why))"
             case let .geometry(layer, why): return "bad geometry in layer \(layer): \(why)"
             }
@@ -69,7 +73,22 @@ public struct VectorTile: Sendable {
     /// Bytes of the decoded tile's geometry and properties, roughly (for cache accounting).
     public var approximateBytes: Int
 
+    /// The most features one tile may hold (docs/limits.md). A dense street-level tile of the
+    /// OpenMapTiles schema holds some 10,000 to 30,000; each costs about a kilobyte decoded and
+    /// drawn (a 31 KB gzip tile of 1.45 million point features took 1.8 GB, issue 31).
+    public static let maxFeatures = 100_000
+    /// The most vertices (MoveTo and LineTo points) one tile may hold (docs/limits.md); a dense
+    /// street-level tile holds a few hundred thousand.
+    public static let maxVertices = 1_000_000
+
     public init(data: Data) throws {
+        let counts = try VectorTile.count(data)
+        guard counts.features <= VectorTile.maxFeatures else {
+            throw DecodeError.overBudget("\(counts.features) features, at most \(VectorTile.maxFeatures) are drawn from one tile")
+        }
+        guard counts.vertices <= VectorTile.maxVertices else {
+            throw DecodeError.overBudget("about \(counts.vertices) vertices, at most \(VectorTile.maxVertices) are drawn from one tile")
+        }
         let tile: VectorTile_Tile
         do {
             var options = BinaryDecodingOptions()
@@ -109,6 +128,57 @@ public struct VectorTile: Sendable {
         }
         self.layers = layers
         approximateBytes = bytes
+    }
+
+    /// Features and vertices of a tile, counted from its protobuf wire format without decoding
+    /// it (no allocation): Tile.layers (3) -> Layer.features (2) -> Feature.geometry (4, packed
+    /// varints; a vertex is two of them). Bytes that are not a tile are left to the decoder.
+    static func count(_ data: Data) throws -> (features: Int, vertices: Int) {
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> (features: Int, vertices: Int) in
+            let b = raw.bindMemory(to: UInt8.self)
+            var features = 0, varints = 0
+            // Each field of the message in b[from..<to]: (field number, wire type, payload range).
+            func fields(_ from: Int, _ to: Int, _ body: (Int, Int, Int, Int) -> Void) {
+                var i = from
+                func varint() -> UInt64? {
+                    var v: UInt64 = 0, shift: UInt64 = 0
+                    while i < to, shift < 64 {
+                        let c = b[i]; i += 1
+                        v |= UInt64(c & 0x7F) << shift
+                        if c & 0x80 == 0 { return v }
+                        shift += 7
+                    }
+                    return nil
+                }
+                while i < to {
+                    guard let key = varint() else { return }
+                    let field = Int(truncatingIfNeeded: key >> 3), wire = Int(key & 7)
+                    switch wire {
+                    case 0: guard varint() != nil else { return }
+                    case 1: i += 8
+                    case 5: i += 4
+                    case 2:
+                        guard let n = varint(), n <= UInt64(to - i) else { return }
+                        body(field, wire, i, i + Int(n))
+                        i += Int(n)
+                    default: return
+                    }
+                }
+            }
+            fields(0, b.count) { f, w, s, e in
+                guard f == 3, w == 2 else { return }
+                fields(s, e) { f, w, s, e in
+                    guard f == 2, w == 2 else { return }
+                    features += 1
+                    fields(s, e) { f, w, s, e in
+                        guard f == 4, w == 2 else { return }
+                        // Packed varints: one ends at each byte without the high bit.
+                        for k in s..<e where b[k] & 0x80 == 0 { varints += 1 }
+                    }
+                }
+            }
+            return (features, varints / 2)
+        }
     }
 
     static func value(_ v: VectorTile_Tile.Value) -> Value? {

@@ -81,6 +81,8 @@ struct EventsCommand: ParsableCommand {
         // write(2), not FileHandle.write (which traps): `events | head` ends cleanly (exit 0).
         signal(SIGPIPE, SIG_IGN)
         let out = EventStreamWriter(fd: STDOUT_FILENO, name: "standard output")
+        // `events | head -1` on an idle kiosk: the closed pipe is seen at once, not at the next event.
+        OutputWatch.exitWhenClosed(fd: STDOUT_FILENO)
         func emit(_ line: String) {
             switch out.write(line + "\n") {
             case nil: break

@@ -33,11 +33,9 @@ struct RecordCommand: ParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         let out: EventStreamWriter
         if let output {
-            do {
-                guard FileManager.default.createFile(atPath: output, contents: nil) else { throw EventStreamWriter.Failure.error(errno: .permissionDenied) }
-                out = try EventStreamWriter.open(path: output, blocking: true)
-            } catch {
-                throw InputFileError(description: "cannot write \(output): \(error); check the directory exists and is writable")
+            // A FIFO, a device node, a folder or a symlink is refused and left alone (issue 31).
+            do { out = try EventStreamWriter.createFile(path: output) } catch let e as EventStreamWriter.CreateError {
+                throw InputFileError(description: e.description)
             }
         } else {
             out = EventStreamWriter(fd: STDOUT_FILENO, name: "standard output")

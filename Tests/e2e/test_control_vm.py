@@ -34,6 +34,8 @@ longitude = 9.52
 zoom = 9
 [control]
 socket = "/tmp/tb/control.sock"
+# the screenshot goes to $TB_WORK, not the socket's folder (docs/control.md, Paths)
+screenshot_dir = "/tmp/tbvm"
 """
 
 

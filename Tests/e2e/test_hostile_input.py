@@ -122,3 +122,61 @@ def test_a_closed_pipe_ends_a_replay_cleanly(kiosk_binary, tmp_path, sigpipe):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0, err
     assert "Fatal error" not in err and err == "", err
+
+
+# The control socket's promises and confined paths (issue 31), on a kiosk drawing PNG frames.
+from test_control_host import Kiosk  # noqa: E402  (the same kiosk as the control tests)
+
+
+def test_socket_promises_and_confined_paths(kiosk_binary, tmp_path):
+    import socket as so
+    import time
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.png").write_bytes(b"not yours")
+    (shots / "link.png").symlink_to(outside / "precious.png")
+    os.mkfifo(shots / "fifo.png")
+    k = Kiosk(kiosk_binary, tmp_path)
+    text = k.config.read_text()
+    k.config.write_text(text.replace(f'socket = "{k.sock}"\n', f'socket = "{k.sock}"\nscreenshot_dir = "{shots}"\nfiles_dir = "{shots}"\n'))
+    k.start()
+    try:
+        # `events | head -1` on an idle kiosk: ends when head does, not at the next event.
+        t0 = time.time()
+        p = subprocess.run(["sh", "-c", f"'{kiosk_binary}' events --socket '{k.sock}' | head -1"],
+                           capture_output=True, text=True, timeout=10)
+        assert p.stdout.count("\n") == 1 and '"start"' in p.stdout, p
+        assert time.time() - t0 < 5, f"events | head -1 took {time.time() - t0:.1f} s"
+        # A 20-digit id comes back as its own digits.
+        s = so.socket(so.AF_UNIX, so.SOCK_STREAM)
+        s.connect(k.sock)
+        s.settimeout(10)
+        s.sendall(b'{"id": 12345678901234567890, "cmd": "get_camera"}\n')
+        buf = b""
+        while b"\n" not in buf:
+            buf += s.recv(65536)
+        assert buf.startswith(b'{"id":12345678901234567890,"ok":true'), buf
+        def call(line: bytes) -> str:
+            nonlocal buf
+            s.sendall(line + b"\n")
+            buf = b""
+            while b"\n" not in buf:
+                buf += s.recv(65536)
+            return buf.decode()
+        assert '"ok":true' in call(f'{{"id":1,"cmd":"screenshot","path":"{shots}/a.png"}}'.encode())
+        assert (shots / "a.png").read_bytes()[:4] == b"\x89PNG"
+        for path, says in [(outside / "x.png", "must lie in control.screenshot_dir"), (shots / "link.png", "symbolic link"),
+                           (shots / "fifo.png", "not a regular file"), (shots / ".." / "outside" / "y.png", "must lie in")]:
+            r = call(f'{{"id":2,"cmd":"screenshot","path":"{path}"}}'.encode())
+            assert says in r, (path, r)
+        assert (outside / "precious.png").read_bytes() == b"not yours"
+        assert not (outside / "x.png").exists() and not (outside / "y.png").exists()
+        # Icons from outside files_dir are refused whether or not they exist.
+        a = call(f'{{"id":3,"cmd":"add_marker","marker":"a","latitude":1,"longitude":2,"icon":"{outside}/precious.png"}}'.encode())
+        b = call(f'{{"id":3,"cmd":"add_marker","marker":"a","latitude":1,"longitude":2,"icon":"{outside}/absent.png"}}'.encode())
+        assert a.replace("precious", "X") == b.replace("absent", "X") and "must lie in control.files_dir" in a, (a, b)
+        assert k.proc.poll() is None
+    finally:
+        k.stop()

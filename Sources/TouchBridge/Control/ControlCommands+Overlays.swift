@@ -50,7 +50,10 @@ extension MapView {
             }
             if let img = try a.optionalString("image") {
                 guard let path = img else { throw ControlError("\"image\" must be an absolute path to a PNG file") }
-                guard path.hasPrefix("/") else { throw ControlError("\"image\" must be an absolute path (the kiosk's working folder is not the client's)") }
+                // docs/control.md, Paths: inside [control] files_dir, no symlink followed.
+                do { try filesFolder.checkReadable(path, maxBytes: GroundImageCheck.maxBytes, what: "ground overlay image") } catch let e as ControlError {
+                    throw ControlError("\"image\": \(e.message)")
+                }
                 spec.image = path
                 spec.geojson = nil
             }

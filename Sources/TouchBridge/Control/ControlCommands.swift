@@ -113,9 +113,10 @@ extension MapView {
             if let z = try a.number("z_index", in: -1_000_000...1_000_000) { m.zIndex = Int(z) }
             if let icon = try a.optionalString("icon") {
                 if let path = icon {
-                    // docs/control.md: absolute, as screenshot's path (the kiosk's working folder is not the client's).
-                    guard path.hasPrefix("/") else {
-                        throw ControlError("\"icon\" must be an absolute path (the kiosk's working folder is not the client's), got \"\(path)\"")
+                    // docs/control.md, Paths: inside [control] files_dir, no symlink followed,
+                    // a regular file of at most 4 MiB, before anything decodes it.
+                    do { try filesFolder.checkReadable(path, maxBytes: MarkerLook.maxIconBytes, what: "marker icon") } catch let e as ControlError {
+                        throw ControlError("\"icon\": \(e.message)")
                     }
                     switch MarkerLook.icon(path: path) {
                     case .success(let i): MarkerLook.apply(i, to: &m)
@@ -215,9 +216,16 @@ extension MapView {
         case "screenshot":
             let path = try a.requiredString("path")
             try a.finish()
-            guard path.hasPrefix("/") else { throw ControlError("\"path\" must be absolute (the kiosk's working folder is not the client's)") }
+            // docs/control.md, Paths: inside [control] screenshot_dir, no symlink followed,
+            // never over a file the kiosk did not make.
+            let confined = ConfinedPath(folder: configuration.control.screenshotFolder, key: "control.screenshot_dir")
+            let (dir, name): (Int32, String)
+            do { (dir, name) = try confined.openParent(path) } catch let e as ControlError { throw ControlError("\"path\": \(e.message)") }
+            defer { Glibc.close(dir) }
             let drawn = drawnFrame
-            do { try drawn.writePNGReplacing(path: path) } catch { throw ControlError("\(error)") }
+            do {
+                try drawn.writePNGReplacing(directory: dir, name: name, path: path) { ConfinedPath.replaceProblem(dir: $0, name: $1, path: path) }
+            } catch { throw ControlError("\(error)") }
             return [("path", .string(path)), ("width", .number(Double(drawn.width))),
                     ("height", .number(Double(drawn.height)))]
         case "reload":
@@ -249,6 +257,9 @@ extension MapView {
             throw ControlError(msg + "; commands: " + MapView.controlCommands.joined(separator: ", "))
         }
     }
+
+    /// Where icon and ground-image paths from clients must lie (`[control] files_dir`).
+    var filesFolder: ConfinedPath { ConfinedPath(folder: configuration.control.filesFolder, key: "control.files_dir") }
 
     func cameraResult() -> [(String, JSONValue)] {
         [("camera", cameraJSON(controller.camera)), ("mode", .string(controller.cameraMode.rawValue)),

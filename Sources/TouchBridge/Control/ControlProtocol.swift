@@ -20,7 +20,8 @@ package struct ControlRequest {
     /// Parses a line; on failure returns the reply to send (with the id when it could be read).
     public static func parse(line: String) -> Result<ControlRequest, ControlReplyError> {
         let value: JSONValue
-        do { value = try JSONValue.parse(line) } catch {
+        // The id's own text is kept: it is echoed exactly, whatever its digits (docs/control.md).
+        do { value = try JSONValue.parse(line, keepingNumberText: "id") } catch {
             return .failure(ControlReplyError(id: .null, message: "\(error); send one JSON object per line"))
         }
         guard case .object(let pairs) = value else {

@@ -7,6 +7,8 @@ import CCairo
 /// Marker looks from the configuration and the control socket: a PNG icon file (drawn at its
 /// own size, bottom centre on the coordinate, hit-tested over its drawn pixels) or a pin colour.
 package enum MarkerLook {
+    /// The largest icon file read (docs/limits.md).
+    public static let maxIconBytes = 4 << 20
     /// An image icon and the pixels a tap may hit.
     public struct Icon: Sendable, Equatable {
         public var icon: MarkerIcon
@@ -20,7 +22,7 @@ package enum MarkerLook {
             return .failure(MarkerLookError(message: "cannot read the icon file \(path) (does it exist, and may the kiosk's user read it?)"))
         }
         // Size and header first: nothing is decoded that could not be an icon.
-        if let problem = PNGFileCheck.problem(path: path, maxSide: 512, maxBytes: 4 << 20, what: "marker icon") {
+        if let problem = PNGFileCheck.problem(path: path, maxSide: 512, maxBytes: maxIconBytes, what: "marker icon") {
             return .failure(MarkerLookError(message: problem))
         }
         guard let img = CairoImage.pngFile(path), img.width > 0, img.height > 0 else {

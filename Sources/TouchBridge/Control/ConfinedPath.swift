@@ -1,0 +1,151 @@
+import Foundation
+
+/// A path a control client names (a screenshot to write, an icon or a ground-overlay image to
+/// read), held inside the folder the configuration allows (`[control] screenshot_dir`,
+/// `[control] files_dir`; docs/control.md, Paths). The socket is a security boundary: a client
+/// in the socket's group must not reach, through the kiosk, a file its own user may not.
+///
+/// - A path outside the folder, or with a `.`, `..` or empty component, is refused from its
+///   text alone, before the file system is asked anything: the error is the same whether the
+///   path exists or not.
+/// - Inside, every folder below the configured one is opened with `openat(O_NOFOLLOW |
+///   O_DIRECTORY)` from the one before, and the file itself with `O_NOFOLLOW`: a symlink
+///   anywhere below the configured folder is refused, never followed (the configured folder
+///   itself is the administrator's and may be a symlink).
+/// - A file read is a regular file (no FIFO that would block the loop, no device), at most
+///   `maxBytes`, checked with `fstat` on the descriptor read from.
+/// - A file written is made new beside its name (`O_CREAT | O_EXCL`) and renamed over it; an
+///   existing file is replaced only when the kiosk made it: a regular file of the kiosk's own
+///   user with one link. A FIFO, a device, a folder, a symlink or another user's file stays.
+public struct ConfinedPath: Sendable {
+    /// The configured folder, without a trailing `/`; "" refuses every path.
+    public let folder: String
+    /// The configuration key, for messages (`control.files_dir`).
+    public let key: String
+
+    public init(folder: String, key: String) {
+        var f = folder
+        while f.count > 1, f.hasSuffix("/") { f.removeLast() }
+        self.folder = f
+        self.key = key
+    }
+
+    /// The components of `path` below the folder; an error that says nothing of the file system.
+    public func components(of path: String) throws -> [String] {
+        guard !folder.isEmpty else {
+            throw ControlError("paths from clients are turned off (\(key) = \"\"): the kiosk reads and writes no file a client names")
+        }
+        guard path.hasPrefix("/") else {
+            throw ControlError("\"\(path)\" is not an absolute path (the kiosk's working folder is not the client's): give a path in \(folder) (\(key))")
+        }
+        let base = folder == "/" ? "" : folder
+        guard path.hasPrefix(base + "/") else { throw outside(path) }
+        let parts = path.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") }) else {
+            throw outside(path)
+        }
+        return parts
+    }
+
+    func outside(_ path: String) -> ControlError {
+        ControlError("\(MapEventQuote.quote(path)) is not a file in \(folder): paths from clients must lie in \(key) (no \"..\", no \".\", no \"//\")")
+    }
+
+    /// Opens the folder that holds `path`'s last component, each folder below the configured
+    /// one without following a symlink. Returns its descriptor (the caller closes it) and the name.
+    public func openParent(_ path: String) throws -> (fd: Int32, name: String) {
+        let parts = try components(of: path)
+        var fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw ControlError("cannot open \(folder) (\(key)): \(String(cString: strerror(errno)))") }
+        var walked = folder == "/" ? "" : folder
+        for part in parts.dropLast() {
+            walked += "/" + part
+            let next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let e = errno
+            close(fd)
+            guard next >= 0 else { throw ControlError("\(walked): \(ConfinedPath.reason(e, folder: true))") }
+            fd = next
+        }
+        return (fd, parts.last!)
+    }
+
+    static func reason(_ e: Int32, folder: Bool) -> String {
+        switch e {
+        case ELOOP: return "a symbolic link: paths from clients are not followed through links"
+        case ENOTDIR: return folder ? "not a folder (or a symbolic link, which is not followed)" : "not a folder"
+        case ENOENT: return "no such file or folder"
+        case EACCES, EPERM: return "the kiosk's user may not open it"
+        default: return String(cString: strerror(e))
+        }
+    }
+
+    /// Reads a regular file of at most `maxBytes` (what: "marker icon").
+    public func read(_ path: String, maxBytes: Int, what: String) throws -> Data {
+        let (dir, name) = try openParent(path)
+        defer { close(dir) }
+        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw ControlError("cannot read the \(what) \(path): \(ConfinedPath.reason(errno, folder: false))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ControlError("\(path) is not a regular file (a folder, a FIFO or a device): give a PNG file")
+        }
+        guard Int(st.st_size) <= maxBytes else {
+            throw ControlError("\(path) is \(st.st_size) bytes: a \(what) may be at most \(maxBytes >> 20) MiB")
+        }
+        var out = Data(count: Int(st.st_size))
+        var got = 0
+        let total = out.count
+        let ok = out.withUnsafeMutableBytes { (buf: UnsafeMutableRawBufferPointer) -> Bool in
+            while got < total {
+                let n = Glibc.read(fd, buf.baseAddress! + got, total - got)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return n == 0 }
+                got += n
+            }
+            return true
+        }
+        guard ok else { throw ControlError("cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
+        return out.prefix(got)
+    }
+
+    /// Checks that `path` names a regular file inside the folder, reached without a symlink.
+    public func checkReadable(_ path: String, maxBytes: Int, what: String) throws {
+        let (dir, name) = try openParent(path)
+        defer { close(dir) }
+        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw ControlError("cannot read the \(what) \(path): \(ConfinedPath.reason(errno, folder: false))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ControlError("\(path) is not a regular file (a folder, a FIFO or a device): give a PNG file")
+        }
+        guard Int(st.st_size) <= maxBytes else {
+            throw ControlError("\(path) is \(st.st_size) bytes: a \(what) may be at most \(maxBytes >> 20) MiB")
+        }
+    }
+
+    /// Whether an existing directory entry may be replaced by a file the kiosk writes: absent,
+    /// or a regular file of the kiosk's own user with one link (one it made). Returns the
+    /// problem otherwise.
+    public static func replaceProblem(dir: Int32, name: String, path: String) -> String? {
+        var st = stat()
+        guard fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil } // absent: a new file
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFLNK: return "\(path) is a symbolic link: a screenshot never replaces a link (nor writes through it)"
+        default: return "\(path) exists and is not a regular file (a folder, a FIFO or a device): a screenshot replaces only a file"
+        }
+        guard st.st_uid == geteuid() else { return "\(path) belongs to another user: a screenshot replaces only a file the kiosk made" }
+        guard st.st_nlink == 1 else { return "\(path) has other hard links: a screenshot replaces only a file the kiosk made" }
+        return nil
+    }
+}
+
+/// A path quoted for a message, as JSON quotes a string (no newline reaches the log).
+enum MapEventQuote {
+    static func quote(_ s: String) -> String {
+        let cut = s.unicodeScalars.count > 200 ? String(String.UnicodeScalarView(s.unicodeScalars.prefix(200))) + "..." : s
+        return JSONValue.string(cut).text
+    }
+}
