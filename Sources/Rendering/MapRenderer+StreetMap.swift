@@ -96,7 +96,7 @@ extension MapRenderer {
     }
 
     func placeStreetLabels(_ vector: VectorTileSet, scene: MapScene, view: GroundView) -> [PlacedStreetLabel] {
-        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale)
+        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale, language: labelLanguage)
             .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
     }
 
