@@ -123,6 +123,19 @@ enum LinePlacement {
         return out
     }
 
+    /// A segment cut to the square 0...size (Liang-Barsky); nil when it lies outside.
+    static func clip(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, to size: Double) -> ((Double, Double), (Double, Double))? {
+        var t0 = 0.0, t1 = 1.0
+        let dx = x1 - x0, dy = y1 - y0
+        for (p, q) in [(-dx, x0), (dx, size - x0), (-dy, y0), (dy, size - y0)] {
+            if p == 0 { if q < 0 { return nil }; continue }
+            let t = q / p
+            if p < 0 { if t > t1 { return nil }; t0 = max(t0, t) } else { if t < t0 { return nil }; t1 = min(t1, t) }
+        }
+        guard t1 > t0 else { return nil }
+        return ((x0 + t0 * dx, y0 + t0 * dy), (x0 + t1 * dx, y0 + t1 * dy))
+    }
+
     /// Anchor distances along a line of `length` for a text of `width`: one in the middle of a
     /// short line, one per `spacing` along a long one.
     static func anchors(length: Double, width: Double, spacing: Double) -> [Double] {

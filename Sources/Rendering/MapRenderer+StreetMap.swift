@@ -87,7 +87,7 @@ extension MapRenderer {
         }
         let labels: [PlacedStreetLabel]
         if quality == .interactive && !streetLabels.isEmpty {
-            labels = StreetLabelPainter.follow(streetLabels, view: view)
+            labels = StreetLabelPainter.follow(streetLabels, view: view, text: textRenderer)
         } else {
             labels = placeStreetLabels(vector, scene: scene, view: view)
         }

@@ -103,14 +103,21 @@ struct StreetLabelPainter {
                         let p = f.points, e = Double(tl.extent)
                         for i in 0..<f.parts.count {
                             var part: [(Double, Double)] = []
-                            for k in f.partRange(i) {
-                                let x = Double(p[2 * k]), y = Double(p[2 * k + 1])
-                                if x < -8 || y < -8 || x > e + 8 || y > e + 8 {
+                            let r = f.partRange(i)
+                            for k in r.dropFirst() {
+                                guard let (a, b) = LinePlacement.clip(Double(p[2 * k - 2]), Double(p[2 * k - 1]), Double(p[2 * k]), Double(p[2 * k + 1]),
+                                                                      to: e) else {
+                                    if part.count >= 2 { cand.lines.append(part) }
+                                    part.removeAll(); continue
+                                }
+                                let wa = (c.originX + a.0 * unit, c.originY + a.1 * unit), wb = (c.originX + b.0 * unit, c.originY + b.1 * unit)
+                                if let last = part.last, abs(last.0 - wa.0) > 1e-9 || abs(last.1 - wa.1) > 1e-9 {
+                                    // The line left the tile and came back: a new piece.
                                     if part.count >= 2 { cand.lines.append(part) }
                                     part.removeAll()
-                                    continue
                                 }
-                                part.append((c.originX + x * unit, c.originY + y * unit))
+                                if part.isEmpty { part.append(wa) }
+                                part.append(wb)
                             }
                             if part.count >= 2 { cand.lines.append(part) }
                         }
@@ -183,9 +190,9 @@ struct StreetLabelPainter {
 
     /// Moves labels placed for another camera to where their anchors are now (a gesture frame);
     /// labels that left the screen or the drawn ground are dropped for this frame.
-    static func follow(_ labels: [PlacedStreetLabel], view: GroundView) -> [PlacedStreetLabel] {
+    static func follow(_ labels: [PlacedStreetLabel], view: GroundView, text: TextRenderer? = nil) -> [PlacedStreetLabel] {
         labels.compactMap { l in
-            if !l.glyphs.isEmpty { return followAlongLine(l, view: view) }
+            if !l.glyphs.isEmpty { return followAlongLine(l, view: view, text: text) }
             guard let p = view.visiblePoint(l.coordinate, slack: 0) else { return nil }
             var m = l
             m.frame = LabelFrame(x: p.x + l.dx - 2, y: p.y + l.dy - 2, width: l.frame.width, height: l.frame.height)
@@ -301,16 +308,10 @@ extension StreetLabelPainter {
         let haloWidth = layer.property("text-halo-width")?.evaluate(ctx).number ?? 0
         let radius = haloColor != nil && haloWidth > 0 ? max(1, haloWidth.rounded()) : 0
         let halo = radius > 0 ? haloColor.map { StyleColor(r: $0.r, g: $0.g, b: $0.b, a: $0.a * 0.9) } : nil
-        let key = LineTexts.Key(text: label, sizePx: size, bold: bold, color: color, halo: halo, radius: radius)
-        let lineText = text.lineTexts.text(key, renderer: text)
-        let glyphs = lineText.placement
-        let width = lineText.width
-        guard width > 0, !glyphs.isEmpty else { return [] }
-        let boxSide = lineText.height * 0.8
-        var results: [PlacedStreetLabel] = []
+        // The parts on screen, cut where they leave the drawn ground.
+        var pieces: [ScreenPolyline] = []
         for line in lines {
-            // The part on screen, cut where it leaves the drawn ground.
-            var pieces: [ScreenPolyline] = [], piece = ScreenPolyline()
+            var piece = ScreenPolyline()
             for (wx, wy) in line {
                 let (gx, gy) = view.ground(worldX: wx, worldY: wy)
                 let inside = gx >= view.minGX && gx <= view.maxGX && gy >= view.minGY && gy <= view.maxGY
@@ -322,6 +323,17 @@ extension StreetLabelPainter {
                 piece.append(sx, sy)
             }
             if piece.count >= 2 { pieces.append(piece) }
+        }
+        // No piece on screen long enough for even a short name: skip before laying it out.
+        guard pieces.contains(where: { $0.length >= 2 * size }) else { return [] }
+        let key = LineTexts.Key(text: label, sizePx: size, bold: bold, color: color, halo: halo, radius: radius)
+        let lineText = text.lineTexts.text(key, renderer: text)
+        let glyphs = lineText.placement
+        let width = lineText.width
+        guard width > 0, !glyphs.isEmpty else { return [] }
+        let boxSide = lineText.height * 0.8
+        var results: [PlacedStreetLabel] = []
+        do {
             for poly in pieces where poly.length >= width {
                 let reversed = poly.reversed()
                 for anchor in LinePlacement.anchors(length: poly.length, width: width, spacing: spacing) {
@@ -372,22 +384,57 @@ extension StreetLabelPainter {
     /// A line label in a gesture frame: its glyphs at their ground points now, each turned to
     /// its neighbours; nil when a glyph left the screen or the label would read upside down
     /// (the settled frame places it afresh).
-    static func followAlongLine(_ l: PlacedStreetLabel, view: GroundView) -> PlacedStreetLabel? {
+    static func followAlongLine(_ l: PlacedStreetLabel, view: GroundView, text: TextRenderer?) -> PlacedStreetLabel? {
         var pts: [Point] = []
         pts.reserveCapacity(l.glyphs.count)
         for g in l.glyphs {
-            guard let p = view.visiblePoint(g.coordinate, slack: 0) else { return nil }
+            // A name partly off the screen is drawn partly, as the ground it lies on.
+            guard let p = view.visiblePoint(g.coordinate, slack: 400) else { return nil }
             pts.append(p)
         }
         var m = l
         let n = pts.count
+        var upsideDown = false
         for i in 0..<n {
             if n > 1 {
                 let a = pts[max(0, i - 1)], b = pts[min(n - 1, i + 1)]
                 m.glyphs[i].angle = atan2(b.y - a.y, b.x - a.x)
             }
-            if cos(m.glyphs[i].angle) < -0.17 { return nil }
             m.glyphs[i].x = pts[i].x; m.glyphs[i].y = pts[i].y
+        }
+        // Upside down as a whole (MapLibre's keep-upright: the text's ends, not each glyph, as a
+        // curved name turning mid-gesture leans a glyph or two before it reads backwards).
+        if n > 1 {
+            let dx = pts[n - 1].x - pts[0].x, dy = pts[n - 1].y - pts[0].y
+            upsideDown = cos(atan2(dy, dx)) < -0.17
+        } else {
+            upsideDown = cos(m.glyphs[0].angle) < -0.17
+        }
+        if upsideDown {
+            // Turned past upright mid-gesture: the name read along its own path the other way.
+            guard n >= 2, let text else { return nil }
+            let key = LineTexts.Key(text: l.text, sizePx: l.sizePx, bold: l.bold, color: l.color, halo: l.halo, radius: l.haloWidth)
+            let t = text.lineTexts.text(key, renderer: text)
+            func unit(_ a: Point, _ b: Point) -> Point {
+                let d = hypot(a.x - b.x, a.y - b.y)
+                return d > 1e-9 ? Point(x: (a.x - b.x) / d, y: (a.y - b.y) / d) : Point(x: 0, y: 0)
+            }
+            let ext = t.width
+            var path = ScreenPolyline()
+            let head = unit(pts[n - 1], pts[n - 2]), tail = unit(pts[0], pts[1])
+            path.append(pts[n - 1].x + head.x * ext, pts[n - 1].y + head.y * ext)
+            for p in pts.reversed() { path.append(p.x, p.y) }
+            path.append(pts[0].x + tail.x * ext, pts[0].y + tail.y * ext)
+            guard let spots = LinePlacement.place(t.placement, width: t.width, along: path, center: path.length / 2, maxAngle: .pi),
+                  spots.count == n else { return nil }
+            for i in 0..<n {
+                m.glyphs[i] = LineGlyph(x: spots[i].x, y: spots[i].y, angle: spots[i].angle,
+                                        coordinate: view.projection.coordinate(at: Point(x: spots[i].x, y: spots[i].y)) ?? l.glyphs[i].coordinate)
+            }
+            let dx = pts[n / 2].x - l.glyphs[n / 2].x, dy = pts[n / 2].y - l.glyphs[n / 2].y
+            m.frame = LabelFrame(x: l.frame.x + dx, y: l.frame.y + dy, width: l.frame.width, height: l.frame.height)
+            m.boxes = l.boxes.map { LabelFrame(x: $0.x + dx, y: $0.y + dy, width: $0.width, height: $0.height) }
+            return m
         }
         let dx = pts[n / 2].x - l.glyphs[n / 2].x, dy = pts[n / 2].y - l.glyphs[n / 2].y
         m.frame = LabelFrame(x: l.frame.x + dx, y: l.frame.y + dy, width: l.frame.width, height: l.frame.height)
