@@ -255,19 +255,30 @@ final class LineText {
 
     /// Draws the glyphs at their placed points: each sprite turned to its glyph's angle, the
     /// text's vertical middle on the line.
+    /// Each glyph is one paint of its sprite: a glyph turned less than about 2 degrees is copied
+    /// at a whole-pixel position (pixman's plain blit); a turned one is painted through the
+    /// rotation (bilinear), bounded by the sprite, with no path to rasterize.
     func draw(_ placed: [LineGlyph], cr: OpaquePointer) {
         let up = baseline - height / 2
+        var base = cairo_matrix_t()
+        cairo_get_matrix(cr, &base)
         for (g, p) in zip(glyphs, placed) {
             guard let image = g.image else { continue }
             let sx = -g.advance / 2 + g.dx, sy = up + g.dy
-            cairo_save(cr)
-            cairo_translate(cr, p.x, p.y)
-            cairo_rotate(cr, p.angle)
+            let c = cos(p.angle), s = sin(p.angle)
+            if abs(s) < 0.035 && c > 0 {
+                cairo_set_source_surface(cr, image.surface, (p.x + sx).rounded(), (p.y + sy).rounded())
+                cairo_paint(cr)
+                continue
+            }
+            var local = cairo_matrix_t(xx: c, yx: s, xy: -s, yy: c, x0: p.x, y0: p.y)
+            var m = cairo_matrix_t()
+            cairo_matrix_multiply(&m, &local, &base)
+            cairo_set_matrix(cr, &m)
             cairo_set_source_surface(cr, image.surface, sx, sy)
             cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_BILINEAR)
-            cairo_rectangle(cr, sx, sy, Double(image.width), Double(image.height))
-            cairo_fill(cr)
-            cairo_restore(cr)
+            cairo_paint(cr)
+            cairo_set_matrix(cr, &base)
         }
     }
 }
@@ -290,6 +301,84 @@ final class LineTexts {
     private(set) var made = 0
 
     init(maxBytes: Int = 4 << 20) { self.maxBytes = maxBytes }
+
+    /// A name's glyphs composed into one image for one shape (the glyphs' offsets from the first
+    /// and their angles, to 1/4 px and 1/1024 rad): a pan moves a name without changing its
+    /// shape, so its frames copy one image at a whole pixel, as point labels do.
+    struct ComposedKey: Hashable { let text: Key; let shape: [Int32] }
+    final class Composed {
+        let image: CairoImage
+        let x0: Double, y0: Double
+        let bytes: Int
+        var lastUse: UInt64
+        init(image: CairoImage, x0: Double, y0: Double, bytes: Int, lastUse: UInt64) {
+            self.image = image; self.x0 = x0; self.y0 = y0; self.bytes = bytes; self.lastUse = lastUse
+        }
+    }
+    private var composed: [ComposedKey: Composed] = [:]
+    private(set) var composedBytes = 0
+    let maxComposedBytes = 4 << 20
+    /// Composed images made (tests: a pan makes none).
+    private(set) var composedMade = 0
+
+    /// Draws a name along its line: from its composed image when cr moves by whole pixels (the
+    /// name lands within half a pixel of its place), else glyph by glyph.
+    func draw(_ key: Key, _ placed: [LineGlyph], cr: OpaquePointer, renderer: TextRenderer) {
+        let t = text(key, renderer: renderer)
+        guard let first = placed.first else { return }
+        guard isWholePixelTranslation(cr) else { t.draw(placed, cr: cr); return }
+        var shape: [Int32] = []
+        shape.reserveCapacity(placed.count * 3)
+        var relative: [LineGlyph] = []
+        relative.reserveCapacity(placed.count)
+        for p in placed {
+            let rx = ((p.x - first.x) * 4).rounded(), ry = ((p.y - first.y) * 4).rounded(), ra = (p.angle * 1024).rounded()
+            guard abs(rx) < 1e6, abs(ry) < 1e6, abs(ra) < 1e6 else { t.draw(placed, cr: cr); return }
+            shape.append(Int32(rx)); shape.append(Int32(ry)); shape.append(Int32(ra))
+            relative.append(LineGlyph(x: rx / 4, y: ry / 4, angle: ra / 1024, coordinate: p.coordinate))
+        }
+        let ck = ComposedKey(text: key, shape: shape)
+        clock += 1
+        let c: Composed
+        if let hit = composed[ck] {
+            hit.lastUse = clock
+            c = hit
+        } else {
+            // The glyph sprites' reach round each glyph's centre bounds the image.
+            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+            let up = t.baseline - t.height / 2
+            for (g, p) in zip(t.glyphs, relative) {
+                guard let image = g.image else { continue }
+                let sx = -g.advance / 2 + g.dx, sy = up + g.dy
+                let r = hypot(max(abs(sx), abs(sx + Double(image.width))), max(abs(sy), abs(sy + Double(image.height))))
+                minX = min(minX, p.x - r); maxX = max(maxX, p.x + r); minY = min(minY, p.y - r); maxY = max(maxY, p.y + r)
+            }
+            guard minX.isFinite else { return }
+            let x0 = minX.rounded(.down) - 1, y0 = minY.rounded(.down) - 1
+            let w = Int((maxX - x0).rounded(.up)) + 2, h = Int((maxY - y0).rounded(.up)) + 2
+            guard w > 0, h > 0, w <= 2048, h <= 2048, w * h * 4 <= maxComposedBytes / 4,
+                  let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h)),
+                  cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let c2 = cairo_create(surface) else {
+                t.draw(placed, cr: cr); return
+            }
+            cairo_translate(c2, -x0, -y0)
+            t.draw(relative, cr: c2)
+            cairo_destroy(c2)
+            cairo_surface_flush(surface)
+            let bytes = w * h * 4
+            while composedBytes + bytes > maxComposedBytes, let old = composed.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                composedBytes -= old.value.bytes
+                composed.removeValue(forKey: old.key)
+            }
+            c = Composed(image: CairoImage(owning: surface), x0: x0, y0: y0, bytes: bytes, lastUse: clock)
+            composed[ck] = c
+            composedBytes += bytes
+            composedMade += 1
+        }
+        let px = (first.x + c.x0).rounded(), py = (first.y + c.y0).rounded()
+        cairo_set_source_surface(cr, c.image.surface, px, py)
+        cairo_paint(cr)
+    }
 
     func text(_ key: Key, renderer: TextRenderer) -> LineText {
         clock += 1

@@ -314,7 +314,9 @@ extension StreetLabelPainter {
             var piece = ScreenPolyline()
             for (wx, wy) in line {
                 let (gx, gy) = view.ground(worldX: wx, worldY: wy)
-                let inside = gx >= view.minGX && gx <= view.maxGX && gy >= view.minGY && gy <= view.maxGY
+                // Flat, every point has its screen point: the line is not cut at the view's
+                // edge, so a pan moves its names' anchors with it (their shape, drawn once, kept).
+                let inside = !view.tilted || (gx >= view.minGX && gx <= view.maxGX && gy >= view.minGY && gy <= view.maxGY)
                 if !inside {
                     if piece.count >= 2 { pieces.append(piece) }
                     piece = ScreenPolyline(); continue
@@ -378,7 +380,7 @@ extension StreetLabelPainter {
     /// Draws a label along its line from its glyph sprites.
     static func drawAlongLine(_ l: PlacedStreetLabel, cr: OpaquePointer, text: TextRenderer) {
         let key = LineTexts.Key(text: l.text, sizePx: l.sizePx, bold: l.bold, color: l.color, halo: l.halo, radius: l.haloWidth)
-        text.lineTexts.text(key, renderer: text).draw(l.glyphs, cr: cr)
+        text.lineTexts.draw(key, l.glyphs, cr: cr, renderer: text)
     }
 
     /// A line label in a gesture frame: its glyphs at their ground points now, each turned to
@@ -394,6 +396,15 @@ extension StreetLabelPainter {
         }
         var m = l
         let n = pts.count
+        // A pan: every glyph moved by the same offset; the name keeps its shape and angles (and
+        // so its composed image).
+        let tx = pts[0].x - l.glyphs[0].x, ty = pts[0].y - l.glyphs[0].y
+        if zip(pts, l.glyphs).allSatisfy({ abs($0.x - $1.x - tx) < 0.05 && abs($0.y - $1.y - ty) < 0.05 }) {
+            for i in 0..<n { m.glyphs[i].x = l.glyphs[i].x + tx; m.glyphs[i].y = l.glyphs[i].y + ty }
+            m.frame = LabelFrame(x: l.frame.x + tx, y: l.frame.y + ty, width: l.frame.width, height: l.frame.height)
+            m.boxes = l.boxes.map { LabelFrame(x: $0.x + tx, y: $0.y + ty, width: $0.width, height: $0.height) }
+            return m
+        }
         var upsideDown = false
         for i in 0..<n {
             if n > 1 {

@@ -132,6 +132,15 @@ import TouchCore
         let turned = renderer.textRenderer.lineTexts.made
         renderer.render(scene, into: frame.buffer)
         #expect(renderer.textRenderer.lineTexts.made == turned, "\(turned) -> \(renderer.textRenderer.lineTexts.made)")
+        // A pan moves the names without changing their shape: their composed images are reused.
+        let composed = renderer.textRenderer.lineTexts.composedMade
+        var cam = scene.camera
+        for step in 1...4 {
+            let w = WebMercator.worldPoint(Self.vaduz, zoom: 16) + Point(x: Double(step) * 3.3, y: Double(step) * 1.7)
+            cam.target = WebMercator.coordinate(world: w, zoom: 16)
+            renderer.render(MapScene(camera: cam), into: frame.buffer, quality: .interactive)
+        }
+        #expect(renderer.textRenderer.lineTexts.composedMade <= composed + 2, "\(composed) -> \(renderer.textRenderer.lineTexts.composedMade)")
     }
 
     @Test func wrapsOnlyBetweenWords() {
