@@ -8,6 +8,8 @@ pkgs=(make git ca-certificates binutils gcc libc6-dev libstdc++-12-dev libcurl4-
       libedit2 libz3-dev libncurses-dev libpython3-dev uuid-dev tzdata python3
       pkg-config libevdev-dev libdrm-dev libudev-dev libcairo2-dev libpango1.0-dev
       libsqlite3-dev fonts-dejavu-core)
+# Labels in every script: Noto for Arabic, Hebrew, Devanagari, Thai... and CJK (pango falls back to them).
+pkgs+=(fonts-noto-core fonts-noto-cjk)
 # Street maps: zlib (gzip'd vector tiles, PMTiles), libjpeg-turbo and libwebp (raster tiles).
 pkgs+=(zlib1g-dev libjpeg62-turbo-dev libwebp-dev)
 # Palette PNG tiles kept compact (libpng, read directly).

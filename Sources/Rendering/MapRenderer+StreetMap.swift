@@ -87,7 +87,7 @@ extension MapRenderer {
         }
         let labels: [PlacedStreetLabel]
         if quality == .interactive && !streetLabels.isEmpty {
-            labels = StreetLabelPainter.follow(streetLabels, view: view)
+            labels = StreetLabelPainter.follow(streetLabels, view: view, text: textRenderer)
         } else {
             labels = placeStreetLabels(vector, scene: scene, view: view)
         }
@@ -96,7 +96,7 @@ extension MapRenderer {
     }
 
     func placeStreetLabels(_ vector: VectorTileSet, scene: MapScene, view: GroundView) -> [PlacedStreetLabel] {
-        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale)
+        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale, language: labelLanguage)
             .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
     }
 

@@ -40,6 +40,9 @@ public final class MapRenderer {
     public let streetStyle: StreetStyle
     /// Multiplies label text sizes, world place names and street map (`[map] text_scale`).
     public var textScale = 1.0
+    /// The street map's label language (`[map] language`): `name:xx`, then `name_int`,
+    /// `name:latin`, `name` (see LabelLanguage); nil keeps the style's names (the local ones).
+    public var labelLanguage: String?
     /// The street-map labels drawn in the last frame, where they were drawn.
     public private(set) var streetLabels: [PlacedStreetLabel] = []
     /// Use the cached base map for frames without bearing or tilt.

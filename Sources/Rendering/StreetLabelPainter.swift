@@ -25,6 +25,11 @@ public struct PlacedStreetLabel: Sendable, Equatable {
     let haloWidth: Double
     /// Offset of the text's top left from the anchor's screen point.
     let dx: Double, dy: Double
+    /// A label along a line (`symbol-placement: line`): its glyphs as placed, in text order
+    /// (empty for point labels, which are drawn horizontally at `frame`).
+    public var glyphs: [LineGlyph] = []
+    /// The boxes it takes for collisions: one per glyph along a line, `frame` for the others.
+    public var boxes: [LabelFrame] = []
 }
 
 extension PlacedStreetLabel {
@@ -46,6 +51,8 @@ struct StreetLabelPainter {
     let style: StreetStyle
     /// Multiplies every text size (viewing distance, HiDPI panels).
     var textScale = 1.0
+    /// The label language (nil: the style's own names).
+    var language: String? = nil
 
     /// Candidates of the symbol layers, in priority order, placed against obstacles.
     func place(view: GroundView, zoom: Double, text: TextRenderer, obstacles: [LabelFrame]) -> [PlacedStreetLabel] {
@@ -54,7 +61,10 @@ struct StreetLabelPainter {
         let covered = StreetMapPainter.cover(view: view, zoom: zoom, minZoom: meta.minZoom, maxZoom: meta.maxZoom)
         let tiles: [(StreetMapPainter.CoveredTile, VectorTile)] = covered.compactMap { c in set.frameTile(c.key).map { (c, $0) } }
         var placed: [PlacedStreetLabel] = []
-        var boxes: [LabelFrame] = obstacles
+        var grid = CollisionGrid(width: view.width, height: view.height)
+        for o in obstacles { grid.insert(o) }
+        /// Where each line label's text was placed so far (screen px): one name per `symbol-spacing`.
+        var repeats: [String: [(Double, Double)]] = [:]
         // Later layers in a style are drawn on top and win collisions, as in MapLibre.
         for layer in style.layers.reversed() where layer.type == .symbol && layer.shows(zoom: sz) {
             guard let sourceLayer = layer.sourceLayer, let field = layer.property("text-field") else { continue }
@@ -62,31 +72,70 @@ struct StreetLabelPainter {
             func num(_ name: String, _ ctx: StyleContext, _ fallback: Double) -> Double {
                 layer.property(name)?.evaluate(ctx).number ?? fallback
             }
-            struct Candidate { let text: String; let wx: Double; let wy: Double; let sort: Double; let ctx: StyleContext; let order: Int }
+            struct Candidate {
+                let text: String; let wx: Double; let wy: Double; let sort: Double; let ctx: StyleContext; let order: Int
+                /// A line's parts in world px (line placement), empty for a point label.
+                var lines: [[(Double, Double)]] = []
+            }
             var candidates: [Candidate] = []
+            let linePlacement = ["line", "line-center"].contains(layer.property("symbol-placement")?.evaluate(constant).string)
             for (c, tile) in tiles {
                 guard let tl = tile.layers[sourceLayer] else { continue }
                 let unit = c.scale / Double(tl.extent)
                 for f in tl.features {
                     let ctx = StyleContext(zoom: sz, properties: f.properties, geometryType: f.type, id: f.id)
                     if let filter = layer.filter, !filter.evaluate(ctx).isTruthy { continue }
-                    var label = field.evaluate(ctx).text
+                    var label = language == nil ? field.evaluate(ctx).text
+                        : field.evaluate(StyleContext(zoom: sz, properties: LabelLanguage.localized(f.properties, language: language),
+                                                      geometryType: f.type, id: f.id)).text
                     switch layer.property("text-transform")?.evaluate(constant).string {
                     case "uppercase": label = label.uppercased()
                     case "lowercase": label = label.lowercased()
                     default: break
                     }
                     guard !label.isEmpty, let (ax, ay) = StreetLabelPainter.anchor(f) else { continue }
-                    // Anchors in a tile's buffer belong to the neighbouring tile: skip them there.
-                    guard ax >= 0, ay >= 0, ax < Double(tl.extent), ay < Double(tl.extent) else { continue }
-                    candidates.append(Candidate(text: label, wx: c.originX + ax * unit, wy: c.originY + ay * unit,
-                                                sort: layer.property("symbol-sort-key")?.evaluate(ctx).number ?? 0,
-                                                ctx: ctx, order: candidates.count))
+                    var cand = Candidate(text: label, wx: c.originX + ax * unit, wy: c.originY + ay * unit,
+                                         sort: layer.property("symbol-sort-key")?.evaluate(ctx).number ?? 0,
+                                         ctx: ctx, order: candidates.count)
+                    if linePlacement && f.type == .lineString {
+                        // The line's parts, cut to the tile's own square (the buffer belongs to
+                        // the neighbouring tile, which places its own stretch).
+                        let p = f.points, e = Double(tl.extent)
+                        for i in 0..<f.parts.count {
+                            var part: [(Double, Double)] = []
+                            let r = f.partRange(i)
+                            for k in r.dropFirst() {
+                                guard let (a, b) = LinePlacement.clip(Double(p[2 * k - 2]), Double(p[2 * k - 1]), Double(p[2 * k]), Double(p[2 * k + 1]),
+                                                                      to: e) else {
+                                    if part.count >= 2 { cand.lines.append(part) }
+                                    part.removeAll(); continue
+                                }
+                                let wa = (c.originX + a.0 * unit, c.originY + a.1 * unit), wb = (c.originX + b.0 * unit, c.originY + b.1 * unit)
+                                if let last = part.last, abs(last.0 - wa.0) > 1e-9 || abs(last.1 - wa.1) > 1e-9 {
+                                    // The line left the tile and came back: a new piece.
+                                    if part.count >= 2 { cand.lines.append(part) }
+                                    part.removeAll()
+                                }
+                                if part.isEmpty { part.append(wa) }
+                                part.append(wb)
+                            }
+                            if part.count >= 2 { cand.lines.append(part) }
+                        }
+                        if cand.lines.isEmpty { continue }
+                    } else {
+                        // Anchors in a tile's buffer belong to the neighbouring tile: skip them there.
+                        guard ax >= 0, ay >= 0, ax < Double(tl.extent), ay < Double(tl.extent) else { continue }
+                    }
+                    candidates.append(cand)
                 }
             }
             candidates.sort { ($0.sort, $0.order) < ($1.sort, $1.order) }
-            let linePlacement = layer.property("symbol-placement")?.evaluate(constant).string == "line"
             for cand in candidates {
+                if !cand.lines.isEmpty {
+                    placed += placeAlongLine(cand.text, lines: cand.lines, ctx: cand.ctx, layer: layer, view: view, zoom: zoom,
+                                             text: text, grid: &grid, repeats: &repeats)
+                    continue
+                }
                 let (gx, gy) = view.ground(worldX: cand.wx, worldY: cand.wy)
                 guard gx >= view.minGX, gx <= view.maxGX, gy >= view.minGY, gy <= view.maxGY else { continue }
                 let (sx, sy) = view.screen(gx, gy)
@@ -99,7 +148,9 @@ struct StreetLabelPainter {
                 let fonts = layer.property("text-font")?.evaluate(constant).text ?? ""
                 let bold = fonts.contains("Bold")
                 let maxWidth = layer.property("text-max-width")?.evaluate(ctx).number
-                let tstyle = TextRenderer.Style(sizePx: size, bold: bold, width: maxWidth.map { $0 * size }, maxLines: 2, alignCenter: true)
+                let tstyle = TextRenderer.Style(sizePx: size, bold: bold,
+                                                width: maxWidth.map { StreetLabelPainter.wrapWidth(cand.text, maxWidth: $0 * size, sizePx: size, bold: bold, text: text) },
+                                                maxLines: StreetLabelPainter.maxLines, alignCenter: true)
                 let layout = text.layout(cand.text, tstyle)
                 let (w, h) = text.size(layout)
                 guard w > 0, h > 0 else { continue }
@@ -118,10 +169,11 @@ struct StreetLabelPainter {
                 let box = LabelFrame(x: sx + ox - pad, y: sy + oy - pad, width: w + 2 * pad, height: h + 2 * pad)
                 guard box.x >= 0, box.y >= 0, box.x + box.width <= view.width, box.y + box.height <= view.height else { continue }
                 if let far = view.farLineY, box.y < far { continue }
-                guard !boxes.contains(where: { $0.intersects(box) }) else { continue }
+                guard !grid.hits(box) else { continue }
                 // One road or river name per 250 px, though every tile repeats it.
-                if linePlacement, placed.contains(where: { $0.text == cand.text && hypot($0.frame.midX - box.midX, $0.frame.midY - box.midY) < 250 }) { continue }
-                boxes.append(box)
+                if linePlacement, (repeats[cand.text] ?? []).contains(where: { hypot($0.0 - box.midX, $0.1 - box.midY) < 250 }) { continue }
+                if linePlacement { repeats[cand.text, default: []].append((box.midX, box.midY)) }
+                grid.insert(box)
                 let cls = ctx.properties["class"].map { StyleValue($0).text }
                 let coordinate = WebMercator.coordinate(world: Point(x: cand.wx, y: cand.wy), zoom: zoom)
                 placed.append(PlacedStreetLabel(
@@ -130,7 +182,7 @@ struct StreetLabelPainter {
                     frame: box, sizePx: size, bold: bold, wrapWidth: tstyle.width,
                     color: layer.property("text-color")?.evaluate(ctx).color ?? StyleColor(r: 0, g: 0, b: 0),
                     halo: layer.property("text-halo-color")?.evaluate(ctx).color,
-                    haloWidth: num("text-halo-width", ctx, 0), dx: ox, dy: oy))
+                    haloWidth: num("text-halo-width", ctx, 0), dx: ox, dy: oy, boxes: [box]))
             }
         }
         return placed
@@ -138,8 +190,9 @@ struct StreetLabelPainter {
 
     /// Moves labels placed for another camera to where their anchors are now (a gesture frame);
     /// labels that left the screen or the drawn ground are dropped for this frame.
-    static func follow(_ labels: [PlacedStreetLabel], view: GroundView) -> [PlacedStreetLabel] {
+    static func follow(_ labels: [PlacedStreetLabel], view: GroundView, text: TextRenderer? = nil) -> [PlacedStreetLabel] {
         labels.compactMap { l in
+            if !l.glyphs.isEmpty { return followAlongLine(l, view: view, text: text) }
             guard let p = view.visiblePoint(l.coordinate, slack: 0) else { return nil }
             var m = l
             m.frame = LabelFrame(x: p.x + l.dx - 2, y: p.y + l.dy - 2, width: l.frame.width, height: l.frame.height)
@@ -151,7 +204,11 @@ struct StreetLabelPainter {
     /// colour at the halo width in eight directions, then the text.
     static func draw(_ labels: [PlacedStreetLabel], cr: OpaquePointer, text: TextRenderer) {
         for l in labels {
-            let layout = text.layout(l.text, TextRenderer.Style(sizePx: l.sizePx, bold: l.bold, width: l.wrapWidth, maxLines: 2, alignCenter: true))
+            if !l.glyphs.isEmpty {
+                drawAlongLine(l, cr: cr, text: text)
+                continue
+            }
+            let layout = text.layout(l.text, TextRenderer.Style(sizePx: l.sizePx, bold: l.bold, width: l.wrapWidth, maxLines: maxLines, alignCenter: true))
             // A wrapped, centred layout starts its lines inside its wrap width: shift by the logical x.
             var ink = PangoRectangle(), logical = PangoRectangle()
             pango_layout_get_pixel_extents(layout, &ink, &logical)
@@ -215,5 +272,184 @@ extension StreetLabelPainter {
         case .unknown:
             return nil
         }
+    }
+}
+
+/// Labels along lines (`symbol-placement: line`) and text wrapping.
+extension StreetLabelPainter {
+    /// Most lines of a wrapped point label.
+    static let maxLines = 3
+
+    /// The wrap width of a label: `text-max-width` in px, widened to its longest word so that
+    /// lines break only between words, never inside one ("Liechtensteinische", not
+    /// "Liechtensteinisc-he").
+    static func wrapWidth(_ label: String, maxWidth: Double, sizePx: Double, bold: Bool, text: TextRenderer) -> Double {
+        var widest = 0.0
+        for word in label.split(whereSeparator: { $0 == " " || $0 == "\u{00a0}" || $0 == "\n" }) {
+            widest = max(widest, text.measure(String(word), TextRenderer.Style(sizePx: sizePx, bold: bold, width: nil, maxLines: 1)).width)
+        }
+        // Measured widths are whole pixels: one more keeps the word inside the wrap width.
+        return max(maxWidth, widest.rounded(.up) + 2)
+    }
+
+    /// Places a name along one of a line's parts: at `symbol-spacing` intervals (250 px by
+    /// default), centred on a stretch bending at most `text-max-angle` between neighbouring
+    /// glyphs, reading left to right, clear of every box placed so far and at least the spacing
+    /// away from the same name placed before (every tile the road crosses carries it).
+    func placeAlongLine(_ label: String, lines: [[(Double, Double)]], ctx: StyleContext, layer: StreetStyle.Layer, view: GroundView, zoom: Double,
+                        text: TextRenderer, grid: inout CollisionGrid, repeats: inout [String: [(Double, Double)]]) -> [PlacedStreetLabel] {
+        let size = (layer.property("text-size")?.evaluate(ctx).number ?? 16) * textScale
+        let constant = StyleContext(zoom: ctx.zoom)
+        let bold = (layer.property("text-font")?.evaluate(constant).text ?? "").contains("Bold")
+        let spacing = layer.property("symbol-spacing")?.evaluate(ctx).number ?? 250
+        let maxAngle = (layer.property("text-max-angle")?.evaluate(ctx).number ?? 45) * .pi / 180
+        let color = layer.property("text-color")?.evaluate(ctx).color ?? StyleColor(r: 0, g: 0, b: 0)
+        let haloColor = layer.property("text-halo-color")?.evaluate(ctx).color
+        let haloWidth = layer.property("text-halo-width")?.evaluate(ctx).number ?? 0
+        let radius = haloColor != nil && haloWidth > 0 ? max(1, haloWidth.rounded()) : 0
+        let halo = radius > 0 ? haloColor.map { StyleColor(r: $0.r, g: $0.g, b: $0.b, a: $0.a * 0.9) } : nil
+        // The parts on screen, cut where they leave the drawn ground.
+        var pieces: [ScreenPolyline] = []
+        for line in lines {
+            var piece = ScreenPolyline()
+            for (wx, wy) in line {
+                let (gx, gy) = view.ground(worldX: wx, worldY: wy)
+                // Flat, every point has its screen point: the line is not cut at the view's
+                // edge, so a pan moves its names' anchors with it (their shape, drawn once, kept).
+                let inside = !view.tilted || (gx >= view.minGX && gx <= view.maxGX && gy >= view.minGY && gy <= view.maxGY)
+                if !inside {
+                    if piece.count >= 2 { pieces.append(piece) }
+                    piece = ScreenPolyline(); continue
+                }
+                let (sx, sy) = view.screen(gx, gy)
+                piece.append(sx, sy)
+            }
+            if piece.count >= 2 { pieces.append(piece) }
+        }
+        // No piece on screen long enough for even a short name: skip before laying it out.
+        guard pieces.contains(where: { $0.length >= 2 * size }) else { return [] }
+        let key = LineTexts.Key(text: label, sizePx: size, bold: bold, color: color, halo: halo, radius: radius)
+        let lineText = text.lineTexts.text(key, renderer: text)
+        let glyphs = lineText.placement
+        let width = lineText.width
+        guard width > 0, !glyphs.isEmpty else { return [] }
+        let boxSide = lineText.height * 0.8
+        var results: [PlacedStreetLabel] = []
+        do {
+            for poly in pieces where poly.length >= width {
+                let reversed = poly.reversed()
+                for anchor in LinePlacement.anchors(length: poly.length, width: width, spacing: spacing) {
+                    guard let spots = LinePlacement.best(glyphs, width: width, along: poly, reversed: reversed, anchor: anchor,
+                                                         maxAngle: maxAngle, shiftLimit: min(spacing, poly.length) / 2) else { continue }
+                    // Every glyph on screen, in front of the far line, on ground not shrunk to nothing.
+                    var boxes: [LabelFrame] = []
+                    var fits = true
+                    for (g, p) in zip(glyphs, spots) {
+                        let half = max(boxSide, g.advance) / 2
+                        let b = LabelFrame(x: p.x - half, y: p.y - boxSide / 2, width: 2 * half, height: boxSide)
+                        if b.x < 0 || b.y < 0 || b.x + b.width > view.width || b.y + b.height > view.height { fits = false; break }
+                        if let far = view.farLineY, b.y < far { fits = false; break }
+                        boxes.append(b)
+                    }
+                    guard fits, let mid = spots.dropFirst(spots.count / 2).first else { continue }
+                    if view.tilted && view.projection.scale(at: Point(x: mid.x, y: mid.y)) < 0.45 { continue }
+                    if (repeats[label] ?? []).contains(where: { hypot($0.0 - mid.x, $0.1 - mid.y) < spacing }) { continue }
+                    if boxes.contains(where: { grid.hits($0) }) { continue }
+                    for b in boxes { grid.insert(b) }
+                    repeats[label, default: []].append((mid.x, mid.y))
+                    let placedGlyphs = spots.map { p in
+                        LineGlyph(x: p.x, y: p.y, angle: p.angle,
+                                  coordinate: view.projection.coordinate(at: Point(x: p.x, y: p.y)) ?? Coordinate(latitude: 0, longitude: 0))
+                    }
+                    let x0 = boxes.map(\.x).min()!, y0 = boxes.map(\.y).min()!
+                    let x1 = boxes.map { $0.x + $0.width }.max()!, y1 = boxes.map { $0.y + $0.height }.max()!
+                    let frame = LabelFrame(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+                    let l = PlacedStreetLabel(
+                        layerID: layer.id, text: label, coordinate: placedGlyphs[placedGlyphs.count / 2].coordinate,
+                        featureClass: ctx.properties["class"].map { StyleValue($0).text }, featureID: ctx.id, tappable: false,
+                        frame: frame, sizePx: size, bold: bold, wrapWidth: nil, color: color, halo: halo, haloWidth: radius,
+                        dx: 0, dy: 0, glyphs: placedGlyphs, boxes: boxes)
+                    // A long road's further placements are labels of their own.
+                    results.append(l)
+                }
+            }
+        }
+        return results
+    }
+
+    /// Draws a label along its line from its glyph sprites.
+    static func drawAlongLine(_ l: PlacedStreetLabel, cr: OpaquePointer, text: TextRenderer) {
+        let key = LineTexts.Key(text: l.text, sizePx: l.sizePx, bold: l.bold, color: l.color, halo: l.halo, radius: l.haloWidth)
+        text.lineTexts.draw(key, l.glyphs, cr: cr, renderer: text)
+    }
+
+    /// A line label in a gesture frame: its glyphs at their ground points now, each turned to
+    /// its neighbours; nil when a glyph left the screen or the label would read upside down
+    /// (the settled frame places it afresh).
+    static func followAlongLine(_ l: PlacedStreetLabel, view: GroundView, text: TextRenderer?) -> PlacedStreetLabel? {
+        var pts: [Point] = []
+        pts.reserveCapacity(l.glyphs.count)
+        for g in l.glyphs {
+            // A name partly off the screen is drawn partly, as the ground it lies on.
+            guard let p = view.visiblePoint(g.coordinate, slack: 400) else { return nil }
+            pts.append(p)
+        }
+        var m = l
+        let n = pts.count
+        // A pan: every glyph moved by the same offset; the name keeps its shape and angles (and
+        // so its composed image).
+        let tx = pts[0].x - l.glyphs[0].x, ty = pts[0].y - l.glyphs[0].y
+        if zip(pts, l.glyphs).allSatisfy({ abs($0.x - $1.x - tx) < 0.05 && abs($0.y - $1.y - ty) < 0.05 }) {
+            for i in 0..<n { m.glyphs[i].x = l.glyphs[i].x + tx; m.glyphs[i].y = l.glyphs[i].y + ty }
+            m.frame = LabelFrame(x: l.frame.x + tx, y: l.frame.y + ty, width: l.frame.width, height: l.frame.height)
+            m.boxes = l.boxes.map { LabelFrame(x: $0.x + tx, y: $0.y + ty, width: $0.width, height: $0.height) }
+            return m
+        }
+        var upsideDown = false
+        for i in 0..<n {
+            if n > 1 {
+                let a = pts[max(0, i - 1)], b = pts[min(n - 1, i + 1)]
+                m.glyphs[i].angle = atan2(b.y - a.y, b.x - a.x)
+            }
+            m.glyphs[i].x = pts[i].x; m.glyphs[i].y = pts[i].y
+        }
+        // Upside down as a whole (MapLibre's keep-upright: the text's ends, not each glyph, as a
+        // curved name turning mid-gesture leans a glyph or two before it reads backwards).
+        if n > 1 {
+            let dx = pts[n - 1].x - pts[0].x, dy = pts[n - 1].y - pts[0].y
+            upsideDown = cos(atan2(dy, dx)) < -0.17
+        } else {
+            upsideDown = cos(m.glyphs[0].angle) < -0.17
+        }
+        if upsideDown {
+            // Turned past upright mid-gesture: the name read along its own path the other way.
+            guard n >= 2, let text else { return nil }
+            let key = LineTexts.Key(text: l.text, sizePx: l.sizePx, bold: l.bold, color: l.color, halo: l.halo, radius: l.haloWidth)
+            let t = text.lineTexts.text(key, renderer: text)
+            func unit(_ a: Point, _ b: Point) -> Point {
+                let d = hypot(a.x - b.x, a.y - b.y)
+                return d > 1e-9 ? Point(x: (a.x - b.x) / d, y: (a.y - b.y) / d) : Point(x: 0, y: 0)
+            }
+            let ext = t.width
+            var path = ScreenPolyline()
+            let head = unit(pts[n - 1], pts[n - 2]), tail = unit(pts[0], pts[1])
+            path.append(pts[n - 1].x + head.x * ext, pts[n - 1].y + head.y * ext)
+            for p in pts.reversed() { path.append(p.x, p.y) }
+            path.append(pts[0].x + tail.x * ext, pts[0].y + tail.y * ext)
+            guard let spots = LinePlacement.place(t.placement, width: t.width, along: path, center: path.length / 2, maxAngle: .pi),
+                  spots.count == n else { return nil }
+            for i in 0..<n {
+                m.glyphs[i] = LineGlyph(x: spots[i].x, y: spots[i].y, angle: spots[i].angle,
+                                        coordinate: view.projection.coordinate(at: Point(x: spots[i].x, y: spots[i].y)) ?? l.glyphs[i].coordinate)
+            }
+            let dx = pts[n / 2].x - l.glyphs[n / 2].x, dy = pts[n / 2].y - l.glyphs[n / 2].y
+            m.frame = LabelFrame(x: l.frame.x + dx, y: l.frame.y + dy, width: l.frame.width, height: l.frame.height)
+            m.boxes = l.boxes.map { LabelFrame(x: $0.x + dx, y: $0.y + dy, width: $0.width, height: $0.height) }
+            return m
+        }
+        let dx = pts[n / 2].x - l.glyphs[n / 2].x, dy = pts[n / 2].y - l.glyphs[n / 2].y
+        m.frame = LabelFrame(x: l.frame.x + dx, y: l.frame.y + dy, width: l.frame.width, height: l.frame.height)
+        m.boxes = l.boxes.map { LabelFrame(x: $0.x + dx, y: $0.y + dy, width: $0.width, height: $0.height) }
+        return m
     }
 }

@@ -118,6 +118,8 @@ final class TextRenderer {
 
     /// Haloed labels kept as images (see LabelSprites).
     let sprites = LabelSprites()
+    /// Labels along lines kept as glyph sprites (see LineText).
+    let lineTexts = LineTexts()
     /// Draw haloed labels from their sprites (false: the nine pango runs every time, for tests
     /// and measuring).
     var usesLabelSprites = true

@@ -70,6 +70,7 @@ package enum ConfigSchema {
         .init(section: "map", name: "mbtiles", type: .string, doc: "older name of tiles"),
         .init(section: "map", name: "tiles", type: .string, doc: "path of a tile set (source = \"tiles\"): MBTiles or PMTiles, raster (PNG, JPEG, WebP) or vector (OpenMapTiles schema)"),
         .init(section: "map", name: "style", type: .string, doc: "MapLibre style JSON for vector tiles (default: the built-in street style)"),
+        .init(section: "map", name: "language", type: .string, doc: "street map label language, e.g. \"ja\": name:xx, else name_int, name:latin, name (default: the local names)"),
         .init(section: "map", name: "text_scale", type: .number, doc: "scale of the map's label text, world and street map, 0.5...3 (viewing distance, HiDPI panels; default 1)"),
         .init(section: "map", name: "latitude", type: .number, doc: "start camera target latitude (degrees)"),
         .init(section: "map", name: "longitude", type: .number, doc: "start camera target longitude (degrees)"),

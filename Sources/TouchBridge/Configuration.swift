@@ -5,6 +5,7 @@ import Gestures
 import MapEngine
 import Display
 import TouchDevices
+import VectorTiles
 
 /// A configuration problem, written for the person who edits the file: which file, which
 /// line, which key, what is wrong and (for a misspelt key) what was probably meant.
@@ -163,6 +164,9 @@ public struct KioskConfiguration: Sendable, Equatable {
         public var style: String? = nil
         /// Multiplies the street map's text sizes (viewing distance, HiDPI panels).
         public var textScale: Double = 1
+        /// The street map's label language ("ja", "ar", ...: name:xx, then name_int, name:latin,
+        /// name); nil keeps the local names.
+        public var language: String? = nil
         /// Markers close together on screen drawn as one bubble with their count.
         public var clusterMarkers: Bool = false
     }
@@ -630,6 +634,14 @@ struct ConfigReader {
         }
         if let st = v["style"]?.string { m.style = st.isEmpty ? nil : st }
         if let b = v["cluster_markers"]?.boolean { m.clusterMarkers = b }
+        if let l = v["language"]?.string {
+            if l.isEmpty { m.language = nil } else {
+                guard let code = LabelLanguage.normalized(l) else {
+                    throw error("\(prefix).language", "must be a language code such as \"ja\", \"ar\" or \"zh-Hant\" (the tiles' name:xx), got '\(l)'")
+                }
+                m.language = code
+            }
+        }
         if let d = v["text_scale"]?.number {
             guard d.isFinite, (0.5...3).contains(d) else {
                 throw error("\(prefix).text_scale", "must be within 0.5...3 (1 = normal size; 1.5 for a panel seen from afar or HiDPI), got \(d)")

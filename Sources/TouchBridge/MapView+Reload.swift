@@ -81,6 +81,10 @@ extension MapView {
             renderer.invalidateCache()
             result.applied.append("text scale")
         }
+        if renderer.labelLanguage != new.map.language {
+            renderer.labelLanguage = new.map.language
+            result.applied.append("language")
+        }
         pipeline.reconfigure(new, at: now)
         result.applied += ["gestures", "markers", "overlays", "route", "map limits"]
         applyCameraSettings(old: old, new: new, at: now)
@@ -180,6 +184,7 @@ extension MapView {
         retiredTileCounts.misses += v.1 + rc.1
         let r = MapRenderer(raster: raster, vector: vector, streetStyle: style)
         r.textScale = renderer.textScale
+        r.labelLanguage = renderer.labelLanguage
         r.usesBaseMapCache = renderer.usesBaseMapCache
         r.usesOverlayLayer = renderer.usesOverlayLayer
         renderer = r

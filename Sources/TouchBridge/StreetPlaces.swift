@@ -27,6 +27,7 @@ package final class StreetPlaces {
         }
         renderer = MapRenderer(vector: vector, streetStyle: style)
         renderer.textScale = cfg.map.textScale
+        renderer.labelLanguage = cfg.map.language
         self.screen = screen
     }
 

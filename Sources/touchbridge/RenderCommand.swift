@@ -35,6 +35,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Scale of the map's label text, 0.5...3 (e.g. 1.3 for a panel seen from afar).")
     var textScale: Double = 1
 
+    @Option(help: "Street map label language, e.g. ja: name:ja, else name_int, name:latin, name (default: the local names).")
+    var language: String?
+
     @Option(help: "Markers: LAT,LON[;LAT,LON...] (default pins).")
     var markers: String?
 
@@ -95,6 +98,12 @@ struct RenderCommand: ParsableCommand {
         }
         let renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
         renderer.textScale = textScale
+        if let language {
+            guard let code = LabelLanguage.normalized(language) else {
+                throw ValidationError("--language must be a language code such as ja, ar or zh-Hant, got '\(language)'")
+            }
+            renderer.labelLanguage = code
+        }
         // The compass as the kiosk shows it: only while the map is turned or tilted
         // (MapController.controls), not on a flat north-up map.
         var scene = MapScene(camera: cam, showsCompass: cam.bearing != 0 || cam.tilt != 0, showsRecenterButton: recenter)

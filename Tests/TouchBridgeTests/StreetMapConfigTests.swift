@@ -13,6 +13,17 @@ import Testing
         #expect(throws: ConfigError.self) { try KioskConfiguration.parse(text: "[map]\ntext_scale = 9.0\n", file: "t.toml") }
     }
 
+    /// `[map] language`: a language code for the street map's labels; the default keeps the local names.
+    @Test func labelLanguage() throws {
+        #expect(try KioskConfiguration.parse(text: "[map]\nlanguage = \"ja\"\n", file: "t.toml").map.language == "ja")
+        #expect(try KioskConfiguration.parse(text: "[map]\nlanguage = \"zh-Hant\"\n", file: "t.toml").map.language == "zh-Hant")
+        #expect(try KioskConfiguration.parse(text: "[map]\nzoom = 3\n", file: "t.toml").map.language == nil)
+        #expect(try KioskConfiguration.parse(text: "[map]\nlanguage = \"\"\n", file: "t.toml").map.language == nil)
+        for bad in ["japanese", "j", "ja;rm"] {
+            #expect(throws: ConfigError.self) { try KioskConfiguration.parse(text: "[map]\nlanguage = \"\(bad)\"\n", file: "t.toml") }
+        }
+    }
+
     /// text_scale is 0.5...3; outside it the error names the file, the line and the range.
     @Test func textScaleIsRangeChecked() throws {
         #expect(try KioskConfiguration.parse(text: "[map]\ntext_scale = 3\n", file: "t.toml").map.textScale == 3)

@@ -44,7 +44,7 @@ SUITE = "bookworm"
 # touchscreens, procps for pgrep/ps.
 INCLUDE = ["systemd", "systemd-sysv", "udev", "dbus", "kmod", "procps", "evemu-tools",
            "libevdev2", "libdrm2", "libudev1", "libcairo2", "libpango-1.0-0", "libpangocairo-1.0-0",
-           "libsqlite3-0", "fonts-dejavu-core"]
+           "libsqlite3-0", "fonts-dejavu-core", "fonts-noto-core", "fonts-noto-cjk"]
 HOST_TOOLS = {"debootstrap": "debootstrap", "mke2fs": "e2fsprogs", "qemu-img": "qemu-utils"}
 MODULES = ("virtio_pci", "virtio_blk", "crc32c_intel", "ext4", "9pnet_virtio", "9p", "uinput", "evdev", "bochs")
 IMAGE_SIZE = "2G"

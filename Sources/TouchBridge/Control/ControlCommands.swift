@@ -3,6 +3,7 @@ import TouchCore
 import Gestures
 import MapEngine
 import Rendering
+import VectorTiles
 
 /// The commands of the control socket (docs/control.md), each a thin use of the SDK surface:
 /// the controller's programmatic moves, markers, modes and the position source.
@@ -25,7 +26,7 @@ extension MapView {
     /// Every command name, for `help` and the unknown-command message.
     static let controlCommands = ["get_camera", "move_camera", "fit", "add_marker", "update_marker", "remove_marker",
                                   "list_markers", "select_marker", "get_gestures", "set_gestures", "set_camera_mode", "set_position"]
-        + overlayCommands + ["screenshot", "reload", "stats", "subscribe", "unsubscribe", "help"]
+        + overlayCommands + ["set_language"] + ["screenshot", "reload", "stats", "subscribe", "unsubscribe", "help"]
 
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
         let now = MonotonicClock.now()
@@ -38,7 +39,7 @@ extension MapView {
         let before = pipeline.scene(attribution: nil)
         let wasDirty = pipeline.needsRedraw
         defer {
-            if r.command == "reload" || controller.isMoving || pipeline.scene(attribution: nil) != before {
+            if r.command == "reload" || r.command == "set_language" || controller.isMoving || pipeline.scene(attribution: nil) != before {
                 pipeline.setNeedsRedraw()
             } else if !wasDirty {
                 // The command's own bookkeeping (a move to where the camera is emits willMove
@@ -244,6 +245,21 @@ extension MapView {
             try a.finish()
             client.subscribed = false
             return []
+        case "set_language":
+            // The street map's label language; null or "" for the local names.
+            guard let v = a.take("language") else { throw ControlError("set_language needs \"language\": a code such as \"ja\", or null for the local names") }
+            try a.finish()
+            let code: String?
+            if v.isNull { code = nil } else {
+                guard case let .string(s) = v else { throw ControlError("\"language\" must be a string such as \"ja\", or null") }
+                if s.isEmpty { code = nil } else {
+                    guard let c = LabelLanguage.normalized(s) else { throw ControlError("\"language\": '\(s)' is not a language code (\"ja\", \"ar\", \"zh-Hant\")") }
+                    code = c
+                }
+            }
+            renderer.labelLanguage = code
+            configuration.map.language = code
+            return [("language", code.map { .string($0) } ?? .null)]
         case "help":
             try a.finish()
             return [("commands", .array(MapView.controlCommands.map { .string($0) }))]

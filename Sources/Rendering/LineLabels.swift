@@ -1,0 +1,428 @@
+import CCairo
+import Foundation
+import MapEngine
+import VectorTiles
+
+/// One glyph of a label placed along a line: its centre on the line (screen px), the angle of
+/// its baseline (radians, clockwise from the screen's x axis, as cairo rotates), and its ground
+/// point (so a gesture frame moves it with the map).
+public struct LineGlyph: Sendable, Equatable {
+    public var x: Double, y: Double
+    public var angle: Double
+    public let coordinate: Coordinate
+}
+
+/// A polyline on screen with its length up to each vertex, for walking along it.
+struct ScreenPolyline {
+    var xs: [Double] = [], ys: [Double] = []
+    /// Distance along the line from its first vertex to each vertex.
+    var lengths: [Double] = []
+
+    init() {}
+    init(points: [(Double, Double)]) {
+        for p in points { append(p.0, p.1) }
+    }
+
+    mutating func append(_ x: Double, _ y: Double) {
+        if let lx = xs.last, let ly = ys.last {
+            let d = hypot(x - lx, y - ly)
+            guard d > 1e-9 else { return }
+            lengths.append(lengths.last! + d)
+        } else {
+            lengths.append(0)
+        }
+        xs.append(x); ys.append(y)
+    }
+
+    var count: Int { xs.count }
+    var length: Double { lengths.last ?? 0 }
+
+    func reversed() -> ScreenPolyline {
+        var r = ScreenPolyline()
+        for i in stride(from: count - 1, through: 0, by: -1) { r.append(xs[i], ys[i]) }
+        return r
+    }
+
+    /// The segment containing distance s (clamped to the line).
+    private func segment(at s: Double) -> Int {
+        var lo = 0, hi = count - 1
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2
+            if lengths[mid] <= s { lo = mid } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// The point at distance s along the line (s outside the line: extended along its end segments).
+    func point(at s: Double) -> (Double, Double) {
+        let i = segment(at: s)
+        let seg = lengths[i + 1] - lengths[i]
+        let t = (s - lengths[i]) / seg
+        return (xs[i] + t * (xs[i + 1] - xs[i]), ys[i] + t * (ys[i + 1] - ys[i]))
+    }
+
+    /// The direction (radians) of the segment at distance s.
+    func tangent(at s: Double) -> Double {
+        let i = segment(at: s)
+        return atan2(ys[i + 1] - ys[i], xs[i + 1] - xs[i])
+    }
+
+    /// Distance from a point to the nearest point of the line.
+    func distance(to p: (Double, Double)) -> Double {
+        var best = Double.infinity
+        for i in 0..<(count - 1) {
+            let ax = xs[i], ay = ys[i], bx = xs[i + 1], by = ys[i + 1]
+            let dx = bx - ax, dy = by - ay
+            let t = max(0, min(1, ((p.0 - ax) * dx + (p.1 - ay) * dy) / (dx * dx + dy * dy)))
+            best = min(best, hypot(p.0 - ax - t * dx, p.1 - ay - t * dy))
+        }
+        return best
+    }
+}
+
+/// Where the glyphs of a text go along a line (MapLibre's `symbol-placement: line`): each
+/// glyph's centre on the line, turned to the line's direction across its own width.
+enum LinePlacement {
+    /// Angle difference wrapped to (-pi, pi].
+    static func turn(_ a: Double, _ b: Double) -> Double {
+        var d = b - a
+        while d > .pi { d -= 2 * .pi }
+        while d <= -.pi { d += 2 * .pi }
+        return d
+    }
+
+    /// The glyphs of a text centred at distance `center` along `line`, or nil when the text does
+    /// not fit on the line there, bends more than `maxAngle` (radians) between neighbouring
+    /// glyphs, or would read upside down (the caller then tries the reversed line).
+    /// `glyphs` are each glyph's centre from the text's left edge and its advance, px.
+    static func place(_ glyphs: [(center: Double, advance: Double)], width: Double, along line: ScreenPolyline,
+                      center: Double, maxAngle: Double) -> [(x: Double, y: Double, angle: Double)]? {
+        let start = center - width / 2
+        guard start >= 0, start + width <= line.length, line.count >= 2 else { return nil }
+        var out: [(x: Double, y: Double, angle: Double)] = []
+        out.reserveCapacity(glyphs.count)
+        for g in glyphs {
+            let s = start + g.center
+            let p = line.point(at: s)
+            let angle: Double
+            if g.advance > 0.5 {
+                let a = line.point(at: max(0, s - g.advance / 2)), b = line.point(at: min(line.length, s + g.advance / 2))
+                angle = hypot(b.0 - a.0, b.1 - a.1) > 1e-6 ? atan2(b.1 - a.1, b.0 - a.0) : line.tangent(at: s)
+            } else {
+                angle = line.tangent(at: s)
+            }
+            if let last = out.last, abs(turn(last.angle, angle)) > maxAngle { return nil }
+            out.append((p.0, p.1, angle))
+        }
+        guard let first = out.first, let last = out.last else { return nil }
+        // Upright: the text runs left to right on screen (a vertical stretch reads bottom to top
+        // or top to bottom, both readable), and no glyph leans past 100 degrees.
+        let ex = line.point(at: start + width).0 - line.point(at: start).0
+        if ex < -1e-6 || (out.count > 1 && last.x - first.x < -1e-6) { return nil }
+        if out.contains(where: { cos($0.angle) < -0.17 }) { return nil }
+        return out
+    }
+
+    /// A segment cut to the square 0...size (Liang-Barsky); nil when it lies outside.
+    static func clip(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, to size: Double) -> ((Double, Double), (Double, Double))? {
+        var t0 = 0.0, t1 = 1.0
+        let dx = x1 - x0, dy = y1 - y0
+        for (p, q) in [(-dx, x0), (dx, size - x0), (-dy, y0), (dy, size - y0)] {
+            if p == 0 { if q < 0 { return nil }; continue }
+            let t = q / p
+            if p < 0 { if t > t1 { return nil }; t0 = max(t0, t) } else { if t < t0 { return nil }; t1 = min(t1, t) }
+        }
+        guard t1 > t0 else { return nil }
+        return ((x0 + t0 * dx, y0 + t0 * dy), (x0 + t1 * dx, y0 + t1 * dy))
+    }
+
+    /// Anchor distances along a line of `length` for a text of `width`: one in the middle of a
+    /// short line, one per `spacing` along a long one.
+    static func anchors(length: Double, width: Double, spacing: Double) -> [Double] {
+        guard length >= width else { return [] }
+        let n = max(1, Int((length / max(spacing, width)).rounded(.down)))
+        return (0..<n).map { (Double($0) + 0.5) * length / Double(n) }
+    }
+
+    /// Glyph placement for a text on a line near `anchor`: centred at the anchor or, when the
+    /// line bends too much there, shifted along it to a straight enough stretch; reading
+    /// left to right (the line reversed if it runs right to left).
+    static func best(_ glyphs: [(center: Double, advance: Double)], width: Double, along line: ScreenPolyline,
+                     reversed: ScreenPolyline, anchor: Double, maxAngle: Double, shiftLimit: Double) -> [(x: Double, y: Double, angle: Double)]? {
+        let step = max(width / 4, 4)
+        var shifts: [Double] = [0]
+        var k = step
+        while k <= shiftLimit { shifts.append(k); shifts.append(-k); k += step }
+        for d in shifts {
+            let c = anchor + d
+            if let p = place(glyphs, width: width, along: line, center: c, maxAngle: maxAngle) { return p }
+            if let p = place(glyphs, width: width, along: reversed, center: line.length - c, maxAngle: maxAngle) { return p }
+        }
+        return nil
+    }
+}
+
+/// A text laid out once for drawing along lines: each glyph's position on the baseline and its
+/// sprite (the glyph with its halo, drawn once into a small image, then composited turned to
+/// the line every frame: glyphs are rasterized once, never per frame).
+final class LineText {
+    struct Glyph {
+        /// The glyph's pen position from the text's left edge and its advance, px.
+        let penX: Double, advance: Double
+        /// Its sprite and the sprite's top left relative to the pen position on the baseline.
+        let image: CairoImage?
+        let dx: Double, dy: Double
+        var center: Double { penX + advance / 2 }
+    }
+    let glyphs: [Glyph]
+    let width: Double, height: Double
+    /// The baseline's distance from the text's top.
+    let baseline: Double
+    let bytes: Int
+    var lastUse: UInt64 = 0
+
+    init(glyphs: [Glyph], width: Double, height: Double, baseline: Double) {
+        self.glyphs = glyphs
+        self.width = width; self.height = height; self.baseline = baseline
+        bytes = glyphs.reduce(64) { $0 + ($1.image.map { $0.width * $0.height * 4 } ?? 0) + 48 }
+    }
+
+    var placement: [(center: Double, advance: Double)] { glyphs.map { ($0.center, $0.advance) } }
+
+    /// Lays out a pango layout's glyphs (one line) and draws their sprites.
+    static func make(_ layout: OpaquePointer, color: StyleColor, halo: StyleColor?, radius: Double) -> LineText {
+        var ink = PangoRectangle(), logical = PangoRectangle()
+        pango_layout_get_pixel_extents(layout, &ink, &logical)
+        let scale = Double(PANGO_SCALE)
+        var glyphs: [Glyph] = []
+        var baseline = 0.0
+        let iter = pango_layout_get_iter(layout)!
+        defer { pango_layout_iter_free(iter) }
+        baseline = Double(pango_layout_iter_get_baseline(iter)) / scale - Double(logical.y)
+        let gs1 = pango_glyph_string_new()!
+        defer { pango_glyph_string_free(gs1) }
+        pango_glyph_string_set_size(gs1, 1)
+        repeat {
+            guard let run = pango_layout_iter_get_run_readonly(iter) else { continue }
+            var rInk = PangoRectangle(), rLogical = PangoRectangle()
+            pango_layout_iter_get_run_extents(iter, &rInk, &rLogical)
+            guard let gs = run.pointee.glyphs, let font = run.pointee.item.pointee.analysis.font else { continue }
+            var pen = Double(rLogical.x) / scale - Double(logical.x)
+            for i in 0..<Int(gs.pointee.num_glyphs) {
+                let info = gs.pointee.glyphs[i]
+                let advance = Double(info.geometry.width) / scale
+                var gInk = PangoRectangle(), gLogical = PangoRectangle()
+                pango_font_get_glyph_extents(font, info.glyph, &gInk, &gLogical)
+                var image: CairoImage?
+                var dx = 0.0, dy = 0.0
+                let empty = gInk.width <= 0 || gInk.height <= 0
+                if !empty {
+                    let pad = Int(radius.rounded(.up)) + 1
+                    let ox = Double(info.geometry.x_offset) / scale, oy = Double(info.geometry.y_offset) / scale
+                    let x0 = Int((Double(gInk.x) / scale + ox).rounded(.down)) - pad
+                    let y0 = Int((Double(gInk.y) / scale + oy).rounded(.down)) - pad
+                    let x1 = Int((Double(gInk.x + gInk.width) / scale + ox).rounded(.up)) + pad
+                    let y1 = Int((Double(gInk.y + gInk.height) / scale + oy).rounded(.up)) + pad
+                    let w = x1 - x0, h = y1 - y0
+                    if w > 0, h > 0, w < 1024, h < 1024, let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h)),
+                       cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) {
+                        var one = info
+                        one.geometry.width = 0
+                        gs1.pointee.glyphs[0] = one
+                        let bx = Double(-x0), by = Double(-y0)
+                        if let halo, radius > 0 {
+                            cairo_set_source_rgba(cr, halo.r, halo.g, halo.b, halo.a)
+                            for (hx, hy) in [(-1.0, -1.0), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+                                cairo_move_to(cr, bx + hx * radius, by + hy * radius)
+                                pango_cairo_show_glyph_string(cr, font, gs1)
+                            }
+                        }
+                        cairo_set_source_rgba(cr, color.r, color.g, color.b, color.a)
+                        cairo_move_to(cr, bx, by)
+                        pango_cairo_show_glyph_string(cr, font, gs1)
+                        cairo_destroy(cr)
+                        cairo_surface_flush(surface)
+                        image = CairoImage(owning: surface)
+                        dx = Double(x0); dy = Double(y0)
+                    }
+                }
+                glyphs.append(Glyph(penX: pen, advance: advance, image: image, dx: dx, dy: dy))
+                pen += advance
+            }
+        } while pango_layout_iter_next_run(iter) != 0
+        return LineText(glyphs: glyphs, width: Double(logical.width), height: Double(logical.height), baseline: baseline)
+    }
+
+    /// Draws the glyphs at their placed points: each sprite turned to its glyph's angle, the
+    /// text's vertical middle on the line.
+    /// Each glyph is one paint of its sprite: a glyph turned less than about 2 degrees is copied
+    /// at a whole-pixel position (pixman's plain blit); a turned one is painted through the
+    /// rotation (bilinear), bounded by the sprite, with no path to rasterize.
+    func draw(_ placed: [LineGlyph], cr: OpaquePointer) {
+        let up = baseline - height / 2
+        var base = cairo_matrix_t()
+        cairo_get_matrix(cr, &base)
+        for (g, p) in zip(glyphs, placed) {
+            guard let image = g.image else { continue }
+            let sx = -g.advance / 2 + g.dx, sy = up + g.dy
+            let c = cos(p.angle), s = sin(p.angle)
+            if abs(s) < 0.035 && c > 0 {
+                cairo_set_source_surface(cr, image.surface, (p.x + sx).rounded(), (p.y + sy).rounded())
+                cairo_paint(cr)
+                continue
+            }
+            var local = cairo_matrix_t(xx: c, yx: s, xy: -s, yy: c, x0: p.x, y0: p.y)
+            var m = cairo_matrix_t()
+            cairo_matrix_multiply(&m, &local, &base)
+            cairo_set_matrix(cr, &m)
+            cairo_set_source_surface(cr, image.surface, sx, sy)
+            cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_BILINEAR)
+            cairo_paint(cr)
+            cairo_set_matrix(cr, &base)
+        }
+    }
+}
+
+/// Line texts kept between frames, the least recently used going first past `maxBytes`.
+final class LineTexts {
+    struct Key: Hashable {
+        let text: String
+        let sizePx: Double
+        let bold: Bool
+        let color: StyleColor
+        let halo: StyleColor?
+        let radius: Double
+    }
+    let maxBytes: Int
+    private var texts: [Key: LineText] = [:]
+    private var clock: UInt64 = 0
+    private(set) var bytes = 0
+    /// Texts whose glyphs were rasterized (tests: a second frame rasterizes none).
+    private(set) var made = 0
+
+    init(maxBytes: Int = 4 << 20) { self.maxBytes = maxBytes }
+
+    /// A name's glyphs composed into one image for one shape (the glyphs' offsets from the first
+    /// and their angles, to 1/4 px and 1/1024 rad): a pan moves a name without changing its
+    /// shape, so its frames copy one image at a whole pixel, as point labels do.
+    struct ComposedKey: Hashable { let text: Key; let shape: [Int32] }
+    final class Composed {
+        let image: CairoImage
+        let x0: Double, y0: Double
+        let bytes: Int
+        var lastUse: UInt64
+        init(image: CairoImage, x0: Double, y0: Double, bytes: Int, lastUse: UInt64) {
+            self.image = image; self.x0 = x0; self.y0 = y0; self.bytes = bytes; self.lastUse = lastUse
+        }
+    }
+    private var composed: [ComposedKey: Composed] = [:]
+    private(set) var composedBytes = 0
+    let maxComposedBytes = 4 << 20
+    /// Composed images made (tests: a pan makes none).
+    private(set) var composedMade = 0
+
+    /// Draws a name along its line: from its composed image when cr moves by whole pixels (the
+    /// name lands within half a pixel of its place), else glyph by glyph.
+    func draw(_ key: Key, _ placed: [LineGlyph], cr: OpaquePointer, renderer: TextRenderer) {
+        let t = text(key, renderer: renderer)
+        guard let first = placed.first else { return }
+        guard isWholePixelTranslation(cr) else { t.draw(placed, cr: cr); return }
+        var shape: [Int32] = []
+        shape.reserveCapacity(placed.count * 3)
+        var relative: [LineGlyph] = []
+        relative.reserveCapacity(placed.count)
+        for p in placed {
+            let rx = ((p.x - first.x) * 4).rounded(), ry = ((p.y - first.y) * 4).rounded(), ra = (p.angle * 1024).rounded()
+            guard abs(rx) < 1e6, abs(ry) < 1e6, abs(ra) < 1e6 else { t.draw(placed, cr: cr); return }
+            shape.append(Int32(rx)); shape.append(Int32(ry)); shape.append(Int32(ra))
+            relative.append(LineGlyph(x: rx / 4, y: ry / 4, angle: ra / 1024, coordinate: p.coordinate))
+        }
+        let ck = ComposedKey(text: key, shape: shape)
+        clock += 1
+        let c: Composed
+        if let hit = composed[ck] {
+            hit.lastUse = clock
+            c = hit
+        } else {
+            // The glyph sprites' reach round each glyph's centre bounds the image.
+            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+            let up = t.baseline - t.height / 2
+            for (g, p) in zip(t.glyphs, relative) {
+                guard let image = g.image else { continue }
+                let sx = -g.advance / 2 + g.dx, sy = up + g.dy
+                let r = hypot(max(abs(sx), abs(sx + Double(image.width))), max(abs(sy), abs(sy + Double(image.height))))
+                minX = min(minX, p.x - r); maxX = max(maxX, p.x + r); minY = min(minY, p.y - r); maxY = max(maxY, p.y + r)
+            }
+            guard minX.isFinite else { return }
+            let x0 = minX.rounded(.down) - 1, y0 = minY.rounded(.down) - 1
+            let w = Int((maxX - x0).rounded(.up)) + 2, h = Int((maxY - y0).rounded(.up)) + 2
+            guard w > 0, h > 0, w <= 2048, h <= 2048, w * h * 4 <= maxComposedBytes / 4,
+                  let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h)),
+                  cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let c2 = cairo_create(surface) else {
+                t.draw(placed, cr: cr); return
+            }
+            cairo_translate(c2, -x0, -y0)
+            t.draw(relative, cr: c2)
+            cairo_destroy(c2)
+            cairo_surface_flush(surface)
+            let bytes = w * h * 4
+            while composedBytes + bytes > maxComposedBytes, let old = composed.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                composedBytes -= old.value.bytes
+                composed.removeValue(forKey: old.key)
+            }
+            c = Composed(image: CairoImage(owning: surface), x0: x0, y0: y0, bytes: bytes, lastUse: clock)
+            composed[ck] = c
+            composedBytes += bytes
+            composedMade += 1
+        }
+        let px = (first.x + c.x0).rounded(), py = (first.y + c.y0).rounded()
+        cairo_set_source_surface(cr, c.image.surface, px, py)
+        cairo_paint(cr)
+    }
+
+    func text(_ key: Key, renderer: TextRenderer) -> LineText {
+        clock += 1
+        if let hit = texts[key] { hit.lastUse = clock; return hit }
+        let layout = renderer.layout(key.text, TextRenderer.Style(sizePx: key.sizePx, bold: key.bold, width: nil, maxLines: 1))
+        let t = LineText.make(layout, color: key.color, halo: key.halo, radius: key.radius)
+        t.lastUse = clock
+        while bytes + t.bytes > maxBytes, let old = texts.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            bytes -= old.value.bytes
+            texts.removeValue(forKey: old.key)
+        }
+        texts[key] = t
+        bytes += t.bytes
+        made += 1
+        return t
+    }
+}
+
+/// Screen boxes already taken, bucketed in a grid so a test looks at a few neighbours only.
+struct CollisionGrid {
+    let cell = 64.0
+    let columns: Int, rows: Int
+    private var cells: [[LabelFrame]]
+
+    init(width: Double, height: Double) {
+        columns = max(1, Int((width / cell).rounded(.up)) + 1)
+        rows = max(1, Int((height / cell).rounded(.up)) + 1)
+        cells = Array(repeating: [], count: columns * rows)
+    }
+
+    private func range(_ b: LabelFrame) -> (ClosedRange<Int>, ClosedRange<Int>) {
+        func clampC(_ v: Double) -> Int { min(max(Int((v / cell).rounded(.down)), 0), columns - 1) }
+        func clampR(_ v: Double) -> Int { min(max(Int((v / cell).rounded(.down)), 0), rows - 1) }
+        return (clampC(b.x)...clampC(b.x + b.width), clampR(b.y)...clampR(b.y + b.height))
+    }
+
+    func hits(_ b: LabelFrame) -> Bool {
+        let (cs, rs) = range(b)
+        for r in rs { for c in cs where cells[r * columns + c].contains(where: { $0.intersects(b) }) { return true } }
+        return false
+    }
+
+    mutating func insert(_ b: LabelFrame) {
+        let (cs, rs) = range(b)
+        for r in rs { for c in cs { cells[r * columns + c].append(b) } }
+    }
+}

@@ -1,0 +1,170 @@
+import CCairo
+import Foundation
+import MapEngine
+import Testing
+import TouchCore
+@testable import Rendering
+@testable import VectorTiles
+
+/// Labels along lines (issue 27): road and river names follow their line glyph by glyph,
+/// upright at any bearing, apart from each other, wrapped only between words.
+@Suite struct LineLabelTests {
+    static let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+
+    /// A quarter circle of radius r round (cx, cy), as a screen polyline of many short segments.
+    static func arc(cx: Double = 400, cy: Double = 500, r: Double = 300, from a0: Double = -.pi * 0.95, to a1: Double = -.pi * 0.05) -> ScreenPolyline {
+        ScreenPolyline(points: (0...180).map { i in
+            let a = a0 + (a1 - a0) * Double(i) / 180
+            return (cx + r * cos(a), cy + r * sin(a))
+        })
+    }
+
+    @Test func curvedLabelGlyphsFollowTheirLine() throws {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        let line = Self.arc()
+        let t = LineText.make(text.layout("Landstrasse Vaduz", TextRenderer.Style(sizePx: 16, bold: false, width: nil, maxLines: 1)),
+                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        let spots = try #require(LinePlacement.place(t.placement, width: t.width, along: line, center: line.length / 2, maxAngle: .pi / 4))
+        #expect(spots.count == t.glyphs.count)
+        for (g, p) in zip(t.glyphs, spots) {
+            // Each glyph's centre lies on the line, within a pixel...
+            #expect(line.distance(to: (p.x, p.y)) < 1, "glyph at \(p) is off the arc")
+            // ...and turned to it: the arc's tangent at that point, within a few degrees.
+            let radial = atan2(p.y - 500, p.x - 400)
+            let tangent = radial + .pi / 2
+            #expect(abs(LinePlacement.turn(tangent, p.angle)) < 0.05, "glyph \(g.center): angle \(p.angle), tangent \(tangent)")
+        }
+        // Drawn: the ink lies along the arc, no further from it than half the text's height.
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 800, 600)!
+        defer { cairo_surface_destroy(surface) }
+        let cr = cairo_create(surface)!
+        t.draw(spots.map { LineGlyph(x: $0.x, y: $0.y, angle: $0.angle, coordinate: Coordinate(latitude: 0, longitude: 0)) }, cr: cr)
+        cairo_destroy(cr)
+        cairo_surface_flush(surface)
+        let data = cairo_image_surface_get_data(surface)!, stride = Int(cairo_image_surface_get_stride(surface))
+        var inked = 0, off = 0
+        for y in 0..<600 { for x in 0..<800 {
+            let alpha = data.advanced(by: y * stride + 4 * x).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee } >> 24
+            guard alpha > 128 else { continue }
+            inked += 1
+            if abs(hypot(Double(x) - 400, Double(y) - 500) - 300) > t.height / 2 + 1 { off += 1 }
+        } }
+        #expect(inked > 300, "the label is drawn")
+        #expect(off == 0, "\(off) of \(inked) inked pixels lie off the arc's band")
+    }
+
+    @Test func aLineTooBentOrTooShortTakesNoLabel() {
+        let glyphs = (0..<10).map { (center: Double($0) * 9 + 4.5, advance: 9.0) }
+        // A right angle in the middle of the text: more than 45 degrees between neighbours.
+        let corner = ScreenPolyline(points: [(100, 300), (200, 300), (200, 400)])
+        #expect(LinePlacement.place(glyphs, width: 90, along: corner, center: 100, maxAngle: .pi / 4) == nil)
+        // Shifted along it, the text finds the straight part.
+        let shifted = LinePlacement.best(glyphs, width: 90, along: corner, reversed: corner.reversed(), anchor: 100, maxAngle: .pi / 4, shiftLimit: 100)
+        #expect(shifted != nil)
+        let short = ScreenPolyline(points: [(0, 0), (50, 0)])
+        #expect(LinePlacement.anchors(length: short.length, width: 90, spacing: 250).isEmpty)
+        #expect(LinePlacement.anchors(length: 1000, width: 90, spacing: 250).count == 4)
+    }
+
+    @Test func aLineRunningRightToLeftIsReadLeftToRight() throws {
+        let glyphs = (0..<6).map { (center: Double($0) * 10 + 5, advance: 10.0) }
+        let leftward = ScreenPolyline(points: [(400, 200), (100, 260)])
+        #expect(LinePlacement.place(glyphs, width: 60, along: leftward, center: 150, maxAngle: .pi / 4) == nil)
+        let spots = try #require(LinePlacement.best(glyphs, width: 60, along: leftward, reversed: leftward.reversed(), anchor: 150,
+                                                    maxAngle: .pi / 4, shiftLimit: 0))
+        #expect(spots.first!.x < spots.last!.x)
+        #expect(spots.allSatisfy { cos($0.angle) > 0.9 })
+    }
+
+    func render(bearing: Double, tilt: Double = 0, zoom: Double = 16, name: String? = nil) -> MapRenderer {
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: zoom, bearing: bearing, tilt: tilt))
+        return renderStreet(scene, width: 1024, height: 768, name: name).1
+    }
+
+    @Test(arguments: [0.0, 45, 90, 135, 180, 225, 270, 315])
+    func noLabelUpsideDownAtAnyBearing(bearing: Double) {
+        for tilt in [0.0, 50] {
+            let labels = render(bearing: bearing, tilt: tilt, name: "line-labels-b\(Int(bearing))-t\(Int(tilt))").streetLabels
+            let along = labels.filter { !$0.glyphs.isEmpty }
+            #expect(along.count >= 3, "bearing \(bearing) tilt \(tilt): \(along.count) road names")
+            for l in along {
+                // Left to right, no glyph leaning past 100 degrees.
+                #expect(l.glyphs.first!.x <= l.glyphs.last!.x + 1e-6, "\(l.text) reads right to left")
+                for g in l.glyphs { #expect(cos(g.angle) >= -0.17, "\(l.text): glyph at \(g.angle * 180 / .pi) degrees") }
+            }
+        }
+    }
+
+    @Test(arguments: [(0.0, 0.0), (30, 0), (200, 50)])
+    func noTwoLabelsOverlap(bearing: Double, tilt: Double) {
+        let labels = render(bearing: bearing, tilt: tilt).streetLabels
+        #expect(labels.count >= 5)
+        for (i, a) in labels.enumerated() {
+            for b in labels[(i + 1)...] {
+                for ba in a.boxes { for bb in b.boxes {
+                    #expect(!ba.intersects(bb), "\(a.text) \(ba) overlaps \(b.text) \(bb)")
+                } }
+            }
+        }
+    }
+
+    @Test func aNameIsNotRepeatedCloseTogether() {
+        let labels = render(bearing: 0, zoom: 17).streetLabels.filter { !$0.glyphs.isEmpty }
+        for (i, a) in labels.enumerated() {
+            for b in labels[(i + 1)...] where a.text == b.text {
+                let pa = a.glyphs[a.glyphs.count / 2], pb = b.glyphs[b.glyphs.count / 2]
+                #expect(hypot(pa.x - pb.x, pa.y - pb.y) >= 250, "\(a.text) twice within 250 px")
+            }
+        }
+    }
+
+    @Test func glyphsAreRasterizedOncePerName() {
+        let renderer = MapRenderer(vector: MapRenderer.openTiles(path: mbtilesPath).vector)
+        let frame = OwnedFrameBuffer(width: 800, height: 600)
+        let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 16, bearing: 20))
+        renderer.render(scene, into: frame.buffer)
+        let made = renderer.textRenderer.lineTexts.made
+        #expect(made > 0)
+        renderer.render(scene, into: frame.buffer)
+        #expect(renderer.textRenderer.lineTexts.made == made, "the same frame again draws no glyph")
+        // Turned (the names at other angles, a few new ones), then back: nothing drawn anew.
+        renderer.render(MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 16, bearing: 25)), into: frame.buffer)
+        let turned = renderer.textRenderer.lineTexts.made
+        renderer.render(scene, into: frame.buffer)
+        #expect(renderer.textRenderer.lineTexts.made == turned, "\(turned) -> \(renderer.textRenderer.lineTexts.made)")
+        // A pan moves the names without changing their shape: their composed images are reused.
+        let composed = renderer.textRenderer.lineTexts.composedMade
+        var cam = scene.camera
+        for step in 1...4 {
+            let w = WebMercator.worldPoint(Self.vaduz, zoom: 16) + Point(x: Double(step) * 3.3, y: Double(step) * 1.7)
+            cam.target = WebMercator.coordinate(world: w, zoom: 16)
+            renderer.render(MapScene(camera: cam), into: frame.buffer, quality: .interactive)
+        }
+        #expect(renderer.textRenderer.lineTexts.composedMade <= composed + 2, "\(composed) -> \(renderer.textRenderer.lineTexts.composedMade)")
+    }
+
+    @Test func wrapsOnlyBetweenWords() {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        for name in ["Liechtensteinische Landesbank", "Liechtensteinisches Landesmuseum Vaduz", "Kunstmuseum Liechtenstein",
+                     "Hochschule Liechtenstein Fürst-Franz-Josef-Strasse"] {
+            for ems in [3.0, 6, 9] {
+                let width = StreetLabelPainter.wrapWidth(name, maxWidth: ems * 13, sizePx: 13, bold: false, text: text)
+                let layout = text.layout(name, TextRenderer.Style(sizePx: 13, bold: false, width: width,
+                                                                  maxLines: StreetLabelPainter.maxLines, alignCenter: true))
+                let bytes = Array(name.utf8)
+                var lines = 0
+                var iter = pango_layout_get_lines_readonly(layout)
+                while let node = iter {
+                    let line = node.pointee.data.assumingMemoryBound(to: PangoLayoutLine.self)
+                    let start = Int(line.pointee.start_index)
+                    #expect(start == 0 || bytes[start - 1] == UInt8(ascii: " ") || bytes[start - 1] == UInt8(ascii: "-"), "\(name) at \(ems) ems breaks inside a word at byte \(start)")
+                    lines += 1
+                    iter = node.pointee.next
+                }
+                #expect(lines >= 1)
+                // Nothing cut off: every word is shown.
+                #expect(pango_layout_is_ellipsized(layout) == 0, "\(name) at \(ems) ems is cut")
+            }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Regenerates the pictures of docs/street-map.md from the Liechtenstein test tiles in the
+# repository: road names along their roads flat, turned and tilted.
+# Usage: scripts/street-map-pictures.sh [path/to/touchbridge]   (default: the release build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tb=${1:-.build/release/touchbridge}
+tiles=Tests/StreetMapTests/Fixtures/liechtenstein-openmaptiles.mbtiles
+out=docs/images
+"$tb" render --tiles "$tiles" --camera 47.141,9.521,16 --size 1024x640 --out "$out/street-labels-flat.png"
+"$tb" render --tiles "$tiles" --camera 47.141,9.521,16,135,0 --size 1024x640 --out "$out/street-labels-turned.png"
+"$tb" render --tiles "$tiles" --camera 47.141,9.521,16,30,50 --size 1024x640 --out "$out/street-labels-tilted.png"
+echo "wrote $out/street-labels-{flat,turned,tilted}.png"
