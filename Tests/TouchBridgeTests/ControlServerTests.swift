@@ -144,4 +144,27 @@ import Logging
         #expect(String(decoding: tail, as: UTF8.self).hasSuffix("\"}\n") || String(decoding: tail, as: UTF8.self).hasSuffix("}\n"))
         #expect(lines.count("not reading") == 0, "\(lines.items)")
     }
+
+    /// A client that asks and never reads is still cut off: replies pile up past the bound and
+    /// the next one disconnects it (the large-reply allowance is for one reply to a reader).
+    @Test func aClientThatNeverReadsItsRepliesIsDisconnected() throws {
+        let lines = Lines()
+        let (server, loop, path) = try makeServer(lines)
+        defer { server.close() }
+        server.maxQueuedBytes = 64 << 10
+        let client = try UnixSocket.connect(path: path)
+        try FileIO.setNonBlocking(client.rawValue, true, path: path)
+        let request = Array(String(repeating: "{\"id\":1,\"cmd\":\"padding-padding-padding-padding-padding\"}\n", count: 200).utf8)
+        var rounds = 0
+        func push() {
+            rounds += 1
+            _ = try? request.withUnsafeBytes { try UnixSocket.send(client, $0) }
+            if lines.count("is not reading") > 0 || rounds > 2000 { loop.stop() } else { loop.schedule(after: 0.001) { push() } }
+        }
+        loop.schedule(after: 0) { push() }
+        loop.schedule(after: 20) { loop.stop() }
+        try loop.run()
+        #expect(lines.count("is not reading") == 1, "rounds \(rounds): \(lines.items.suffix(3))")
+        #expect(server.clientCount == 0)
+    }
 }

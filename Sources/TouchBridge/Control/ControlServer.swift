@@ -275,12 +275,14 @@ package final class ControlServer {
         guard !c.closed else { return }
         var bytes = Array(line.utf8)
         bytes.append(0x0A)
-        let limit = isReply ? max(maxQueuedBytes, c.queued + min(bytes.count, maxReplyBytes)) : maxQueuedBytes
         if isReply && bytes.count > maxReplyBytes {
             send(ControlReply.error(id: .null, "the reply would be \(bytes.count / 1024) KiB, over \(maxReplyBytes / 1024) KiB"), to: c, isReply: true)
             return
         }
-        if c.queued + bytes.count > limit {
+        // A reply is refused only when what waits before it is already over the bound (the
+        // client stopped reading); an event line when it would take the queue over.
+        let over = isReply ? c.queued > maxQueuedBytes : c.queued + bytes.count > maxQueuedBytes
+        if over {
             drop(c, reason: "is not reading: more than \(maxQueuedBytes / 1024) KiB of replies and events queued; disconnected")
             return
         }
