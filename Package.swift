@@ -47,7 +47,7 @@ let package = Package(
         // Edges: devices, drawing, display.
         .target(name: "TouchDevices", dependencies: ["TouchCore", "Platform", "CEvdev", "CUdev"]),
         // Tile sets behind one seam (MBTiles, PMTiles), and vector tiles with their style.
-        .target(name: "TileSources", dependencies: ["CSQLite", "CZlib"]),
+        .target(name: "TileSources", dependencies: ["CSQLite", "CZlib", "Platform", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "VectorTiles", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 exclude: ["Proto"], resources: [.copy("Resources")]),
         .target(name: "Rendering", dependencies: ["MapEngine", "Platform", "CCairo", "TileSources", "VectorTiles", "CJPEG", "CWebP", "CPNG"],

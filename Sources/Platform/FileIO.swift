@@ -89,6 +89,21 @@ public enum FileIO {
         }
     }
 
+    /// Waits until the other end of `fd` is gone (POLLERR on a pipe whose reader closed,
+    /// POLLHUP on a terminal that hung up) for at most `timeout` seconds (nil: for ever). True
+    /// when it is gone; a regular file or /dev/null never reports it.
+    public static func waitHangUp(_ fd: Int32, timeout: Double?) -> Bool {
+        let deadline = timeout.map { MonotonicClock.now() + max(0, $0) }
+        while true {
+            var p = pollfd(fd: fd, events: 0, revents: 0)
+            let ms = deadline.map { Int32(max(0, min(Double(Int32.max), ($0 - MonotonicClock.now()) * 1000)).rounded(.up)) } ?? -1
+            let r = poll(&p, 1, ms)
+            if r < 0 && Errno.current == .interrupted { continue }
+            if r <= 0 { return false }
+            if p.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return true }
+        }
+    }
+
     /// Sets or clears O_NONBLOCK.
     public static func setNonBlocking(_ fd: Int32, _ on: Bool, path: String) throws {
         let flags = try checkedSystemCall("fcntl(F_GETFL)", path: path) { fcntl(fd, F_GETFL) }

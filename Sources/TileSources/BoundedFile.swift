@@ -1,7 +1,6 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import Platform
+import SystemPackage
 
 /// Reads a whole file that must not be larger than a limit, checking the size on the open
 /// descriptor before reading and never reading more than the limit (a file that grows while it
@@ -18,34 +17,33 @@ public enum BoundedFile {
 
     /// The file's bytes; `what` names it in messages ("configuration file").
     public static func read(_ path: String, maxBytes: Int, what: String) throws -> Data {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let e = errno
-            let why = e == ENOENT ? "no such file" : e == EACCES ? "permission denied" : String(cString: strerror(e))
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor.open(path, flags: O_RDONLY | O_NONBLOCK | O_NOCTTY) } catch {
+            let e = (error as? SystemError)?.errno ?? .ioError
+            let why = e == .noSuchFileOrDirectory ? "no such file" : e == .permissionDenied ? "permission denied" : e.readableDescription
             throw ReadError(kind: .unreadable, message: "cannot read the \(what) \(path): \(why)")
         }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        defer { file.close() }
+        guard let st = try? FileStatus.of(descriptor: file.rawValue), st.kind == .regular else {
             throw ReadError(kind: .notAFile, message: "\(path) is not a regular file (a folder, a FIFO or a device): the \(what) must be a file")
         }
-        guard Int(st.st_size) <= maxBytes else {
-            throw ReadError(kind: .tooLarge, message: "\(path) is \(st.st_size) bytes: a \(what) may be at most \(size(maxBytes))")
+        guard st.size <= Int64(maxBytes) else {
+            throw ReadError(kind: .tooLarge, message: "\(path) is \(st.size) bytes: a \(what) may be at most \(size(maxBytes))")
         }
         // One byte more than the limit, to see a file that grew since fstat.
-        var out = Data(count: Swift.min(maxBytes + 1, Int(st.st_size) + 4096))
+        var out = Data(count: Swift.min(maxBytes + 1, Int(st.size) + 4096))
         var got = 0
-        let failed: Int32 = out.withUnsafeMutableBytes { buf in
-            while got < buf.count {
-                let n = Glibc.read(fd, buf.baseAddress! + got, buf.count - got)
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { return errno }
-                if n == 0 { break }
-                got += n
+        do {
+            try out.withUnsafeMutableBytes { buf in
+                while got < buf.count {
+                    let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buf[got...])) ?? 0
+                    if n == 0 { break }
+                    got += n
+                }
             }
-            return 0
+        } catch let e as SystemError {
+            throw ReadError(kind: .unreadable, message: "cannot read the \(what) \(path): \(e.errno.readableDescription)")
         }
-        guard failed == 0 else { throw ReadError(kind: .unreadable, message: "cannot read the \(what) \(path): \(String(cString: strerror(failed)))") }
         guard got <= maxBytes else {
             throw ReadError(kind: .tooLarge, message: "\(path) grew beyond \(size(maxBytes)) while it was read: a \(what) may be at most that")
         }

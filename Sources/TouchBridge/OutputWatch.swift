@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import Platform
 
 /// Notices that the reader of an output went away while nothing is being written to it:
 /// `touchbridge events | head -1` on an idle kiosk must end when `head` does, not at the next
@@ -11,16 +9,7 @@ import Glibc
 public enum OutputWatch {
     /// Waits until `fd`'s reader is gone (true) or `timeout` seconds pass (false; nil: for ever).
     public static func waitForClose(fd: Int32, timeout: Double?) -> Bool {
-        var p = pollfd(fd: fd, events: 0, revents: 0)
-        let deadline = timeout.map { Date().addingTimeInterval($0) }
-        while true {
-            let ms: Int32 = deadline.map { Int32(max(0, min(Double(Int32.max), $0.timeIntervalSinceNow * 1000))) } ?? -1
-            let n = poll(&p, 1, ms)
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return false }
-            if n == 0 { return false }
-            if p.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { return true }
-        }
+        FileIO.waitHangUp(fd, timeout: timeout)
     }
 
     /// Starts a thread that calls `onClose` (by default: exit 0, as a closed pipe ends `events`)

@@ -1,4 +1,5 @@
 import Foundation
+import Platform
 
 /// A path a control client names (a screenshot to write, an icon or a ground-overlay image to
 /// read), held inside the folder the configuration allows (`[control] screenshot_dir`,
@@ -81,48 +82,41 @@ public struct ConfinedPath: Sendable {
 
     /// Reads a regular file of at most `maxBytes` (what: "marker icon").
     public func read(_ path: String, maxBytes: Int, what: String) throws -> Data {
-        let (dir, name) = try openParent(path)
-        defer { close(dir) }
-        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { throw ControlError("cannot read the \(what) \(path): \(ConfinedPath.reason(errno, folder: false))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw ControlError("\(path) is not a regular file (a folder, a FIFO or a device): give a PNG file")
-        }
-        guard Int(st.st_size) <= maxBytes else {
-            throw ControlError("\(path) is \(st.st_size) bytes: a \(what) may be at most \(maxBytes >> 20) MiB")
-        }
-        var out = Data(count: Int(st.st_size))
+        let (file, size) = try openRegularFile(path, maxBytes: maxBytes, what: what)
+        defer { file.close() }
+        var out = Data(count: size)
         var got = 0
-        let total = out.count
-        let ok = out.withUnsafeMutableBytes { (buf: UnsafeMutableRawBufferPointer) -> Bool in
-            while got < total {
-                let n = Glibc.read(fd, buf.baseAddress! + got, total - got)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return n == 0 }
-                got += n
+        do {
+            try out.withUnsafeMutableBytes { buf in
+                while got < buf.count, let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buf[got...])), n > 0 { got += n }
             }
-            return true
+        } catch let e as SystemError {
+            throw ControlError("cannot read the \(what) \(path): \(e.errno.readableDescription)")
         }
-        guard ok else { throw ControlError("cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
         return out.prefix(got)
     }
 
     /// Checks that `path` names a regular file inside the folder, reached without a symlink.
     public func checkReadable(_ path: String, maxBytes: Int, what: String) throws {
+        try openRegularFile(path, maxBytes: maxBytes, what: what).file.close()
+    }
+
+    /// Opens `path` inside the folder (no symlink followed, O_NONBLOCK so a FIFO cannot block)
+    /// and checks it is a regular file of at most `maxBytes`: the one check `read` and
+    /// `checkReadable` share.
+    private func openRegularFile(_ path: String, maxBytes: Int, what: String) throws -> (file: OwnedDescriptor, size: Int) {
         let (dir, name) = try openParent(path)
         defer { close(dir) }
         let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { throw ControlError("cannot read the \(what) \(path): \(ConfinedPath.reason(errno, folder: false))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        let file = OwnedDescriptor(adopting: fd, path: path)
+        guard let st = try? FileStatus.of(descriptor: fd), st.kind == .regular else {
             throw ControlError("\(path) is not a regular file (a folder, a FIFO or a device): give a PNG file")
         }
-        guard Int(st.st_size) <= maxBytes else {
-            throw ControlError("\(path) is \(st.st_size) bytes: a \(what) may be at most \(maxBytes >> 20) MiB")
+        guard st.size <= Int64(maxBytes) else {
+            throw ControlError("\(path) is \(st.size) bytes: a \(what) may be at most \(maxBytes >> 20) MiB")
         }
+        return (file, Int(st.size))
     }
 
     /// Whether an existing directory entry may be replaced by a file the kiosk writes: absent,
