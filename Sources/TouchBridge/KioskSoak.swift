@@ -184,13 +184,12 @@ public final class KioskSoak: @unchecked Sendable {
     }
 
     func sample() {
-        let t = frameTimes.sorted()
         current.end = MonotonicClock.now() - startedAt
-        current.frames = t.count
-        if !t.isEmpty {
-            current.frameP50 = t[t.count / 2]
-            current.frameP99 = t[min(t.count - 1, Int(Double(t.count) * 0.99))]
-            current.frameMax = t.last!
+        current.frames = frameTimes.count
+        if let slowest = frameTimes.max() {
+            current.frameP50 = Statistics.percentile(frameTimes, 50)
+            current.frameP99 = Statistics.percentile(frameTimes, 99)
+            current.frameMax = slowest
         }
         current.rssMiB = Double(ProcessMemory.residentBytes() ?? 0) / 1_048_576
         current.descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
@@ -226,7 +225,7 @@ public final class KioskSoak: @unchecked Sendable {
         // p99 depends on which frames it drew (a reload's full redraws, an idle minute).
         let steady = Array(all.dropFirst(all.count >= 3 ? 1 : 0)).filter { $0.frames >= 50 }
         if steady.count >= 2 {
-            func median(_ xs: [Double]) -> Double { let s = xs.sorted(); return s[s.count / 2] }
+            func median(_ xs: [Double]) -> Double { Statistics.percentile(xs, 50) }
             let half = steady.count / 2
             let early = median(steady.prefix(half).map(\.frameP99)), late = median(steady.suffix(steady.count - half).map(\.frameP99))
             if late > early * frameTimeGrowthFactor + 5 {
