@@ -52,7 +52,7 @@ let package = Package(
                 exclude: ["Proto"], resources: [.copy("Resources")]),
         .target(name: "Rendering", dependencies: ["MapEngine", "Platform", "CCairo", "TileSources", "VectorTiles", "CJPEG", "CWebP", "CPNG"],
                 resources: [.copy("Resources")]),
-        .target(name: "Display", dependencies: ["Platform", "CDRM", "CCairo", .product(name: "SystemPackage", package: "swift-system")]),
+        .target(name: "Display", dependencies: ["TouchCore", "Platform", "CDRM", "CCairo", .product(name: "SystemPackage", package: "swift-system")]),
 
         // The façade an app uses, and the executable that is a thin user of it.
         .target(name: "TouchBridge", dependencies: [
@@ -84,7 +84,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources", "CSQLite"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "DisplayTests", dependencies: ["Display"]),
+        .testTarget(name: "DisplayTests", dependencies: ["Display", "TouchCore"]),
         .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge", "KioskTools"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "SystemPackage", package: "swift-system")]),
     ]

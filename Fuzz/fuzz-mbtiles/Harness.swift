@@ -1,4 +1,5 @@
 import Foundation
+import TouchCore
 import MapEngine
 import Rendering
 import TileSources

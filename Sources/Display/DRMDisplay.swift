@@ -1,6 +1,7 @@
 import SystemPackage
 import CDRM
 import Foundation
+import TouchCore
 import Platform
 
 /// A DRM/KMS output driven with two dumb buffers and page flips, after dvdhrm's drm-howto:
@@ -127,8 +128,8 @@ public final class DRMDisplay: DisplayBackend {
         back.deallocate()
     }
 
-    public func backBuffer() -> DisplayFrame {
-        DisplayFrame(width: width, height: height, stride: backStride, pixels: back)
+    public func backBuffer() -> FrameBuffer {
+        FrameBuffer(width: width, height: height, stride: backStride, pixels: back)
     }
 
     @discardableResult

@@ -1,21 +1,6 @@
 import Foundation
 import Platform
-
-/// Memory holding one XRGB8888 frame to draw into (0xXXRRGGBB little-endian words), as cairo's
-/// CAIRO_FORMAT_RGB24 and DRM_FORMAT_XRGB8888 lay it out. Ordinary memory owned by the backend:
-/// never a dumb buffer or framebuffer mapping (those may be write-combined and slow to read).
-public struct DisplayFrame: @unchecked Sendable {
-    public let width: Int
-    public let height: Int
-    /// Bytes per row.
-    public let stride: Int
-    public let pixels: UnsafeMutableRawPointer
-
-    /// Memory someone else owns (a custom backend's buffer).
-    public init(width: Int, height: Int, stride: Int, pixels: UnsafeMutableRawPointer) {
-        self.width = width; self.height = height; self.stride = stride; self.pixels = pixels
-    }
-}
+import TouchCore
 
 /// Where frames go: a DRM/KMS output, a Linux framebuffer, or PNG files.
 ///
@@ -31,8 +16,10 @@ public protocol DisplayBackend: AnyObject {
     var refreshHz: Double { get }
     /// A short description for logs ("DRM /dev/dri/card0 Virtual-1 1920x1080@75").
     var name: String { get }
-    /// The memory to draw the next frame into.
-    func backBuffer() -> DisplayFrame
+    /// The memory to draw the next frame into (XRGB8888, TouchCore's FrameBuffer): ordinary memory
+    /// owned by the backend, never a dumb buffer or framebuffer mapping (those may be
+    /// write-combined and slow to read).
+    func backBuffer() -> FrameBuffer
     /// Shows what was drawn into the back buffer. Returns false (and shows nothing) while the
     /// previous flip is still pending.
     @discardableResult func present() throws -> Bool

@@ -1,6 +1,7 @@
 import SystemPackage
 import CDRM
 import Foundation
+import TouchCore
 
 /// A Linux framebuffer (/dev/fb0), for panels without a DRM driver. 32 bpp only. When the
 /// virtual height holds two screens, frames are double buffered by drawing into the hidden
@@ -85,8 +86,8 @@ public final class FBDevDisplay: DisplayBackend {
         back.deallocate()
     }
 
-    public func backBuffer() -> DisplayFrame {
-        DisplayFrame(width: width, height: height, stride: width * 4, pixels: back)
+    public func backBuffer() -> FrameBuffer {
+        FrameBuffer(width: width, height: height, stride: width * 4, pixels: back)
     }
 
     @discardableResult

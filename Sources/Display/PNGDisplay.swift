@@ -1,6 +1,7 @@
 import SystemPackage
 import CCairo
 import Foundation
+import TouchCore
 
 /// Headless output: each presented frame is written as a PNG file, either always to one file
 /// or to numbered files (`pattern` with one `%d`-style field, e.g. "frames/frame-%05d.png").
@@ -44,8 +45,8 @@ public final class PNGDisplay: DisplayBackend {
 
     deinit { back.deallocate() }
 
-    public func backBuffer() -> DisplayFrame {
-        DisplayFrame(width: width, height: height, stride: width * 4, pixels: back)
+    public func backBuffer() -> FrameBuffer {
+        FrameBuffer(width: width, height: height, stride: width * 4, pixels: back)
     }
 
     /// The file the next frame goes to.

@@ -1,4 +1,5 @@
 import Foundation
+import TouchCore
 import Rendering
 import Display
 
@@ -10,7 +11,7 @@ package enum FrameCopy {
         rotation == 90 || rotation == 270 ? (height, width) : (width, height)
     }
 
-    public static func copy(_ src: FrameBuffer, to dst: DisplayFrame, rotation: Int) {
+    public static func copy(_ src: FrameBuffer, to dst: FrameBuffer, rotation: Int) {
         let sp = src.pixels, dp = dst.pixels
         switch rotation {
         case 90, 180, 270:

@@ -60,7 +60,7 @@ public final class MapView {
     var overlaySpecs: [String: OverlaySpec] = [:]
     package internal(set) var renderer: MapRenderer
     /// Hears each presented frame's draw time in seconds (the kiosk soak's frame times).
-    var onFrameTime: ((Double) -> Void)?
+    package var onFrameTime: ((Double) -> Void)?
     /// The vector tile set whose warnings were logged, and how many (logTileWarnings).
     var tileWarnings: (set: ObjectIdentifier?, seen: Int) = (nil, 0)
     /// Tile cache hits and misses of the tile sets a reload replaced: `stats` counts on from them
@@ -274,7 +274,10 @@ public final class MapView {
 
     // MARK: opening things
 
+    /// The configured display, opened through Display's one factory; a PNG folder that cannot
+    /// be made is a configuration error naming the key.
     package static func openDisplay(_ s: KioskConfiguration.DisplaySettings, log: KioskLog) throws -> DisplayBackend {
+        let request: DisplayRequest
         switch s.backend {
         case .png:
             do { try FileManager.default.createDirectory(atPath: s.pngDirectory, withIntermediateDirectories: true) } catch {
@@ -283,22 +286,13 @@ public final class MapView {
                                     ?? "cannot create the folder \(s.pngDirectory) for the PNG frames")
             }
             let (w, h) = FrameCopy.logicalSize(width: s.pngSize.0, height: s.pngSize.1, rotation: s.rotation)
-            return PNGDisplay(width: w, height: h, output: .numbered(pattern: (s.pngDirectory as NSString).appendingPathComponent("frame-%05d.png")))
+            request = .png(directory: s.pngDirectory, width: w, height: h)
         case .fbdev:
-            return try FBDevDisplay(path: s.fbdev)
+            request = .fbdev(path: s.fbdev)
         case .drm:
-            if let card = s.card { return try DRMDisplay(path: card, connector: s.connector, mode: s.mode) }
-            // "auto": the first card that has a connected connector.
-            let cards = DRMInventory.cardPaths()
-            var firstError: Error? = nil
-            for card in cards {
-                do { return try DRMDisplay(path: card, connector: s.connector, mode: s.mode) } catch {
-                    log(.debug, "\(card): \(error)")
-                    if firstError == nil { firstError = error }
-                }
-            }
-            throw firstError ?? DisplayError.noDevice(path: "/dev/dri/card0")
+            request = .drm(card: s.card, connector: s.connector, mode: s.mode)   // no card: "auto"
         }
+        return try DisplayFactory.open(request) { log(.debug, $0) }
     }
 
     /// The log lines for touchscreens the configuration asks for that are not there: each
@@ -352,7 +346,7 @@ public final class MapView {
     }
 
     /// What the device manager reports: frames into the pipeline, the rest into the log.
-    func handle(_ events: [TouchInputHub.Event]) {
+    package func handle(_ events: [TouchInputHub.Event]) {
         for event in events {
             switch event {
             case .opened(let path, let name, let kind, let foundBy):
@@ -403,7 +397,7 @@ public final class MapView {
 
     /// One device's frame, merged with what the other touchscreens have down, so the
     /// recogniser sees one surface.
-    func feed(_ f: ContactFrame, from path: String) {
+    package func feed(_ f: ContactFrame, from path: String) {
         newestInput = max(newestInput ?? f.time, f.time)
         // Touches are counted as new ids appear; a frame with the same fingers as the last
         // (nearly every frame of a gesture) costs one comparison, no allocation.
@@ -593,8 +587,8 @@ public final class MapView {
     func drawingTarget() -> (FrameBuffer, Bool) {
         let back = display.backBuffer()
         if display.backBufferIsDrawable, configuration.display.rotation == 0,
-           back.width == Int(screen.width), back.height == Int(screen.height), back.stride >= back.width * 4, back.stride % 4 == 0 {
-            return (FrameBuffer(width: back.width, height: back.height, stride: back.stride, pixels: back.pixels), true)
+           back.width == Int(screen.width), back.height == Int(screen.height) {
+            return (back, true)
         }
         let own = ownFrame ?? OwnedFrameBuffer(width: Int(screen.width), height: Int(screen.height))
         ownFrame = own

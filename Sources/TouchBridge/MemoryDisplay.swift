@@ -1,4 +1,5 @@
 import Foundation
+import TouchCore
 import Display
 
 /// A display that keeps its frames in memory: headless apps, tests and the benchmark.
@@ -30,8 +31,8 @@ package final class MemoryDisplay: DisplayBackend {
     }
     deinit { memory.deallocate() }
 
-    public func backBuffer() -> DisplayFrame {
-        DisplayFrame(width: width, height: height, stride: width * 4, pixels: memory)
+    public func backBuffer() -> FrameBuffer {
+        FrameBuffer(width: width, height: height, stride: width * 4, pixels: memory)
     }
     public func present() throws -> Bool {
         if busyPresents > 0 { busyPresents -= 1; return false }
@@ -53,7 +54,7 @@ package final class CopyOnlyDisplay: DisplayBackend {
     public var physicalSizeMM: (width: Int, height: Int)? { inner.physicalSizeMM }
     public var refreshHz: Double { inner.refreshHz }
     public var name: String { inner.name + " (copied into)" }
-    public func backBuffer() -> DisplayFrame { inner.backBuffer() }
+    public func backBuffer() -> FrameBuffer { inner.backBuffer() }
     public func present() throws -> Bool { try inner.present() }
     public var isFlipPending: Bool { inner.isFlipPending }
     public var eventFileDescriptor: Int32? { inner.eventFileDescriptor }

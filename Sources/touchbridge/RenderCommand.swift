@@ -145,16 +145,16 @@ struct RenderCommand: ParsableCommand {
     /// Draws the scene on a DRM or fbdev display, also writes it to --out when given, keeps it
     /// shown (optionally panning), and on SIGTERM/SIGINT or when done restores the display.
     private func showOnDisplay(renderer: MapRenderer, scene start: MapScene) throws {
-        let backend: DisplayBackend
+        let request: DisplayRequest
         switch display {
         case "drm":
-            backend = try DRMDisplay(path: device ?? "/dev/dri/card0", connector: connector,
-                                     mode: try mode.flatMap { try ConfigStrings.mode($0) })
+            request = .drm(card: device ?? "/dev/dri/card0", connector: connector, mode: try mode.flatMap { try ConfigStrings.mode($0) })
         case "fbdev":
-            backend = try FBDevDisplay(path: device ?? "/dev/fb0")
+            request = .fbdev(path: device ?? "/dev/fb0")
         default:
             throw ValidationError("--display must be png, drm or fbdev (got \(display))")
         }
+        let backend = try DisplayFactory.open(request)
         defer { backend.close(); log("closed \(backend.name)") }
         // One event loop: SIGTERM/SIGINT through its signalfd, page flips through the DRM fd,
         // frame pacing and --hold through its timers. `wait` runs it until something stops it.

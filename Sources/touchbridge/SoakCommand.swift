@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import KioskTools
 
 /// `touchbridge soak`: random gestures at 120 Hz through the whole pipeline with rendering,
 /// for a number of wall-clock minutes; fails (exit 1) on a stuck contact, a camera outside its

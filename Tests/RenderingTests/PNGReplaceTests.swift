@@ -1,4 +1,5 @@
 import Foundation
+import TouchCore
 import Testing
 @testable import Rendering
 

@@ -3,6 +3,7 @@ import Testing
 import MapEngine
 import TouchCore
 @testable import TouchBridge
+@testable import KioskTools
 
 /// `[[overlays]]`, `[route]`, `[position]`, `[camera] following_tilt` and `[map] cluster_markers`:
 /// read when the file is loaded, every mistake named by file, line and key.

@@ -1,4 +1,5 @@
 import Foundation
+import TouchCore
 import Logging
 import Testing
 import Display
@@ -23,7 +24,7 @@ import Platform
         let memory = UnsafeMutableRawPointer.allocate(byteCount: 640 * 400 * 4, alignment: 64)
         init(_ failures: [DisplayError?]) { self.failures = failures }
         deinit { memory.deallocate() }
-        func backBuffer() -> DisplayFrame { DisplayFrame(width: width, height: height, stride: width * 4, pixels: memory) }
+        func backBuffer() -> FrameBuffer { FrameBuffer(width: width, height: height, stride: width * 4, pixels: memory) }
         func present() throws -> Bool {
             presents += 1
             if !failures.isEmpty, let e = failures.removeFirst() { throw e }

@@ -21,7 +21,7 @@ import Logging
         return view
     }
 
-    func bytes(_ f: DisplayFrame) -> [UInt8] {
+    func bytes(_ f: FrameBuffer) -> [UInt8] {
         (0..<f.height).flatMap { y in Array(UnsafeRawBufferPointer(start: f.pixels + y * f.stride, count: f.width * 4)) }
     }
 
@@ -105,7 +105,7 @@ import Logging
         #expect(b.drawnFrame.pixels != turned.backBuffer().pixels)
         let expected = UnsafeMutableRawPointer.allocate(byteCount: 800 * 1280 * 4, alignment: 64)
         defer { expected.deallocate() }
-        let target = DisplayFrame(width: 800, height: 1280, stride: 800 * 4, pixels: expected)
+        let target = FrameBuffer(width: 800, height: 1280, stride: 800 * 4, pixels: expected)
         drive([a, b]) { n in
             FrameCopy.copy(a.drawnFrame, to: target, rotation: 90)
             #expect(bytes(target) == bytes(turned.backBuffer()), "frame \(n)")

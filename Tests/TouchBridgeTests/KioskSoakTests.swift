@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TouchBridge
+@testable import KioskTools
 
 /// `touchbridge soak --hours`, a few seconds of it: the whole kiosk with its loop and socket,
 /// clients, gestures, reloads, unplugs and display loss; figures per interval.

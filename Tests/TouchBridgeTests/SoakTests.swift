@@ -1,6 +1,7 @@
 import Testing
 import TouchCore
 @testable import TouchBridge
+@testable import KioskTools
 
 /// The soak's own checks work: a short run of random gestures (with unplugs and SYN_DROPPED
 /// mid-gesture) through the pipeline and renderer leaves nothing down and the camera in its

@@ -1,4 +1,6 @@
 import Foundation
+import TouchBridge
+import TouchDevices
 import TouchCore
 import Gestures
 import MapEngine
@@ -383,7 +385,7 @@ final class SoakDisplay: DisplayBackend, @unchecked Sendable {
     deinit { memory.deallocate() }
 
     func fail(until t: Double, lost: Bool) { failUntil = t; failLost = lost }
-    func backBuffer() -> DisplayFrame { DisplayFrame(width: width, height: height, stride: width * 4, pixels: memory) }
+    func backBuffer() -> FrameBuffer { FrameBuffer(width: width, height: height, stride: width * 4, pixels: memory) }
     func present() throws -> Bool {
         if MonotonicClock.now() < failUntil {
             if failLost { throw DisplayError.lost(path: "/dev/dri/soak", reason: "the soak took the display away") }

@@ -1,4 +1,6 @@
 import Foundation
+import TouchBridge
+import TouchDevices
 import TouchCore
 import Gestures
 import MapEngine
