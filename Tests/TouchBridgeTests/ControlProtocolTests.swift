@@ -45,4 +45,20 @@ import Testing
         #expect(args.map(\.1) == [.number(12), .string("Cafe 1"), .null, .array([.string("pan")]), .string("12"), .string("a=b")])
         #expect(throws: ControlError.self) { try ControlClient.arguments(["zoom"]) }
     }
+
+    /// One list of commands: every one has its row in docs/control.md's table and no row names a
+    /// command the kiosk does not have; the read-only ones are those the docs say draw nothing.
+    @Test func theCommandListIsTheDocumentedOne() throws {
+        let docs = try String(contentsOfFile: #filePath.replacingOccurrences(of: "Tests/TouchBridgeTests/ControlProtocolTests.swift",
+                                                                            with: "docs/control.md"), encoding: .utf8)
+        var documented: [String] = []
+        for line in docs.split(separator: "\n") where line.hasPrefix("| `") {
+            let cell = line.dropFirst(2).prefix { $0 != "|" }
+            documented += cell.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "`")) }
+        }
+        #expect(documented.sorted() == ControlCommand.names.sorted())
+        #expect(Set(ControlCommand.names).count == ControlCommand.allCases.count)
+        #expect(ControlCommand.allCases.filter(\.readsOnly).map(\.rawValue).sorted()
+                == ["get_camera", "get_gestures", "help", "list_markers", "list_overlays", "screenshot", "stats", "subscribe", "unsubscribe"])
+    }
 }

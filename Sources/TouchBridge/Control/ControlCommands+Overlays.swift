@@ -19,20 +19,17 @@ struct OverlaySpec {
 
 /// The overlay, route, position and clustering commands of the control socket (docs/control.md).
 extension MapView {
-    static let overlayCommands = ["add_overlay", "update_overlay", "remove_overlay", "list_overlays", "clear_overlays",
-                                  "clear_markers", "set_cluster_markers", "set_route"]
-
-    /// Performs an overlay command; nil when `command` is not one.
-    func performOverlayCommand(_ command: String, _ a: inout ControlArguments, now: Double) throws -> [(String, JSONValue)]? {
+    /// Performs an overlay, route or clustering command (`ControlCommand.isOverlayCommand`).
+    func performOverlayCommand(_ command: ControlCommand, _ a: inout ControlArguments, now: Double) throws -> [(String, JSONValue)] {
         switch command {
-        case "add_overlay", "update_overlay":
+        case .addOverlay, .updateOverlay:
             let id = try a.requiredString("overlay")
             guard id.utf8.count <= 256 else { throw ControlError("\"overlay\": an id is at most 256 bytes") }
             let existing = overlaySpecs[id]
-            if command == "add_overlay", controller.overlay(id: id) != nil {
+            if command == .addOverlay, controller.overlay(id: id) != nil {
                 throw ControlError("an overlay with id '\(id)' exists already: use update_overlay, or remove_overlay first")
             }
-            if command == "update_overlay", controller.overlay(id: id) == nil {
+            if command == .updateOverlay, controller.overlay(id: id) == nil {
                 throw ControlError("no overlay with id '\(id)' (list_overlays shows them)")
             }
             var spec = existing ?? OverlaySpec()
@@ -71,33 +68,33 @@ extension MapView {
             do { try controller.add(overlay, at: now) } catch { throw ControlError("\(error)") }
             overlaySpecs[id] = spec
             return [("overlay", overlayJSON(overlay))]
-        case "remove_overlay":
+        case .removeOverlay:
             let id = try a.requiredString("overlay")
             try a.finish()
             guard controller.overlay(id: id) != nil else { throw ControlError("no overlay with id '\(id)' (list_overlays shows them)") }
             controller.removeOverlay(id: id, at: now)
             overlaySpecs[id] = nil
             return []
-        case "list_overlays":
+        case .listOverlays:
             try a.finish()
             return [("overlays", .array(controller.overlays.map(overlayJSON)))]
-        case "clear_overlays":
+        case .clearOverlays:
             try a.finish()
             controller.clearOverlays(at: now)
             overlaySpecs = [:]
             return []
-        case "clear_markers":
+        case .clearMarkers:
             try a.finish()
             controller.clearMarkers(at: now)
             return []
-        case "set_cluster_markers":
+        case .setClusterMarkers:
             guard let v = a.take("enabled") else { throw ControlError("set_cluster_markers needs \"enabled\": true or false") }
             guard let b = v.bool else { throw ControlError("\"enabled\" must be true or false, got \(v.text)") }
             try a.finish()
             controller.configuration.clusterMarkers = b
             configuration.map.clusterMarkers = b
             return [("enabled", .bool(b))]
-        case "set_route":
+        case .setRoute:
             guard let v = a.take("geojson") else { throw ControlError("set_route needs \"geojson\": a LineString (or a Feature holding one), or null to clear the route") }
             try a.finish()
             if v.isNull {
@@ -109,7 +106,7 @@ extension MapView {
             controller.setRoute(points)
             return [("points", .number(Double(points.count)))]
         default:
-            return nil
+            throw ControlError("'\(command.rawValue)' is not an overlay command")
         }
     }
 

@@ -20,14 +20,6 @@ extension MapView {
         log(.info, "control socket \(server.path) (mode 0660)")
     }
 
-    /// Commands that change nothing on the screen (they never draw).
-    static let readOnlyCommands: Set<String> = ["get_camera", "get_gestures", "list_markers", "list_overlays", "help", "subscribe", "unsubscribe", "screenshot", "stats"]
-
-    /// Every command name, for `help` and the unknown-command message.
-    static let controlCommands = ["get_camera", "move_camera", "fit", "add_marker", "update_marker", "remove_marker",
-                                  "list_markers", "select_marker", "get_gestures", "set_gestures", "set_camera_mode", "set_position"]
-        + overlayCommands + ["set_language"] + ["screenshot", "reload", "stats", "subscribe", "unsubscribe", "help"]
-
     func perform(_ r: ControlRequest, client: ControlServer.Client) throws -> [(String, JSONValue)] {
         let now = MonotonicClock.now()
         catchUp(to: now) // the touches stamped before the request first
@@ -35,11 +27,16 @@ extension MapView {
         // polling get_camera leaves an idle kiosk idle. The rest redraw only when what is on
         // the screen changed (a no-op update, a gesture mask, a repeated move draw nothing);
         // a reload always does (text scale and style are the renderer's, not the scene's).
-        if MapView.readOnlyCommands.contains(r.command) { return try performCommand(r, client: client, now: now) }
+        guard let command = ControlCommand(rawValue: r.command) else {
+            var msg = "unknown command '\(r.command)'"
+            if let s = suggestion(for: r.command, among: ControlCommand.names) { msg += " (did you mean '\(s)'?)" }
+            throw ControlError(msg + "; commands: " + ControlCommand.names.joined(separator: ", "))
+        }
+        if command.readsOnly { return try performCommand(command, r, client: client, now: now) }
         let before = pipeline.scene(attribution: nil)
         let wasDirty = pipeline.needsRedraw
         defer {
-            if r.command == "reload" || r.command == "set_language" || controller.isMoving || pipeline.scene(attribution: nil) != before {
+            if command.changesRenderer || controller.isMoving || pipeline.scene(attribution: nil) != before {
                 pipeline.setNeedsRedraw()
             } else if !wasDirty {
                 // The command's own bookkeeping (a move to where the camera is emits willMove
@@ -47,16 +44,17 @@ extension MapView {
                 _ = pipeline.takeNeedsRedraw()
             }
         }
-        return try performCommand(r, client: client, now: now)
+        return try performCommand(command, r, client: client, now: now)
     }
 
-    private func performCommand(_ r: ControlRequest, client: ControlServer.Client, now: Double) throws -> [(String, JSONValue)] {
+    private func performCommand(_ command: ControlCommand, _ r: ControlRequest, client: ControlServer.Client,
+                                now: Double) throws -> [(String, JSONValue)] {
         var a = ControlArguments(command: r.command, pairs: r.arguments)
-        switch r.command {
-        case "get_camera":
+        switch command {
+        case .getCamera:
             try a.finish()
             return cameraResult()
-        case "move_camera":
+        case .moveCamera:
             let lat = try a.number("latitude", in: -90...90), lon = try a.number("longitude", in: -180...180)
             let zoom = try a.number("zoom", in: 0...24), bearing = try a.number("bearing", in: -3600...3600)
             let tilt = try a.number("tilt", in: 0...90), seconds = try a.number("animate", in: 0...60) ?? 0
@@ -70,7 +68,7 @@ extension MapView {
             controller.animate(to: cam, duration: seconds, at: now)
             pipeline.advance(to: now)
             return [("camera", cameraJSON(controller.configuration.limits.clamp(cam)))]
-        case "fit":
+        case .fit:
             let overlayID = a.take("overlay")
             let b = try a.numbers("bounds", count: 4)
             let padding = try a.number("padding", in: 0...2000) ?? 48
@@ -97,13 +95,13 @@ extension MapView {
             pipeline.advance(to: now)
             // The camera it goes to (issue 30: fit answered nothing).
             return [("camera", cameraJSON(controller.animationTarget ?? controller.camera))]
-        case "add_marker", "update_marker":
+        case .addMarker, .updateMarker:
             let id = try a.requiredString("marker")
             let existing = controller.marker(id: id)
-            if r.command == "add_marker", existing != nil {
+            if command == .addMarker, existing != nil {
                 throw ControlError("a marker with id '\(id)' exists already: use update_marker, or remove_marker first")
             }
-            if r.command == "update_marker", existing == nil { throw ControlError("no marker with id '\(id)' (list_markers shows them)") }
+            if command == .updateMarker, existing == nil { throw ControlError("no marker with id '\(id)' (list_markers shows them)") }
             var m = existing ?? Marker(id: id, position: Coordinate(latitude: 0, longitude: 0))
             let lat = try a.number("latitude", in: -90...90), lon = try a.number("longitude", in: -180...180)
             if existing == nil && (lat == nil || lon == nil) { throw ControlError("add_marker needs \"latitude\" and \"longitude\"") }
@@ -140,17 +138,17 @@ extension MapView {
             try a.finish()
             controller.add(m, at: now)
             return [("marker", markerJSON(m))]
-        case "remove_marker":
+        case .removeMarker:
             let id = try a.requiredString("marker")
             try a.finish()
             guard controller.marker(id: id) != nil else { throw ControlError("no marker with id '\(id)' (list_markers shows them)") }
             controller.removeMarker(id: id, at: now)
             return []
-        case "list_markers":
+        case .listMarkers:
             try a.finish()
             return [("markers", .array(controller.markers.map(markerJSON))),
                     ("selected", controller.selectedMarker.map { .string($0) } ?? .null)]
-        case "select_marker":
+        case .selectMarker:
             guard let v = a.take("marker") else { throw ControlError("select_marker needs \"marker\": a marker id, or null to close the info window") }
             try a.finish()
             switch v {
@@ -166,12 +164,12 @@ extension MapView {
                 throw ControlError("\"marker\" must be a marker id (a string) or null")
             }
             return [("selected", controller.selectedMarker.map { .string($0) } ?? .null)]
-        case "get_gestures":
+        case .getGestures:
             try a.finish()
             let mask = controller.configuration.gestureMask
             return [("enabled", .array(GestureMask.names.filter { mask.contains($0.1) }.map { .string($0.0) })),
                     ("two_finger_horizontal", .string(configuration.gestures.twoFingerHorizontal.rawValue))]
-        case "set_gestures":
+        case .setGestures:
             // "all" as a string is the list ["all"] (issue 30).
             if let v = a.take("enabled") { a.pairs.append(("enabled", v.string == "all" ? .array([.string("all")]) : v)) }
             guard let names = try a.strings("enabled") else {
@@ -190,7 +188,7 @@ extension MapView {
             }
             setGestureMask(mask, at: MonotonicClock.now())
             return [("enabled", .array(GestureMask.names.filter { mask.contains($0.1) }.map { .string($0.0) }))]
-        case "set_camera_mode":
+        case .setCameraMode:
             let name = try a.requiredString("mode")
             try a.finish()
             guard let mode = CameraMode(rawValue: name) else { throw ControlError("'\(name)' is not a camera mode: free, following or overview") }
@@ -200,7 +198,7 @@ extension MapView {
             controller.setCameraMode(mode, at: now)
             pipeline.advance(to: now)
             return [("mode", .string(controller.cameraMode.rawValue))]
-        case "set_position":
+        case .setPosition:
             guard let lat = try a.number("latitude", in: -90...90), let lon = try a.number("longitude", in: -180...180) else {
                 throw ControlError("set_position needs \"latitude\" and \"longitude\" (and optionally \"heading\")")
             }
@@ -214,7 +212,7 @@ extension MapView {
             controller.setPosition(fix, at: now)
             pipeline.advance(to: now)
             return [("mode", .string(controller.cameraMode.rawValue))]
-        case "screenshot":
+        case .screenshot:
             let path = try a.requiredString("path")
             try a.finish()
             // docs/control.md, Paths: inside [control] screenshot_dir, no symlink followed,
@@ -229,23 +227,23 @@ extension MapView {
             } catch { throw ControlError("\(error)") }
             return [("path", .string(path)), ("width", .number(Double(drawn.width))),
                     ("height", .number(Double(drawn.height)))]
-        case "reload":
+        case .reload:
             try a.finish()
             let result = reload()
             if let problem = result.error { throw ControlError(problem) }
             return [("restart_needed", .array(result.restartNeeded.map { .string($0) })),
                     ("applied", .array(result.applied.map { .string($0) }))]
-        case "stats":
+        case .stats:
             try a.finish()
             return stats.json(statsSnapshot(now: MonotonicClock.now()))
-        case "subscribe":
+        case .subscribe:
             try a.finish()
             return []
-        case "unsubscribe":
+        case .unsubscribe:
             try a.finish()
             client.subscribed = false
             return []
-        case "set_language":
+        case .setLanguage:
             // The street map's label language; null or "" for the local names.
             guard let v = a.take("language") else { throw ControlError("set_language needs \"language\": a code such as \"ja\", or null for the local names") }
             try a.finish()
@@ -260,17 +258,13 @@ extension MapView {
             renderer.labelLanguage = code
             configuration.map.language = code
             return [("language", code.map { .string($0) } ?? .null)]
-        case "help":
+        case .help:
             try a.finish()
-            return [("commands", .array(MapView.controlCommands.map { .string($0) }))]
-        default:
-            if let reply = try performOverlayCommand(r.command, &a, now: now) {
-                pipeline.advance(to: now)
-                return reply
-            }
-            var msg = "unknown command '\(r.command)'"
-            if let s = suggestion(for: r.command, among: MapView.controlCommands) { msg += " (did you mean '\(s)'?)" }
-            throw ControlError(msg + "; commands: " + MapView.controlCommands.joined(separator: ", "))
+            return [("commands", .array(ControlCommand.names.map { .string($0) }))]
+        case .addOverlay, .updateOverlay, .removeOverlay, .listOverlays, .clearOverlays, .clearMarkers, .setClusterMarkers, .setRoute:
+            let reply = try performOverlayCommand(command, &a, now: now)
+            pipeline.advance(to: now)
+            return reply
         }
     }
 
