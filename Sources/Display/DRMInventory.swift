@@ -1,10 +1,5 @@
 import CDRM
 import Platform
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A display mode as a connector offers it.
 public struct DRMModeInfo: Sendable, Hashable {

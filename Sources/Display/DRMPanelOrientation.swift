@@ -1,7 +1,4 @@
 import CDRM
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The kernel's "panel orientation" connector property (set from firmware quirks and device
 /// tree for panels built into a case turned): how the panel is mounted, as a `[display]

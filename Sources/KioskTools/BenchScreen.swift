@@ -4,9 +4,6 @@ import TouchDevices
 import Rendering
 import Display
 import TouchBridge
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What the bench tools share: a display (from the configuration or a --display override), a
 /// frame in ordinary memory to draw into, and presenting it (waiting for the flip to complete).

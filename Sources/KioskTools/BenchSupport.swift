@@ -2,9 +2,6 @@ import Platform
 import TouchCore
 import Foundation
 import TouchBridge
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Measurement helpers for `touchbridge bench`: monotonic nanoseconds, repeated timing with
 /// warm-up, percentiles, peak resident memory and the plain frame-copy floor.

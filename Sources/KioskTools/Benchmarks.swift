@@ -6,9 +6,6 @@ import MapEngine
 import Rendering
 import Display
 import TouchBridge
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `touchbridge bench`: speed, latency and memory of every stage, as a table and as one JSON
 /// object (keys documented in docs/benchmarks.md; tools outside the project read them).
@@ -366,7 +363,7 @@ public struct Benchmarks {
             // Wait for the frame's real time.
             let due = wall0 + (f.time - t0)
             let now = MonotonicClock.now()
-            if due > now { usleep(useconds_t((due - now) * 1e6)) }
+            if due > now { Thread.sleep(forTimeInterval: due - now) }
             let start = BenchSupport.nanos(), cpuStart = Self.threadCPUNanos()
             pipeline.handle(f)
             if pipeline.takeNeedsRedraw() {
@@ -456,11 +453,7 @@ public struct Benchmarks {
         }
     }
 
-    static func threadCPUNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
+    static func threadCPUNanos() -> UInt64 { ThreadCPUTime.nanoseconds() }
 
     /// A name for what a frame cost the renderer: its base-map kind, its quality, and what the
     /// overlay layer did for it.

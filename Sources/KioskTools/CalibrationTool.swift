@@ -3,9 +3,6 @@ import TouchCore
 import TouchDevices
 import Gestures
 import TouchBridge
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `touchbridge calibrate`: five targets on the screen, one after another; the matrix fitted
 /// from the touches; a verification screen; the matrix written into the configuration.

@@ -15,3 +15,13 @@ public enum MonotonicClock {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
+
+/// CPU time the calling thread has used (CLOCK_THREAD_CPUTIME_ID), in nanoseconds: not a clock
+/// to schedule by, only for measuring what a piece of work cost one core (the bench).
+public enum ThreadCPUTime {
+    public static func nanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}

@@ -2,9 +2,6 @@ import Foundation
 import MapEngine
 import Rendering
 import VectorTiles
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What `check` and `run` refuse beyond the file's own text: keys that contradict each other
 /// (`crossChecks`), and what the file names on this machine (`fileChecks`): a tiles file or style

@@ -7,9 +7,6 @@ import MapEngine
 import Rendering
 import VectorTiles
 import Display
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension DisplayBackend {
     /// The visible area in millimetres, when the output reports a real one (not 0x0).

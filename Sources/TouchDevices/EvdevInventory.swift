@@ -2,11 +2,6 @@ import CEvdev
 import TouchCore
 import Platform
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One evdev node found under /dev/input: what the device says about itself, or why it could
 /// not be read.

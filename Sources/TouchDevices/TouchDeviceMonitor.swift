@@ -1,10 +1,5 @@
 import CUdev
 import Platform
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Follows input devices coming and going, over a udev netlink monitor. With udevd running it
 /// listens to "udev" events (sent once rules ran, properties set); without udevd (a busybox

@@ -1,12 +1,8 @@
 import CEvdev
 import CUdev
 import TouchCore
+import Platform
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A touchscreen found on this machine.
 public struct TouchscreenInfo: Sendable, Hashable {
@@ -114,16 +110,8 @@ public enum TouchDiscovery {
                 }
             }
         }
-        if nodes.isEmpty, let dir = opendir("/dev/input") {
-            defer { closedir(dir) }
-            while let ent = readdir(dir) {
-                let name = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name.hasPrefix("event") {
-                    nodes.append(EventNode(devnode: "/dev/input/" + name, initialized: false, touchscreen: false))
-                }
-            }
+        if nodes.isEmpty {
+            nodes = DeviceNodes.numbered("event", in: "/dev/input").map { EventNode(devnode: $0, initialized: false, touchscreen: false) }
         }
         return nodes
     }

@@ -3,9 +3,6 @@ import Foundation
 import TouchBridge
 import KioskTools
 import TouchCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `touchbridge tune`: the bench screen for a new panel.
 struct TuneCommand: ParsableCommand {

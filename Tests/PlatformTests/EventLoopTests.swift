@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Testing
+import Foundation
 @testable import Platform
 
 @Suite struct EventLoopTests {
@@ -114,6 +115,34 @@ import Testing
         // Never early: the k-th tick comes at least k periods after the start (a late one does
         // not shift the ones after it, so the period holds on average).
         for (k, t) in ticks.enumerated() { #expect(t - start >= Double(k + 1) * 0.01 - 1e-4, "ticks \(ticks)") }
+    }
+
+    /// LoopWaker: wakes from another thread run the handler on the loop's thread, a burst of
+    /// wakes (more than the pipe holds) loses none of the work and runs it in batches, and after
+    /// close the read end is off the loop.
+    @Test func aWakerBringsOtherThreadsWorkToTheLoop() throws {
+        let loop = try EventLoop()
+        final class Queue: @unchecked Sendable { let lock = NSLock(); var count = 0 }
+        let queue = Queue()
+        var done = 0, handlerRuns = 0
+        var handlerThreadIsLoops = true
+        let loopThread = Thread.current
+        let waker = try LoopWaker(loop: loop, name: "test waker") {
+            handlerRuns += 1
+            if Thread.current != loopThread { handlerThreadIsLoops = false }
+            queue.lock.lock(); done = queue.count; queue.lock.unlock()
+            if done == 100_000 { loop.stop() }
+        }
+        let worker = Thread {
+            for _ in 0..<100_000 { queue.lock.lock(); queue.count += 1; queue.lock.unlock(); waker.wake() }
+        }
+        worker.start()
+        loop.schedule(after: 10) { loop.stop() }   // a safety stop only: the test fails below if it fires
+        try loop.run()
+        #expect(done == 100_000)
+        #expect(handlerThreadIsLoops)
+        #expect(handlerRuns >= 1 && handlerRuns < 100_000, "wakes are batched (\(handlerRuns) runs)")
+        waker.close()
     }
 
     /// Pipes and FileIO: a write-all and reads through the Platform calls; EOF once closed.

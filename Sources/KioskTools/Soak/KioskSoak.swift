@@ -7,9 +7,6 @@ import MapEngine
 import Rendering
 import Display
 import Platform
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A day of uptime, compressed: the whole kiosk (`MapView.run`, its one event loop, the real
 /// control socket) at 1080p with the street map and overlays, while a driver thread plays what
@@ -71,7 +68,7 @@ public final class KioskSoak: @unchecked Sendable {
     /// Driver thread -> loop: frames and commands, with a pipe byte to wake the loop.
     private let lock = NSLock()
     private var queue: [Command] = []
-    private var wakeRead: Int32 = -1, wakeWrite: Int32 = -1
+    private var waker: LoopWaker?
     private var stopping = false
     private var frameTimes: [Double] = []
     private var current = Interval(end: 0)
@@ -82,7 +79,7 @@ public final class KioskSoak: @unchecked Sendable {
 
     public init(settings: Settings) throws {
         self.settings = settings
-        folder = NSTemporaryDirectory() + "touchbridge-soak-\(getpid())"
+        folder = NSTemporaryDirectory() + "touchbridge-soak-\(ProcessInfo.processInfo.processIdentifier)"
         try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let configPath = folder + "/kiosk.toml"
@@ -120,18 +117,13 @@ public final class KioskSoak: @unchecked Sendable {
 
     /// Runs the kiosk for `settings.seconds`; `progress` hears each interval as it ends.
     public func run(progress: ((Interval) -> Void)? = nil) throws -> Report {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw ControlError("soak: pipe: \(String(cString: strerror(errno)))") }
-        wakeRead = fds[0]; wakeWrite = fds[1]
-        _ = fcntl(wakeRead, F_SETFL, O_NONBLOCK)
-        defer { close(wakeRead); close(wakeWrite) }
-        let loop = view.eventLoop
-        try loop.add(fd: wakeRead) { [unowned self] fd in
-            var buf = [UInt8](repeating: 0, count: 256)
-            while read(fd, &buf, buf.count) > 0 {}
+        let waker = try LoopWaker(loop: view.eventLoop, name: "the soak driver's wake-up pipe") { [unowned self] in
             self.lock.lock(); let todo = self.queue; self.queue = []; self.lock.unlock()
             for c in todo { self.perform(c) }
         }
+        self.waker = waker
+        defer { waker.close() }
+        let loop = view.eventLoop
         view.onFrameTime = { [unowned self] s in self.frameTimes.append(s * 1000) }
         startedAt = MonotonicClock.now()
         scheduleSample(loop)
@@ -245,8 +237,7 @@ public final class KioskSoak: @unchecked Sendable {
 
     func send(_ c: Command) {
         lock.lock(); queue.append(c); lock.unlock()
-        var b: UInt8 = 1
-        _ = write(wakeWrite, &b, 1)
+        waker?.wake()
     }
 
     var isStopping: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
@@ -257,7 +248,7 @@ public final class KioskSoak: @unchecked Sendable {
 
     func sleep(until t: Double) {
         let d = t - MonotonicClock.now()
-        if d > 0 { usleep(UInt32(min(d, 1) * 1e6)) }
+        if d > 0 { Thread.sleep(forTimeInterval: min(d, 1)) }
     }
 
     func drive(socket: String, seed: UInt64, screen: Size) {
@@ -265,7 +256,7 @@ public final class KioskSoak: @unchecked Sendable {
         let device = TouchScript.virtualPanel(screen: screen)
         var assembler = FrameAssembler(capabilities: device, screen: screen)
         var markers = 0, overlays = 0
-        usleep(300_000) // the loop starts and draws its first frame
+        Thread.sleep(forTimeInterval: 0.3) // the loop starts and draws its first frame
         while !isStopping {
             let dice = random.int(100)
             switch dice {
@@ -288,14 +279,14 @@ public final class KioskSoak: @unchecked Sendable {
                 let t = MonotonicClock.now()
                 send(.unplug(t))
                 assembler = FrameAssembler(capabilities: device, screen: screen)
-                usleep(UInt32(random.range(0.2, 1.5) * 1e6))
+                Thread.sleep(forTimeInterval: random.range(0.2, 1.5))
                 send(.replug)
             case 94..<97:
                 send(.displayLoss(lost: random.int(2) == 0, seconds: random.range(0.5, 3)))
             default:
                 break
             }
-            usleep(UInt32(random.range(0.05, 0.6) * 1e6))
+            Thread.sleep(forTimeInterval: random.range(0.05, 0.6))
         }
     }
 
