@@ -43,7 +43,7 @@ apt-get install -y --no-install-recommends ./touchbridge.deb > install.log 2>&1;
 # The administrator's side: the socket in the unit's runtime folder, a files folder the
 # kiosk's user may read, a member of the kiosk's group and a user outside it.
 sed -i 's|^socket = ""|socket = "@SOCK@"\nfiles_dir = "@FILES@"|' "$CONFIG"
-grep -A3 '^\[control\]' "$CONFIG" > control-section.txt
+grep -E '^(socket|files_dir) =' "$CONFIG" > control-section.txt
 md5sum "$CONFIG" > config-before.md5
 mkdir -p @FILES@/sub /srv/elsewhere
 cp icon.png ground.png @FILES@/
@@ -169,7 +169,8 @@ def accepted(r, name: str) -> dict:
 def test_the_kiosk_runs_as_the_packaged_unit_with_its_socket(vm):
     assert vm.exit_code == 0, vm.stdout
     assert text(vm, "install.rc").strip() == "0", text(vm, "install.log")
-    assert f'socket = "{SOCK}"' in text(vm, "control-section.txt")
+    section = text(vm, "control-section.txt")
+    assert f'socket = "{SOCK}"' in section and f'files_dir = "{FILES}"' in section, section
     assert text(vm, "active.txt").strip() == "active", text(vm, "journal.txt")[-3000:]
 
 
@@ -213,7 +214,7 @@ def test_screenshot_inside_its_folder_is_written_and_replaced(vm):
     owner, group, size = text(vm, "shot-inside.stat").split()
     assert (owner, group) == ("touchbridge", "touchbridge") and int(size) > 1000
     accepted(vm, "shot-again")  # the kiosk made the file: it may replace it
-    assert vm.files["shot.png"][:8] == b"\x89PNG\r\n\x1a\n"
+    assert vm.files["shot.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_icons_and_ground_images_outside_files_dir_or_through_links_are_refused(vm):
@@ -231,8 +232,9 @@ def test_icons_and_ground_images_outside_files_dir_or_through_links_are_refused(
 def test_icons_and_ground_images_inside_files_dir_are_read(vm):
     assert accepted(vm, "icon-inside")["marker"]["icon"] == f"{FILES}/icon.png"
     assert accepted(vm, "ground-inside")["overlay"]["kinds"] == ["ground"]
-    markers = accepted(vm, "list-markers")["markers"]
-    assert [m["marker"] for m in markers] == ["a"], markers
+    # The configuration's own marker ("paris" in the default file) and the client's one.
+    markers = {m["marker"]: m for m in accepted(vm, "list-markers")["markers"]}
+    assert markers["a"]["icon"] == f"{FILES}/icon.png", markers
     assert [o["overlay"] for o in accepted(vm, "list-overlays")["overlays"]] == ["g"]
     # No refusal cost the kiosk its life.
     assert text(vm, "active-after.txt").strip() == "active"
