@@ -11,10 +11,12 @@ import Foundation
 public final class DecodedImages: @unchecked Sendable {
     /// Pixels held over all images (docs/limits.md): a 4096 x 4096 ground image is 64 MiB.
     public static let maxBytes = 256 << 20
+    /// This store's budget (`maxBytes` but in tests).
+    public let budget: Int
     private let lock = NSLock()
     private var images: [String: CairoImage] = [:]
 
-    public init() {}
+    public init(budget: Int = DecodedImages.maxBytes) { self.budget = budget }
 
     public func image(named name: String) -> CairoImage? { lock.lock(); defer { lock.unlock() }; return images[name] }
     public func contains(_ name: String) -> Bool { lock.lock(); defer { lock.unlock() }; return images[name] != nil }
@@ -31,9 +33,9 @@ public final class DecodedImages: @unchecked Sendable {
         do {
             let others = images.filter { $0.key != name }.values.reduce(0) { $0 + Self.bytes(of: $1) }
             let size = Self.bytes(of: image)
-            guard others + size <= Self.maxBytes else {
+            guard others + size <= budget else {
                 return "the images clients gave already hold \(others >> 20) MiB of pixels and this one \(size >> 20) MiB: "
-                    + "at most \(Self.maxBytes >> 20) MiB (DecodedImages.maxBytes, docs/limits.md); remove markers or overlays first"
+                    + "at most \(budget >> 20) MiB (DecodedImages.maxBytes, docs/limits.md); remove markers or overlays first"
             }
             images[name] = image
             return nil

@@ -49,3 +49,22 @@ import Testing
         #expect(same)
     }
 }
+
+/// The images decoded from client files are held within a budget of pixels, and only while used.
+@Suite struct DecodedImagesTests {
+    @Test func imagesAreKeptWithinTheBudgetAndOnlyWhileNamed() throws {
+        let oneMiB = 512 * 512 * 4
+        let store = DecodedImages(budget: 3 * oneMiB)
+        func image() -> CairoImage { CairoImage.argb([UInt32](repeating: 0xFF00C800, count: 512 * 512), width: 512, height: 512)! }
+        #expect(store.set(image(), named: "/f/a.png") == nil)
+        #expect(store.set(image(), named: "/f/b.png") == nil)
+        #expect(store.set(image(), named: "/f/a.png") == nil)          // replacing counts once
+        #expect(store.set(image(), named: "/f/c.png") == nil)
+        let over = try #require(store.set(image(), named: "/f/d.png"))
+        #expect(over.contains("at most 3 MiB") && over.contains("DecodedImages.maxBytes"), "\(over)")
+        #expect(store.count == 3 && store.bytes == 3 * oneMiB && !store.contains("/f/d.png"))
+        store.keepOnly(["/f/b.png"])
+        #expect(store.count == 1 && store.contains("/f/b.png"))
+        #expect(store.set(image(), named: "/f/d.png") == nil)
+    }
+}
