@@ -418,8 +418,8 @@ struct OverlayReader {
         let ppath = GeoJSON.join(path, "properties")
         var look = Look(style: try GeoJSON.style(from: props, base: baseStyle, at: ppath), radius: circleRadius)
         if case .object = props {
-            look.title = try text(props["title"], at: ppath + ".title")
-            look.description = try text(props["description"], at: ppath + ".description")
+            look.title = try text(props["title"], at: ppath + ".title", maxBytes: MarkerLimits.maxTitleBytes)
+            look.description = try text(props["description"], at: ppath + ".description", maxBytes: MarkerLimits.maxSnippetBytes)
             if let r = props["radius_m"], !r.isNull { look.radius = try GeoJSON.radius(r, at: ppath + ".radius_m") }
         }
         guard let g = f["geometry"] else {
@@ -429,9 +429,14 @@ struct OverlayReader {
         try geometry(g, at: GeoJSON.join(path, "geometry"), look: look, depth: 0)
     }
 
-    func text(_ v: JSONValue?, at path: @autoclosure () -> String) throws -> String? {
+    /// A title or description: a string within the marker limits (they feed info windows).
+    func text(_ v: JSONValue?, at path: @autoclosure () -> String, maxBytes: Int) throws -> String? {
         guard let v, !v.isNull else { return nil }
         guard let s = v.string else { throw GeoJSONError(at: path(), "a string: got \(GeoJSON.describe(v))") }
+        let p = path()
+        if let problem = MarkerLimits.problem(s, key: String(p.split(separator: ".").last ?? ""), maxBytes: maxBytes) {
+            throw GeoJSONError(at: p, problem)
+        }
         return s
     }
 

@@ -26,7 +26,7 @@ extension FrameBuffer {
     public func writePNGReplacing(path: String) throws {
         var st = stat()
         if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG && (st.st_mode & S_IFMT) != S_IFLNK {
-            throw PNGWriteError(path: path, reason: "it exists and is not a regular file (a folder, a FIFO or a device): a screenshot replaces only a file")
+            throw PNGWriteError(path: path, reason: "it exists and is not a regular file (a folder, a FIFO or a device): a screenshot replaces only a file", refused: true)
         }
         let folder = (path as NSString).deletingLastPathComponent
         let dir = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -67,7 +67,7 @@ extension FrameBuffer {
         }
         if let problem = replaceCheck?(dir, name) {
             unlinkat(dir, tmp, 0)
-            throw PNGWriteError(path: path, reason: problem)
+            throw PNGWriteError(path: path, reason: problem, refused: true)
         }
         guard renameat(dir, tmp, dir, name) == 0 else {
             let e = errno
@@ -79,5 +79,11 @@ extension FrameBuffer {
 
 public struct PNGWriteError: Error, CustomStringConvertible {
     public let path: String, reason: String
-    public var description: String { "cannot write the PNG file \(path): \(reason). Check that its folder exists and is writable." }
+    /// Refused on purpose (a link, another user's file, a FIFO): the folder is fine, so the
+    /// message does not send the reader to check it.
+    public var refused = false
+    public init(path: String, reason: String, refused: Bool = false) { self.path = path; self.reason = reason; self.refused = refused }
+    public var description: String {
+        refused ? "cannot write the PNG file \(path): \(reason)" : "cannot write the PNG file \(path): \(reason). Check that its folder exists and is writable."
+    }
 }

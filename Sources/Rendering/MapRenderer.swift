@@ -63,6 +63,12 @@ public final class MapRenderer {
     private let text: TextRenderer
     var textRenderer: TextRenderer { text }
     private let icons = IconCache()
+    /// Images decoded from client files (`DecodedImages`), drawn by name without a second open;
+    /// a renderer made anew on reload is given the old one's.
+    public var decodedImages: DecodedImages {
+        get { icons.decoded }
+        set { icons.decoded = newValue }
+    }
     /// The scene's overlays and route made ready to draw, kept while they do not change.
     private let prepared = PreparedShapes()
     /// How many times the overlays and route were made ready to draw (tests: pans make none).

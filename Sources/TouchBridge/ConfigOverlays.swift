@@ -201,4 +201,16 @@ package enum GroundImageCheck {
         }
         return nil
     }
+
+    /// A client's image decoded from the bytes read through its checked descriptor (no second
+    /// open by path); the header is checked before anything is decoded.
+    public static func decode(_ data: Data, path: String) -> Result<CairoImage, MarkerLookError> {
+        if let p = PNGFileCheck.problem(header: data, path: path, maxSide: maxSide, what: "ground overlay image") {
+            return .failure(MarkerLookError(message: p))
+        }
+        guard let img = CairoImage.png(data), img.width > 0, img.height > 0, img.width <= maxSide, img.height <= maxSide else {
+            return .failure(MarkerLookError(message: "\(path) is not a PNG image the kiosk can decode"))
+        }
+        return .success(img)
+    }
 }

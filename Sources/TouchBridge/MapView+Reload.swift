@@ -187,6 +187,7 @@ extension MapView {
         r.labelLanguage = renderer.labelLanguage
         r.usesBaseMapCache = renderer.usesBaseMapCache
         r.usesOverlayLayer = renderer.usesOverlayLayer
+        r.decodedImages = renderer.decodedImages
         renderer = r
         pipeline.measureInfoWindows(with: r)
         for warning in warnings { log(.warning, warning) }

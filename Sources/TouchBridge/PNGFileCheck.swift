@@ -18,6 +18,12 @@ package enum PNGFileCheck {
         }
         let h = [UInt8]((try? fh.read(upToCount: 24)) ?? Data())
         try? fh.close()
+        return problem(header: h, path: path, maxSide: maxSide, what: what)
+    }
+
+    /// The same check on bytes already read (the first 24 are looked at).
+    public static func problem(header bytes: some Collection<UInt8>, path: String, maxSide: Int, what: String) -> String? {
+        let h = Array(bytes.prefix(24))
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         guard h.count >= 24, Array(h[0..<8]) == signature, Array(h[12..<16]) == [0x49, 0x48, 0x44, 0x52] else {
             return "\(path) is not a PNG file"

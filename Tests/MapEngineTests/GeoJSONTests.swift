@@ -384,13 +384,17 @@ import TouchCore
         #expect((routeError(fuzzInput)?.description.utf8.count ?? 1_000) < 300)
     }
 
-    @Test func hugeStringsAreCutInMessagesAndKeptInTitles() throws {
+    @Test func hugeStringsAreCutInMessagesAndTitlesHeldToTheMarkerLimits() throws {
         let long = String(repeating: "x", count: 1_000_000)
         let e = error(#"{"type": "\#(long)", "coordinates": [0, 0]}"#)
         #expect(e != nil && e!.description.count < 300)
         #expect(e?.message.hasPrefix("\"" + String(repeating: "x", count: 40) + "...\" is not") == true)
-        let o = try overlay(feature(#"{"type": "Point", "coordinates": [0, 0]}"#, #"{"title": "\#(long)"}"#))
-        #expect(o.markers[0].title?.count == 1_000_000)
+        // A point's title feeds an info window: at most MarkerLimits.maxTitleBytes (issue 31).
+        let t = error(feature(#"{"type": "Point", "coordinates": [0, 0]}"#, #"{"title": "\#(long)"}"#))
+        #expect(t?.path == "properties.title", "\(String(describing: t))")
+        #expect(t.map { $0.description.count < 300 && $0.message.contains("at most \(MarkerLimits.maxTitleBytes) bytes") } == true)
+        let o = try overlay(feature(#"{"type": "Point", "coordinates": [0, 0]}"#, #"{"title": "\#(String(long.prefix(MarkerLimits.maxTitleBytes)))"}"#))
+        #expect(o.markers[0].title?.count == MarkerLimits.maxTitleBytes)
         #expect((error(feature(#"{"type": "Point", "coordinates": [0, 0]}"#, #"{"stroke": "\#(long)"}"#))?.description.count ?? 1_000) < 300)
     }
 

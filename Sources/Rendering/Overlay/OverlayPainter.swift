@@ -362,6 +362,9 @@ struct OverlayPainter {
 /// Decoded custom marker icons, kept by marker id (and PNG path).
 final class IconCache {
     private var images: [String: CairoImage?] = [:]
+    /// Images a client's file was decoded into once (`DecodedImages`): drawn by their name,
+    /// never read again by path.
+    var decoded = DecodedImages()
     /// Default pin sprites by colour and phase: a short list searched in order (a frame uses one
     /// or two colours), no hashing per pin.
     private var pins: [(color: UInt32, phase: Int, image: CairoImage)] = []
@@ -383,6 +386,7 @@ final class IconCache {
     }
     /// A PNG file (an info window's image), decoded once.
     func image(path: String) -> CairoImage? {
+        if let d = decoded.image(named: path) { return d }
         let key = "png:" + path
         if let hit = images[key] { return hit }
         let img = CairoImage.pngFile(path)
@@ -399,6 +403,7 @@ final class IconCache {
             images[key] = img
             return img
         case let .png(path, _):
+            if let d = decoded.image(named: path) { return d }
             let key = "png:" + path
             if let hit = images[key] { return hit }
             let img = CairoImage.pngFile(path)

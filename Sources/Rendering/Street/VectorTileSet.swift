@@ -53,6 +53,11 @@ public final class VectorTileSet: @unchecked Sendable {
     /// kiosk's `stats`).
     public var cacheCounts: (hits: Int, misses: Int) { lock.lock(); defer { lock.unlock() }; return (hitCount, missCount) }
 
+    private var decodedFeatures = 0, decodedVertices = 0
+    /// Features and vertices decoded so far: the work tiles cost, which the tile budget bounds
+    /// (a tile over it is skipped before any is decoded; tests).
+    public var decodedCounts: (features: Int, vertices: Int) { lock.lock(); defer { lock.unlock() }; return (decodedFeatures, decodedVertices) }
+
     /// Seconds each decode took (read + decompress + protobuf + geometry), for benchmarks.
     public var decodeDurations: [Double] { lock.lock(); defer { lock.unlock() }; return decodeTimes }
 
@@ -154,7 +159,9 @@ public final class VectorTileSet: @unchecked Sendable {
             let tile = try VectorTile(data: data)
             // Timed only for tiles that exist: an absent tile costs one index lookup.
             let s = MonotonicClock.now() - start
-            lock.lock(); decodeTimes.append(s); if decodeTimes.count > 4096 { decodeTimes.removeFirst(2048) }; lock.unlock()
+            var f = 0, v = 0
+            for l in tile.layers.values { f += l.features.count; for x in l.features { v += x.points.count / 2 } }
+            lock.lock(); decodedFeatures += f; decodedVertices += v; decodeTimes.append(s); if decodeTimes.count > 4096 { decodeTimes.removeFirst(2048) }; lock.unlock()
             return tile
         } catch let e as TileSourceError {
             warn(e.description)

@@ -74,10 +74,14 @@ final class TextRenderer {
             pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_NONE)
         }
         if style.alignCenter { pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER) }
-        pango_layout_set_text(layout, text, -1)
+        pango_layout_set_text(layout, TextBounds.bounded(text), -1)
+        charactersLaidOut += Int(pango_layout_get_character_count(layout))
         return layout
     }
 
+    /// Characters (code points) handed to pango so far: the shaping work, bounded per text by
+    /// `TextBounds` (tests).
+    private(set) var charactersLaidOut = 0
     private var sizes: [Key: (width: Double, height: Double)] = [:]
     /// Texts measured with pango so far (tests: idle work leaves none for a new zoom).
     private(set) var measurements = 0

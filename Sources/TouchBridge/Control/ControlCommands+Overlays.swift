@@ -47,10 +47,18 @@ extension MapView {
             }
             if let img = try a.optionalString("image") {
                 guard let path = img else { throw ControlError("\"image\" must be an absolute path to a PNG file") }
-                // docs/control.md, Paths: inside [control] files_dir, no symlink followed.
-                do { try filesFolder.checkReadable(path, maxBytes: GroundImageCheck.maxBytes, what: "ground overlay image") } catch let e as ControlError {
+                // docs/control.md, Paths: inside [control] files_dir, no symlink followed. The
+                // bytes read from that checked descriptor are what is decoded and drawn.
+                let data: Data
+                do { data = try filesFolder.read(path, maxBytes: GroundImageCheck.maxBytes, what: "ground overlay image") } catch let e as ControlError {
                     throw ControlError("\"image\": \(e.message)")
                 }
+                let image: CairoImage
+                switch GroundImageCheck.decode(data, path: path) {
+                case .success(let i): image = i
+                case .failure(let e): throw ControlError("\"image\": \(e.message)")
+                }
+                if let problem = renderer.decodedImages.set(image, named: path) { throw ControlError("\"image\": \(problem)") }
                 spec.image = path
                 spec.geojson = nil
             }
@@ -119,7 +127,8 @@ extension MapView {
                   b[0] < b[2], b[1] < b[3] else {
                 throw ControlError("\"bounds\" are [west, south, east, north] in degrees, west below east and south below north")
             }
-            if let problem = GroundImageCheck.problem(path: path) { throw ControlError("\"image\": \(problem)") }
+            // Decoded when the client named it (`DecodedImages`): never opened again by path.
+            guard renderer.decodedImages.contains(path) else { throw ControlError("\"image\": \(path) is not read: give \"image\" again") }
             let shape = OverlayShape(geometry: .groundImage(path: path, bounds: CoordinateBounds(west: b[0], south: b[1], east: b[2], north: b[3]),
                                                             bearing: spec.bearing, opacity: spec.opacity), title: spec.title)
             return Overlay(id: id, shapes: [shape], zIndex: spec.zIndex, tappable: spec.tappable, title: spec.title)

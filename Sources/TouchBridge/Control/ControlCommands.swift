@@ -36,6 +36,7 @@ extension MapView {
         let before = pipeline.scene(attribution: nil)
         let wasDirty = pipeline.needsRedraw
         defer {
+            pruneDecodedImages()
             if command.changesRenderer || controller.isMoving || pipeline.scene(attribution: nil) != before {
                 pipeline.setNeedsRedraw()
             } else if !wasDirty {
@@ -45,6 +46,22 @@ extension MapView {
             }
         }
         return try performCommand(command, r, client: client, now: now)
+    }
+
+    /// Forgets the decoded client images no marker or overlay names any more.
+    func pruneDecodedImages() {
+        let images = renderer.decodedImages
+        guard images.count > 0 else { return }
+        var names = Set<String>()
+        for m in controller.markers { if case .image(let name, _, _) = m.icon { names.insert(name) } }
+        for o in controller.overlays { for s in o.shapes { if case .groundImage(let path, _, _, _) = s.geometry { names.insert(path) } } }
+        images.keepOnly(names)
+    }
+
+    /// A title or snippet within `MarkerLimits` (docs/limits.md); nil (cleared) passes.
+    static func markerText(_ t: String?, _ key: String, _ maxBytes: Int) throws -> String? {
+        if let t, let problem = MarkerLimits.problem(t, key: key, maxBytes: maxBytes) { throw ControlError(problem) }
+        return t
     }
 
     private func performCommand(_ command: ControlCommand, _ r: ControlRequest, client: ControlServer.Client,
@@ -97,28 +114,36 @@ extension MapView {
             return [("camera", cameraJSON(controller.animationTarget ?? controller.camera))]
         case .addMarker, .updateMarker:
             let id = try a.requiredString("marker")
+            guard id.utf8.count <= 256 else { throw ControlError("\"marker\": an id is at most 256 bytes") }
             let existing = controller.marker(id: id)
             if command == .addMarker, existing != nil {
                 throw ControlError("a marker with id '\(id)' exists already: use update_marker, or remove_marker first")
             }
             if command == .updateMarker, existing == nil { throw ControlError("no marker with id '\(id)' (list_markers shows them)") }
+            if existing == nil, controller.markers.count >= MarkerLimits.maxMarkers {
+                throw ControlError("the kiosk holds \(controller.markers.count) markers, the limit (MarkerLimits.maxMarkers, docs/limits.md): remove some first")
+            }
             var m = existing ?? Marker(id: id, position: Coordinate(latitude: 0, longitude: 0))
             let lat = try a.number("latitude", in: -90...90), lon = try a.number("longitude", in: -180...180)
             if existing == nil && (lat == nil || lon == nil) { throw ControlError("add_marker needs \"latitude\" and \"longitude\"") }
             if let lat { m.position.latitude = lat }
             if let lon { m.position.longitude = lon }
-            if let t = try a.optionalString("title") { m.title = t }
-            if let t = try a.optionalString("snippet") { m.snippet = t }
+            if let t = try a.optionalString("title") { m.title = try MapView.markerText(t, "title", MarkerLimits.maxTitleBytes) }
+            if let t = try a.optionalString("snippet") { m.snippet = try MapView.markerText(t, "snippet", MarkerLimits.maxSnippetBytes) }
             if let z = try a.number("z_index", in: -1_000_000...1_000_000) { m.zIndex = Int(z) }
             if let icon = try a.optionalString("icon") {
                 if let path = icon {
                     // docs/control.md, Paths: inside [control] files_dir, no symlink followed,
-                    // a regular file of at most 4 MiB, before anything decodes it.
-                    do { try filesFolder.checkReadable(path, maxBytes: MarkerLook.maxIconBytes, what: "marker icon") } catch let e as ControlError {
+                    // a regular file of at most 4 MiB, before anything decodes it. The bytes
+                    // read from that checked descriptor are what is decoded and drawn.
+                    let data: Data
+                    do { data = try filesFolder.read(path, maxBytes: MarkerLook.maxIconBytes, what: "marker icon") } catch let e as ControlError {
                         throw ControlError("\"icon\": \(e.message)")
                     }
-                    switch MarkerLook.icon(path: path) {
-                    case .success(let i): MarkerLook.apply(i, to: &m)
+                    switch MarkerLook.icon(data: data, path: path) {
+                    case .success(let i):
+                        if let problem = renderer.decodedImages.set(i.image, named: path) { throw ControlError("\"icon\": \(problem)") }
+                        MarkerLook.apply(i.icon, to: &m)
                     case .failure(let e): throw ControlError("\"icon\": \(e.message)")
                     }
                 } else {

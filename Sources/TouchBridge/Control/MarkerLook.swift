@@ -36,6 +36,21 @@ package enum MarkerLook {
                              hitMask: hitMask(img)))
     }
 
+    /// A client's icon decoded from the bytes read through the descriptor that was checked
+    /// (`ConfinedPath.read`): the image the renderer keeps (`DecodedImages`) and draws, with no
+    /// second open by path.
+    public static func icon(data: Data, path: String) -> Result<(icon: Icon, image: CairoImage), MarkerLookError> {
+        if let problem = PNGFileCheck.problem(header: data, path: path, maxSide: 512, what: "marker icon") {
+            return .failure(MarkerLookError(message: problem))
+        }
+        guard let img = CairoImage.png(data), img.width > 0, img.height > 0, img.width <= 512, img.height <= 512 else {
+            return .failure(MarkerLookError(message: "\(path) is not a PNG image the kiosk can decode: give a PNG file"))
+        }
+        return .success((Icon(icon: .image(name: path, size: Size(width: Double(img.width), height: Double(img.height)),
+                                           anchor: Point(x: 0.5, y: 1)),
+                              hitMask: hitMask(img)), img))
+    }
+
     /// Pixels at least an eighth opaque; nil for an image without alpha (all of it is drawn).
     public static func hitMask(_ img: CairoImage) -> IconHitMask? {
         guard cairo_image_surface_get_format(img.surface) == CAIRO_FORMAT_ARGB32 else { return nil }
