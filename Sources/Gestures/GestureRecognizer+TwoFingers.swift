@@ -153,47 +153,30 @@ extension GestureRecognizer {
         }
     }
 
-    mutating func tilting(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+    /// Tilting and centre-rotating: an exclusive two-finger gesture with one increment per
+    /// frame (the tilt at the focal point, or the rotation about the screen centre); lifts,
+    /// extra fingers and cancels are handled alike.
+    mutating func exclusivePair(_ input: GestureInput, _ id: Int, _ why: inout String?) {
+        let tilts = state == .tilting
+        let what = tilts ? "the tilt" : "the rotation"
         switch input {
         case .motion:
             guard let g = contacts.geometry(of: pair.ids) else { return }
             let catchUp = payPairDebt()
-            let tilt = tiltIncrement(from: pair.previous, to: g) + catchUp.tilt
-            if tilt != 0 {
-                emit(.tilt, .changed, at: g.focal, tilt: tilt, fingers: 2)
+            if tilts {
+                let tilt = tiltIncrement(from: pair.previous, to: g) + catchUp.tilt
+                if tilt != 0 { emit(.tilt, .changed, at: g.focal, tilt: tilt, fingers: 2) }
+            } else {
+                let r = centreRotationIncrement(from: pair.previous, to: g) + catchUp.rotation
+                if r != 0 { emit(.rotate, .changed, at: screen.center, rotation: r, fingers: 2) }
             }
             finishFrame(g)
         case .fingerUp:
-            if pairGoesOnAfterLift(id, &why, extra: "the tilt goes on", rePaired: "re-paired, the tilt goes on") { return }
+            if pairGoesOnAfterLift(id, &why, extra: "\(what) goes on", rePaired: "re-paired, \(what) goes on") { return }
             endRunningPair(.ended, reason: "a finger lifted")
             abandon()
         case .tooManyFingers:
-            why = "extra finger: ignored, the tilt goes on"
-        case .cancel, .interrupt:
-            endRunningPair(input == .cancel ? .cancelled : .ended, reason: why)
-            abandon()
-        case .fingerDown, .doubleTapTimeout, .longPressTimeout, .liftGraceTimeout:
-            why = bug(input)
-        }
-    }
-
-    mutating func centreRotating(_ input: GestureInput, _ id: Int, _ why: inout String?) {
-        switch input {
-        case .motion:
-            guard let g = contacts.geometry(of: pair.ids) else { return }
-            let catchUp = payPairDebt()
-            let r = centreRotationIncrement(from: pair.previous, to: g) + catchUp.rotation
-            if r != 0 {
-                emit(.rotate, .changed, at: screen.center, rotation: r, fingers: 2)
-            }
-            finishFrame(g)
-        case .fingerUp:
-            if pairGoesOnAfterLift(id, &why, extra: "the rotation goes on",
-                                   rePaired: "re-paired, the rotation goes on") { return }
-            endRunningPair(.ended, reason: "a finger lifted")
-            abandon()
-        case .tooManyFingers:
-            why = "extra finger: ignored, the rotation goes on"
+            why = "extra finger: ignored, \(what) goes on"
         case .cancel, .interrupt:
             endRunningPair(input == .cancel ? .cancelled : .ended, reason: why)
             abandon()

@@ -232,8 +232,7 @@ public struct GestureRecognizer: Sendable {
         case .twoFingerTapLifting: twoFingerTapLifting(input, id, &why)
         case .transforming: transforming(input, id, &why)
         case .transformLifted: transformLifted(input, id, &why)
-        case .tilting: tilting(input, id, &why)
-        case .centreRotating: centreRotating(input, id, &why)
+        case .tilting, .centreRotating: exclusivePair(input, id, &why)
         case .waitingForLift: waitingForLift(input, id, &why)
         }
         // Motion that changes nothing is not worth a log line.

@@ -22,7 +22,7 @@ extension MapController {
         }
         let ending = e.phase == .ended || e.phase == .cancelled
         if let handler = gestureHandler, handler(e) {
-            if ending && activeGestures.contains(e.kind) { endGesture(e, applyDefault: false) }
+            if ending && gestures.contains(e.kind) { endGesture(e, applyDefault: false) }
             return
         }
         let mask = configuration.gestureMask
@@ -94,13 +94,9 @@ extension MapController {
         let t = now
         switch e.phase {
         case .began, .changed:
-            if !activeGestures.contains(e.kind) {
-                if gestureFocus == nil, e.kind == .twoFingerPan || e.kind == .pinch || e.kind == .rotate {
-                    // The first two-finger event's anchor is the focal point at touch-down.
-                    gestureFocus = e.anchor
-                }
-                activeGestures.insert(e.kind)
-                if e.kind == .pan { panFlingStartedAtLift = false; panReturnAnchor = nil }
+            if !gestures.contains(e.kind) {
+                // The first two-finger event's anchor is the focal point at touch-down.
+                gestures.begin(e)
                 if canMove(e.kind) {
                     let interrupting = stopMotion()
                     beginMotion(gesture: true, interrupting: interrupting, at: t)
@@ -109,18 +105,19 @@ extension MapController {
             guard canMove(e.kind) else { return }
             userTookOver(at: t)
             var e = e
-            if e.kind == .pan, !e.isLift, let a = panReturnAnchor {
+            if e.kind == .pan, !e.isLift, case let .caught(a) = gestures.panLift {
                 e.anchor = a
-                panReturnAnchor = nil
+                gestures.panLift = .glideStarted
             }
             apply(e)
             if e.isLift {
                 // The glide starts at the lift; the pan's `ended` after the grace must not restart it.
-                panFlingStartedAtLift = true
+                // (A catch not yet dragged keeps its anchor.)
+                if gestures.panLift == .none { gestures.panLift = .glideStarted }
                 startFling(e)
             }
         case .ended, .cancelled:
-            guard activeGestures.contains(e.kind) else { return }
+            guard gestures.contains(e.kind) else { return }
             endGesture(e, applyDefault: canMove(e.kind))
         case .recognized:
             return   // continuous gestures have no recognized phase
@@ -131,16 +128,15 @@ extension MapController {
     /// release (when momentum and translation are enabled) and marks idle when nothing else moves.
     func endGesture(_ e: GestureEvent, applyDefault: Bool) {
         let t = now
-        activeGestures.remove(e.kind)
+        gestures.kinds.remove(e.kind)
         if applyDefault {
             userTookOver(at: t)
             if e.phase == .ended { apply(e) }
             // A pan whose lift already started the glide keeps it running: no second start, no
             // jump. (If a finger came back, the touch-down stopped it, as any touch does.)
-            if e.phase == .ended, !(e.kind == .pan && panFlingStartedAtLift) { startFling(e) }
+            if e.phase == .ended, !(e.kind == .pan && gestures.panLift != .none) { startFling(e) }
         }
-        if e.kind == .pan { panFlingStartedAtLift = false; panReturnAnchor = nil }
-        if activeGestures.isEmpty { gestureFocus = nil }
+        gestures.ended(e.kind)
         checkIdle(at: t)
     }
 
@@ -150,8 +146,16 @@ extension MapController {
         guard e.kind == .pan || e.kind == .twoFingerPan,
               configuration.gestureMask.contains(.momentum), translationAllowed(e.kind),
               let v = configuration.momentum.startVelocity(e.velocity) else { return }
-        momentum = momentumSoftenedAtBounds(Momentum(velocity: v, start: now, origin: e.position, applied: .zero,
-                                                     law: configuration.momentum))
+        let fling = momentumSoftenedAtBounds(Momentum(velocity: v, start: now, origin: e.position, applied: .zero,
+                                                      law: configuration.momentum))
+        switch motion {
+        case .animating:
+            break   // an app's animation started during the pan runs on; the release does not fling
+        case .flinging:
+            motion = fling.map(CameraMotion.flinging) ?? .still
+        case .still, .followingSource:
+            if let fling { motion = .flinging(fling) }
+        }
     }
 
     /// Applies one increment, masked per component: translation anchor -> position, scale and
@@ -177,7 +181,7 @@ extension MapController {
             let scale = mask.contains(.pinch) && e.scale > 0 && e.scale.isFinite ? e.scale : 1
             let rotation = mask.contains(.rotate) ? e.rotation : 0
             // Without translation the map turns and zooms about one fixed point.
-            let centre = moves ? e.position : (gestureFocus ?? e.position)
+            let centre = moves ? e.position : (gestures.focus ?? e.position)
             let from = moves ? e.anchor : centre
             guard from != centre || scale != 1 || rotation != 0 else { return }
             // Turning the map clockwise on screen turns the bearing anticlockwise.
@@ -195,7 +199,7 @@ extension MapController {
     func zoomByOne(_ delta: Double, about point: Point, at t: Double) {
         noteGesture(at: t)
         var base = camera.zoom
-        if let a = animation, a.isZoomStep {
+        if let a = motion.animation, a.isZoomStep {
             base = a.to.zoom
         } else if let stopped = stoppedZoomStep, stopped.camera == camera,
                   t - stopped.time <= MapController.zoomSeriesGap {
@@ -221,8 +225,11 @@ extension MapController {
 
     /// A finger on the map stops a fling or a programmatic animation (not a mode transition).
     func touchStopsFling(at t: Double) {
-        if momentum != nil { momentum = nil }
-        if let a = animation, !a.endFollowsSource { animation = nil }
+        switch motion {
+        case .flinging: motion = .still
+        case let .animating(a) where !a.endFollowsSource: motion = .still
+        case .animating, .still, .followingSource: break
+        }
         checkIdle(at: t)
     }
 

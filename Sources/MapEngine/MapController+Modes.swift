@@ -136,12 +136,17 @@ extension MapController {
 
     /// In following mode with no animation or gesture, the camera sits on the source.
     func trackPositionSource(at t: Double) {
-        guard cameraMode == .following, animation == nil, activeGestures.isEmpty,
+        guard cameraMode == .following, motion.animation == nil, gestures.isEmpty,
               let source = positionSource, let target = followingCamera(at: t) else {
-            followingMotion = false
+            if case .followingSource = motion { motion = .still }
             return
         }
         changeCamera(to: target, at: t)
-        followingMotion = source.isMoving(at: t)
+        let moving = source.isMoving(at: t)
+        switch motion {
+        case .still where moving: motion = .followingSource
+        case .followingSource where !moving: motion = .still
+        default: break   // (a fling in following mode runs on; the camera sits on the source as well)
+        }
     }
 }

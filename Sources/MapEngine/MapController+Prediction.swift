@@ -9,7 +9,7 @@ extension MapController {
     /// Whether the camera follows the fingers now: a pan, two-finger pan, pinch or rotation is
     /// running (and no tilt or quick zoom, whose camera is not where the fingers are).
     public var followsFingers: Bool {
-        !activeGestures.isEmpty && !activeGestures.contains(.tilt) && !activeGestures.contains(.quickZoom)
+        !gestures.isEmpty && !gestures.contains(.tilt) && !gestures.contains(.quickZoom)
     }
 
     /// The camera with the fingers' focal point moved from `anchor` to `position`, their span
@@ -18,8 +18,8 @@ extension MapController {
     /// The current camera when no finger-following gesture runs.
     public func cameraFollowing(anchor: Point, position: Point, scale: Double, rotation: Double) -> CameraPosition {
         guard followsFingers else { return camera }
-        let s = activeGestures.contains(.pinch) && scale > 0 && scale.isFinite ? scale : 1
-        let r = activeGestures.contains(.rotate) && rotation.isFinite ? rotation : 0
+        let s = gestures.contains(.pinch) && scale > 0 && scale.isFinite ? scale : 1
+        let r = gestures.contains(.rotate) && rotation.isFinite ? rotation : 0
         guard let c = projection.coordinate(at: anchor),
               let cam = cameraKeeping(c, at: position, zoom: camera.zoom + log2(s),
                                       bearing: camera.bearing - r, tilt: camera.tilt) else { return camera }
@@ -33,14 +33,14 @@ extension MapController {
     /// Without it the first frame after a fast release would step back from the predicted
     /// frames before it.
     public func motionCamera(at time: Double) -> CameraPosition? {
-        guard activeGestures.isEmpty, time > now else { return nil }
-        if let m = momentum {
+        guard gestures.isEmpty, time > now else { return nil }
+        if let m = motion.momentum {
             let d = m.law.displacement(m.velocity, after: min(time, m.end) - m.start)
             guard (d - m.applied).length > 0 else { return camera }
             return cameraKeeping(screen: m.origin + m.applied, at: m.origin + d,
                                  zoom: camera.zoom, bearing: camera.bearing, tilt: camera.tilt)
         }
-        if let a = animation { return cameraOf(a, at: min(time, a.end)) }
+        if let a = motion.animation { return cameraOf(a, at: min(time, a.end)) }
         return nil
     }
 }

@@ -28,16 +28,15 @@ extension MapController {
     }
 
     func touchDown(at t: Double) {
-        guard animation != nil || momentum != nil else { return }
-        if let a = animation, a.isZoomStep {
+        guard motion.isTimed else { return }
+        if let a = motion.animation, a.isZoomStep {
             stoppedZoomStep = (a.to.zoom, camera, t)
         }
-        let wasModeTransition = animation.map { !$0.isZoomStep && (cameraMode != .free) } ?? false
-        animation = nil
-        if let m = momentum, panFlingStartedAtLift, activeGestures.contains(.pan) {
-            panReturnAnchor = m.origin + m.applied
+        let wasModeTransition = motion.animation.map { !$0.isZoomStep && (cameraMode != .free) } ?? false
+        if let m = motion.momentum, gestures.panLift != .none, gestures.contains(.pan) {
+            gestures.panLift = .caught(anchor: m.origin + m.applied)
         }
-        momentum = nil
+        motion = .still
         if wasModeTransition {
             // The finger took the camera from a flight into following or overview: it is the
             // user's now (free), and auto-return counts from the lift.

@@ -43,26 +43,15 @@ public final class MapController {
     /// The position source's value at `now`, for the renderer's "you are here" puck.
     public internal(set) var currentFix: PositionFix?
 
-    // Motion state.
-    /// willMove has been emitted and idleAt not yet.
-    var moving = false
-    /// Continuous gestures between began and ended/cancelled.
-    var activeGestures = GestureKindSet()
-    var animation: CameraAnimation?
+    // Motion state (CameraMotion.swift).
+    /// What moves the camera by itself: an animation, a fling, following a moving source, or nothing.
+    var motion = CameraMotion.still
+    /// The continuous gestures between began and ended/cancelled, with their focus and pan lift.
+    var gestures = GestureMotion()
+    /// Where the willMove ... idleAt report stands (with a held didChange).
+    var report = MoveReport.idle
     /// Where the running camera animation ends (nil when none runs).
-    public var animationTarget: CameraPosition? { animation?.to }
-    var momentum: Momentum?
-    /// The open pan's lift started the glide: its `ended` after the lift grace keeps it running.
-    var panFlingStartedAtLift = false
-    /// A finger came back within the lift grace and stopped the lift's glide: where the map
-    /// point that was under the lifted finger is now, so the continued pan drags it, not a new one.
-    var panReturnAnchor: Point?
-    /// Following mode is moving the camera with a moving position source.
-    var followingMotion = false
-    /// Everything stopped at this time; idleAt goes out at the next advance.
-    var idlePendingAt: Double?
-    /// A gesture moved the camera at this time; its didChange goes out once the frame is over.
-    var changePendingAt: Double?
+    public var animationTarget: CameraPosition? { motion.animation?.to }
     /// Start of the quiet interval that ends free mode.
     var quietSince: Double?
     /// Marker whose info window is shown.
@@ -87,9 +76,6 @@ public final class MapController {
     /// A zoom step a touch-down stopped, with the camera it stopped at: a following step adds
     /// to its target while the camera has not moved since.
     var stoppedZoomStep: (zoom: Double, camera: CameraPosition, time: Double)?
-    /// The fingers' focal point at touch-down of the running two-finger gesture: the centre of
-    /// its zoom and rotation when translation is masked off.
-    var gestureFocus: Point?
     /// Home reset: fingers on the screen now, and since when nothing has held the timer.
     var homeQuietSince: Double?
     /// Where the home reset returns to (the start camera unless the app sets another).
@@ -155,7 +141,7 @@ public final class MapController {
     }
 
     /// Whether a gesture, fling or animation is moving the camera (willMove sent, idleAt not yet).
-    public var isMoving: Bool { moving }
+    public var isMoving: Bool { report.isMoving }
 
     // MARK: time
 
@@ -170,19 +156,19 @@ public final class MapController {
     public var nextDeadline: Double? {
         // The earliest, kept as they come (an array of them was a malloc on every frame).
         var deadlines = EarliestTime()
-        if let p = idlePendingAt { deadlines.append(p) }
-        if let p = changePendingAt { deadlines.append(p) }
+        if let p = report.idleDue { deadlines.append(p) }
+        if let p = report.changeDue { deadlines.append(p) }
         var tracking = false
-        if cameraMode == .following, activeGestures.isEmpty, let change = positionSource?.nextChange(after: now) {
+        if cameraMode == .following, gestures.isEmpty, let change = positionSource?.nextChange(after: now) {
             if change > now { deadlines.append(change) } else { tracking = true }
         }
         // A position gliding to a new fix moves the puck: frames until it arrives.
         if !tracking, positionGlideEnd != nil { tracking = true }
-        if animation != nil || momentum != nil || tracking {
+        if motion.isTimed || tracking {
             var next = now + configuration.frameInterval
             if let g = positionGlideEnd { next = min(next, g) }
-            if let a = animation, a.end > now { next = min(next, a.end) }
-            if let m = momentum, m.end > now { next = min(next, m.end) }
+            if let a = motion.animation, a.end > now { next = min(next, a.end) }
+            if let m = motion.momentum, m.end > now { next = min(next, m.end) }
             deadlines.append(next)
         }
         if let r = autoReturnTime { deadlines.append(r) }
@@ -191,7 +177,7 @@ public final class MapController {
     }
 
     var autoReturnTime: Double? {
-        guard cameraMode == .free, activeGestures.isEmpty, fingersDown == 0, returnArmed, positionSource != nil,
+        guard cameraMode == .free, gestures.isEmpty, fingersDown == 0, returnArmed, positionSource != nil,
               let interval = configuration.autoReturnInterval, let q = quietSince else { return nil }
         return q + interval
     }
@@ -199,8 +185,8 @@ public final class MapController {
     func step(to time: Double, emitIdleAtSameTime: Bool) {
         let t = max(time, now)
         now = t
-        if let p = changePendingAt, p < t { flushChange() }
-        if let p = idlePendingAt, p < t { emitIdle(at: p) }
+        if let p = report.changeDue, p < t { flushChange() }
+        if let p = report.idleDue, p < t { emitIdle(at: p) }
         currentFix = positionFix(at: t)
 
         if let r = autoReturnTime, t >= r {
@@ -208,7 +194,7 @@ public final class MapController {
             enterFollowing(at: t)
         }
         checkHome(at: t)
-        if var m = momentum {
+        if var m = motion.momentum {
             let d = m.law.displacement(m.velocity, after: t - m.start)
             var stop = t >= m.end
             if (d - m.applied).length > 0 {
@@ -223,18 +209,19 @@ public final class MapController {
                 }
             }
             m.applied = d
-            momentum = stop ? nil : m
+            // (A delegate's didChange may have started an animation meanwhile: it stays.)
+            if motion.animation == nil { motion = stop ? .still : .flinging(m) }
         }
-        if var a = animation {
+        if var a = motion.animation {
             if a.endFollowsSource, let f = followingCamera(at: t) { a.to = f }
             changeCamera(to: cameraOf(a, at: t), at: t)
-            animation = t >= a.end ? nil : a
+            motion = t >= a.end ? .still : .animating(a)
         }
         trackPositionSource(at: t)
         checkIdle(at: t)
         if emitIdleAtSameTime {
             flushChange()
-            if let p = idlePendingAt, p <= t { emitIdle(at: p) }
+            if let p = report.idleDue, p <= t { emitIdle(at: p) }
         }
     }
 
@@ -257,9 +244,9 @@ public final class MapController {
     /// A movement starts: willMove unless one is already under way; again when the new movement
     /// interrupts an animation or fling.
     func beginMotion(gesture: Bool, interrupting: Bool, at t: Double) {
-        idlePendingAt = nil
-        if !moving || interrupting {
-            moving = true
+        let wasMoving = report.isMoving
+        report = .moving(changeDue: report.changeDue)   // a pending idleAt is off
+        if !wasMoving || interrupting {
             emit(.willMove(gesture: gesture), at: t)
         }
     }
@@ -271,45 +258,41 @@ public final class MapController {
     func changeCamera(to newCamera: CameraPosition, at t: Double, coalesce: Bool = false) {
         let c = configuration.limits.clamp(newCamera)
         guard c != camera else { return }
-        if !moving { beginMotion(gesture: false, interrupting: false, at: t) }
+        if !report.isMoving { beginMotion(gesture: false, interrupting: false, at: t) }
         camera = c
         if coalesce {
-            changePendingAt = changePendingAt ?? t
+            report.changeDue = report.changeDue ?? t
         } else {
-            changePendingAt = nil   // this didChange carries the pending one's camera too
+            report.changeDue = nil   // this didChange carries the pending one's camera too
             emit(.didChange(c), at: t)
         }
     }
 
     /// Sends a didChange held back by `changeCamera(coalesce:)`.
     func flushChange() {
-        guard let p = changePendingAt else { return }
-        changePendingAt = nil
+        guard let p = report.changeDue else { return }
+        report.changeDue = nil
         emit(.didChange(camera), at: p)
     }
 
     /// Marks the idle time once nothing moves any more.
     func checkIdle(at t: Double) {
-        guard moving, activeGestures.isEmpty, animation == nil, momentum == nil, !followingMotion,
-              idlePendingAt == nil else { return }
-        idlePendingAt = t
+        guard case let .moving(changeDue) = report, gestures.isEmpty, motion.isStill else { return }
+        report = .stopped(idleDue: t, changeDue: changeDue)
     }
 
     func emitIdle(at t: Double) {
         flushChange()
-        idlePendingAt = nil
-        guard moving else { return }
-        moving = false
+        guard report.isMoving else { return }
+        report = .idle
         emit(.idleAt(camera), at: t)
     }
 
     /// Stops animations and flings (a gesture takes over); returns whether one was running.
     @discardableResult
     func stopMotion() -> Bool {
-        let was = animation != nil || momentum != nil || followingMotion
-        animation = nil
-        momentum = nil
-        followingMotion = false
+        let was = !motion.isStill
+        motion = .still
         return was
     }
 
@@ -324,7 +307,7 @@ public final class MapController {
         if a.duration == 0 {
             changeCamera(to: a.to, at: t)
         } else {
-            animation = a
+            motion = .animating(a)
         }
         checkIdle(at: t)
     }

@@ -191,6 +191,7 @@ extension MapView {
         renderer = r
         pipeline.measureInfoWindows(with: r)
         for warning in warnings { log(.warning, warning) }
+        if let style { MapView.logNotices(style, log: log) }
         if let vector {
             tileWorker = try TileWorkerWake(vector: vector, loop: eventLoop) { [weak self] in
                 self?.renderer.invalidateCache()

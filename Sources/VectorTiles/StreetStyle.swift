@@ -14,11 +14,27 @@ public struct StreetStyle: Sendable {
         public var maxZoom: Double
         public var filter: StyleExpression?
         public var visible: Bool
-        /// Paint and layout properties by name (e.g. "line-width", "text-field").
-        public var properties: [String: StyleExpression]
+        /// Paint and layout properties by name (e.g. "line-width", "text-field"): those this
+        /// renderer draws (`StyleSpec`). The typed properties below are made from them.
+        public var properties: [String: StyleExpression] { didSet { typed = Typed(properties) } }
+        /// The properties by layer type, as the renderer reads them.
+        private(set) var typed: Typed
+
+        public init(id: String, type: LayerType, sourceLayer: String?, minZoom: Double, maxZoom: Double,
+                    filter: StyleExpression?, visible: Bool, properties: [String: StyleExpression]) {
+            self.id = id; self.type = type; self.sourceLayer = sourceLayer; self.minZoom = minZoom; self.maxZoom = maxZoom
+            self.filter = filter; self.visible = visible; self.properties = properties
+            self.typed = Typed(properties)
+        }
 
         public func property(_ name: String) -> StyleExpression? { properties[name] }
         public func shows(zoom: Double) -> Bool { visible && zoom >= minZoom && zoom < maxZoom }
+
+        public var background: BackgroundProperties { typed.background }
+        public var fill: FillProperties { typed.fill }
+        public var line: LineProperties { typed.line }
+        public var circle: CircleProperties { typed.circle }
+        public var symbol: SymbolProperties { typed.symbol }
     }
 
     public var name: String?
@@ -27,23 +43,25 @@ public struct StreetStyle: Sendable {
     public var attribution: String?
     /// Where the style came from, for messages.
     public var file: String
+    /// What the style asks for that is not drawn (or drawn only in part), once per property
+    /// and layer, in the file's order: logged as warnings when the style is loaded, listed by
+    /// `touchbridge check`.
+    public var notices: [StyleNotice] = []
 
     public init(name: String?, layers: [Layer], attribution: String?, file: String) {
         self.name = name; self.layers = layers; self.attribution = attribution; self.file = file
     }
 
-    /// Properties this renderer reads, and whether each is a colour.
-    static let known: [String: Bool] = [
-        "background-color": true, "background-opacity": false,
-        "fill-color": true, "fill-opacity": false, "fill-outline-color": true, "fill-antialias": false,
-        "line-color": true, "line-width": false, "line-opacity": false, "line-dasharray": false,
-        "line-cap": false, "line-join": false, "line-gap-width": false,
-        "circle-color": true, "circle-radius": false, "circle-opacity": false, "circle-stroke-color": true, "circle-stroke-width": false,
-        "text-field": false, "text-size": false, "text-color": true, "text-halo-color": true, "text-halo-width": false,
-        "text-font": false, "text-transform": false, "text-max-width": false, "text-offset": false, "text-anchor": false,
-        "symbol-placement": false, "symbol-sort-key": false, "text-opacity": false, "text-padding": false,
-        "text-letter-spacing": false, "text-allow-overlap": false, "visibility": false,
-    ]
+    /// A notice as a log line: the file, the layer and path, and what is not drawn.
+    public func message(_ n: StyleNotice) -> String { "style \(file): \(n)" }
+
+    /// The notices as `touchbridge check` lists them under its summary (nil when the style is
+    /// drawn in full): a count, then one warning a line.
+    public var noticeReport: String? {
+        guard !notices.isEmpty else { return nil }
+        return "  style: \(notices.count) thing\(notices.count == 1 ? "" : "s") not drawn (warnings, not errors):\n"
+            + notices.map { "    warning: \(message($0))" }.joined(separator: "\n")
+    }
 
     /// Parses a style document; errors name `file`, the JSON path and the problem.
     public static func parse(_ data: Data, file: String) throws -> StreetStyle {
@@ -59,6 +77,25 @@ public struct StreetStyle: Sendable {
             throw StyleError(file: file, path: "layers", problem: "missing: a style needs a \"layers\" array")
         }
         let p = StyleParser(file: file)
+        var notices: [StyleNotice] = []
+        for key in ["sprite", "glyphs"] {
+            var urls: [(String, String)] = []
+            if let u = root[key]?.string { urls.append((key, u)) }
+            for (i, e) in (root[key]?.array ?? []).enumerated() {
+                if let u = e["url"]?.string ?? e.string { urls.append(("\(key)[\(i)]", u)) }
+            }
+            for (path, url) in urls {
+                let remote = url.contains("://") && !url.hasPrefix("file://")
+                if key == "glyphs" {
+                    notices.append(StyleNotice(layer: nil, property: key, path: path, problem: remote
+                        ? "the glyphs at \(url) are remote and not fetched: labels are drawn with the system's fonts (pango)"
+                        : "glyphs \(url) are not used: labels are drawn with the system's fonts (pango)"))
+                } else if remote {
+                    notices.append(StyleNotice(layer: nil, property: key, path: path,
+                                               problem: "the sprite at \(url) is remote and not fetched (a kiosk reads local files only): its icons are not drawn"))
+                }
+            }
+        }
         var layers: [Layer] = []
         var ids = Set<String>()
         for (i, lj) in layersJSON.enumerated() {
@@ -69,7 +106,11 @@ public struct StreetStyle: Sendable {
             guard let t = lj["type"]?.string else { throw p.fail("\(path).type", "missing") }
             guard let type = LayerType(rawValue: t) else {
                 // Other layer types (raster, hillshade, fill-extrusion, heatmap) are not drawn.
-                if ["raster", "hillshade", "fill-extrusion", "heatmap", "sky"].contains(t) { continue }
+                if StyleSpec.undrawnLayerTypes.contains(t) {
+                    notices.append(StyleNotice(layer: id, property: "type", path: "\(path).type",
+                                               problem: "a \(t) layer is not drawn (drawn: background, fill, line, symbol, circle)"))
+                    continue
+                }
                 throw p.fail("\(path).type", "'\(t)' is not a layer type (background, fill, line, symbol, circle)")
             }
             if type != .background, lj["source-layer"]?.string == nil {
@@ -83,15 +124,25 @@ public struct StreetStyle: Sendable {
                 for (name, v) in obj.sorted(by: { $0.key < $1.key }) {
                     let ppath = "\(path).\(group).\(name)"
                     if name == "visibility" { visible = v.string != "none"; continue }
-                    guard let isColor = known[name] else { continue }   // properties beyond the subset are ignored
+                    guard let spec = StyleSpec.property(name, of: type) else {
+                        // Beyond the subset: reported, not drawn.
+                        notices.append(StyleNotice(layer: id, property: name, path: ppath, problem: StreetStyle.notDrawn(name, type)))
+                        continue
+                    }
                     if name == "text-font", let fonts = v.array, fonts.allSatisfy({ $0.string != nil }) {
                         props[name] = .literal(.array(fonts.compactMap(\.string).map(StyleValue.string)))   // a font stack, not an expression
                         continue
                     }
-                    let parsed = name == "text-field" ? try p.textField(v, ppath) : try p.value(v, ppath, color: isColor)
+                    let approximated = p.notes.items.count
+                    let parsed = name == "text-field" ? try p.textField(v, ppath) : try p.value(v, ppath, color: spec.color)
                     let (bounded, problem) = StyleLimits.bound(name, parsed)
                     if let problem { throw p.fail(ppath, problem) }
                     props[name] = bounded
+                    if p.notes.items.count > approximated {
+                        // Drawn in part: the first thing left out, once for the property.
+                        let n = p.notes.items[approximated]
+                        notices.append(StyleNotice(layer: id, property: name, path: n.path, problem: n.problem))
+                    }
                 }
             }
             layers.append(Layer(id: id, type: type, sourceLayer: lj["source-layer"]?.string,
@@ -103,8 +154,19 @@ public struct StreetStyle: Sendable {
         for (_, s) in (root["sources"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
             if let a = s["attribution"]?.string { attribution.append(a) }
         }
-        return StreetStyle(name: root["name"]?.string, layers: layers,
-                           attribution: attribution.isEmpty ? nil : attribution.joined(separator: " "), file: file)
+        var style = StreetStyle(name: root["name"]?.string, layers: layers,
+                                attribution: attribution.isEmpty ? nil : attribution.joined(separator: " "), file: file)
+        style.notices = notices
+        return style
+    }
+
+    /// Why a property is not drawn.
+    static func notDrawn(_ name: String, _ type: LayerType) -> String {
+        let owner = StyleSpec.supported.first { $0.value.contains { $0.name == name } }?.key
+        if let owner, owner != type {
+            return "\(name) belongs to \(owner.rawValue) layers: not drawn in a \(type.rawValue) layer"
+        }
+        return "\(name) is not drawn (beyond the subset docs/street-map.md lists for \(type.rawValue) layers)"
     }
 
     /// The largest style file read (docs/limits.md): 4 MiB, forty times OpenMapTiles' own styles.

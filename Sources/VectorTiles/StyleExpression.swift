@@ -18,6 +18,12 @@ public struct StyleContext {
     }
 }
 
+/// A comparison operator of a filter or expression, typed once when the style is parsed (not
+/// a string matched per feature and frame).
+public enum Comparison: String, Sendable {
+    case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+}
+
 /// The subset of MapLibre style expressions (and legacy filters and functions, which parse
 /// into the same tree) that a kiosk street map needs.
 public indirect enum StyleExpression: Sendable {
@@ -25,7 +31,7 @@ public indirect enum StyleExpression: Sendable {
     case get(String)
     case has(String)
     case not(StyleExpression)
-    case compare(String, StyleExpression, StyleExpression)
+    case compare(Comparison, StyleExpression, StyleExpression)
     /// `in`: the needle is one of the values.
     case oneOf(StyleExpression, [StyleValue])
     case all([StyleExpression])
@@ -76,12 +82,12 @@ public indirect enum StyleExpression: Sendable {
             return .bool(StyleExpression.compare(op, a.evaluate(c), b.evaluate(c)))
         case let .oneOf(e, values):
             let v = e.evaluate(c)
-            return .bool(values.contains { StyleExpression.compare("==", v, $0) })
+            return .bool(values.contains { StyleExpression.compare(.equal, v, $0) })
         case let .all(es): return .bool(es.allSatisfy { $0.evaluate(c).isTruthy })
         case let .any(es): return .bool(es.contains { $0.evaluate(c).isTruthy })
         case let .match(input, arms, fallback):
             let v = input.evaluate(c)
-            for (labels, out) in arms where labels.contains(where: { StyleExpression.compare("==", v, $0) }) { return out.evaluate(c) }
+            for (labels, out) in arms where labels.contains(where: { StyleExpression.compare(.equal, v, $0) }) { return out.evaluate(c) }
             return fallback.evaluate(c)
         case let .cases(arms, fallback):
             for (cond, out) in arms where cond.evaluate(c).isTruthy { return out.evaluate(c) }
@@ -133,18 +139,24 @@ public indirect enum StyleExpression: Sendable {
         return (out + rest).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func compare(_ op: String, _ a: StyleValue, _ b: StyleValue) -> Bool {
+    static func compare(_ op: Comparison, _ a: StyleValue, _ b: StyleValue) -> Bool {
         switch op {
-        case "==": if let x = a.number, let y = b.number { return x == y }; return a == b
-        case "!=": if let x = a.number, let y = b.number { return x != y }; return a != b
-        default:
-            let r: Bool?
-            if let x = a.number, let y = b.number {
-                r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : x >= y
-            } else if let x = a.string, let y = b.string {
-                r = op == "<" ? x < y : op == "<=" ? x <= y : op == ">" ? x > y : x >= y
-            } else { r = nil }
-            return r ?? false
+        case .equal: if let x = a.number, let y = b.number { return x == y }; return a == b
+        case .notEqual: if let x = a.number, let y = b.number { return x != y }; return a != b
+        case .less, .lessOrEqual, .greater, .greaterOrEqual:
+            if let x = a.number, let y = b.number { return ordered(op, x, y) }
+            if let x = a.string, let y = b.string { return ordered(op, x, y) }
+            return false
+        }
+    }
+
+    @inline(__always)
+    static func ordered<T: Comparable>(_ op: Comparison, _ x: T, _ y: T) -> Bool {
+        switch op {
+        case .less: return x < y
+        case .lessOrEqual: return x <= y
+        case .greater: return x > y
+        case .greaterOrEqual, .equal, .notEqual: return x >= y
         }
     }
 

@@ -12,6 +12,13 @@ public struct StyleError: Error, CustomStringConvertible, Equatable {
 /// Turns style JSON (filters, expressions, legacy functions) into `StyleExpression`s.
 struct StyleParser {
     let file: String
+    /// What the style's values ask for that is drawn only in part (an approximation): the JSON
+    /// path and what is left out. `StreetStyle.parse` reports the first per property and layer.
+    let notes = Notes()
+
+    final class Notes {
+        var items: [(path: String, problem: String)] = []
+    }
 
     func fail(_ path: String, _ problem: String) -> StyleError { StyleError(file: file, path: path, problem: problem) }
 
@@ -29,8 +36,8 @@ struct StyleParser {
             let parts = try args.enumerated().map { try filter($0.element, "\(path)[\($0.offset + 1)]") }
             return op == "all" ? .all(parts) : op == "any" ? .any(parts) : .not(.any(parts))
         case "==", "!=", "<", "<=", ">", ">=":
-            if let k = legacyKey, args.count == 2, let v = StyleValue.json(args[1]) {
-                return .compare(op, key(k), .literal(v))
+            if let k = legacyKey, args.count == 2, let v = StyleValue.json(args[1]), let cmp = Comparison(rawValue: op) {
+                return .compare(cmp, key(k), .literal(v))
             }
         case "in", "!in":
             if let k = legacyKey {
@@ -74,6 +81,9 @@ struct StyleParser {
             for (i, s) in stops.enumerated() {
                 // Zoom-and-property stops ({zoom, value}) are beyond this subset: take the zoom.
                 guard let x = s.0.number ?? s.0["zoom"]?.number else { throw fail("\(path).stops[\(i)][0]", "a stop's input must be a number") }
+                if s.0.number == nil {
+                    notes.items.append(("\(path).stops[\(i)][0]", "a zoom-and-property function is drawn by zoom only (the feature's \(property ?? "property") is not read)"))
+                }
                 numeric.append((x, s.1))
             }
             numeric.sort { $0.0 < $1.0 }
@@ -133,8 +143,8 @@ struct StyleParser {
             return op == "has" ? .has(k) : .not(.has(k))
         case "!": return .not(try sub(0))
         case "==", "!=", "<", "<=", ">", ">=":
-            guard args.count >= 2 else { throw fail(path, "'\(op)' compares two values") }
-            return .compare(op, try sub(0), try sub(1))
+            guard args.count >= 2, let cmp = Comparison(rawValue: op) else { throw fail(path, "'\(op)' compares two values") }
+            return .compare(cmp, try sub(0), try sub(1))
         case "in", "!in":
             guard args.count == 2 else { throw fail(path, "'\(op)' takes a value and a list: [\"in\", [\"get\", \"class\"], [\"literal\", [\"a\", \"b\"]]]") }
             let hay = try sub(1)
@@ -179,7 +189,9 @@ struct StyleParser {
             switch name {
             case "linear": base = 1
             case "exponential": base = kind.count > 1 ? kind[1].number ?? 1 : 1
-            case "cubic-bezier": base = 1   // approximated as linear
+            case "cubic-bezier":
+                base = 1   // approximated as linear
+                notes.items.append(("\(path)[1]", "cubic-bezier interpolation is drawn as linear"))
             default: throw fail("\(path)[1]", "unknown interpolation '\(name)' (use linear or exponential)")
             }
             return .interpolate(base: base, try sub(1), try stops(args, from: 2, path: path, color: color))
@@ -195,7 +207,15 @@ struct StyleParser {
         case "format":
             // Only the text parts are kept (formatting options are beyond this subset).
             var parts: [StyleExpression] = []
-            for (i, x) in args.enumerated() where x.object == nil { parts.append(try expression(x, "\(path)[\(i + 1)]")) }
+            for (i, x) in args.enumerated() {
+                guard x.object == nil else {
+                    if let keys = x.object?.keys.sorted(), !keys.isEmpty {
+                        notes.items.append(("\(path)[\(i + 1)]", "format's \(keys.joined(separator: ", ")) is not drawn (only the text is)"))
+                    }
+                    continue
+                }
+                parts.append(try expression(x, "\(path)[\(i + 1)]"))
+            }
             return .concat(parts)
         default:
             throw fail(path, "the expression '\(op)' is not supported (supported: get, has, ==, !=, <, >, in, !in, all, any, none, !, match, case, coalesce, interpolate, step, zoom, concat, to-string, literal)")

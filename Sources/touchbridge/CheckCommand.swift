@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import VectorTiles
 
 /// `touchbridge check`: reads a configuration exactly as `run` does, without opening a display
 /// or a device. The unit's ExecReload runs it before sending SIGHUP, so `systemctl reload`
@@ -15,7 +16,8 @@ struct CheckCommand: ParsableCommand {
         and exits with status 2. Besides the file's own keys it checks what the file names on \
         this machine: the tiles file and style open, the folders of the control socket, the \
         event stream and the PNG frames exist and may be written, the framebuffer or DRM card \
-        named exists.
+        named exists. What the style file asks for that is not drawn (a property, a layer type, \
+        a remote sprite) is listed after the summary as warnings, once per property and layer.
         """)
 
     @Option(help: "configuration file")
@@ -31,6 +33,8 @@ struct CheckCommand: ParsableCommand {
             fail("\(config): \(error)", code: 2)
         }
         print(CheckCommand.summary(cfg, path: config))
+        // What the style asks for that is not drawn: warnings, not errors (the rest is drawn).
+        if let path = cfg.map.style, let report = (try? StreetStyle.load(path: path))?.noticeReport { print(report) }
     }
 
     static func summary(_ c: KioskConfiguration, path: String) -> String {

@@ -92,6 +92,9 @@ struct RenderCommand: ParsableCommand {
             do { streetStyle = try StreetStyle.load(path: style) } catch {
                 throw ValidationError("\(error)")
             }
+            for n in streetStyle?.notices ?? [] {
+                FileHandle.standardError.write(Data(("warning: " + (streetStyle?.message(n) ?? "\(n)") + "\n").utf8))
+            }
         }
         guard textScale.isFinite, (0.5...3).contains(textScale) else {
             throw ValidationError("--text-scale must be within 0.5...3 (1 = normal size), got \(textScale)")

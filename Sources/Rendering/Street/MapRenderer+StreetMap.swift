@@ -26,8 +26,8 @@ extension MapRenderer {
         let ctx = StyleContext(zoom: sz)
         let opaque = streetStyle.layers.contains { layer in
             guard layer.type == .background, layer.shows(zoom: sz),
-                  let c = layer.property("background-color")?.evaluate(ctx).color else { return false }
-            return c.a * (layer.property("background-opacity")?.evaluate(ctx).number ?? 1) >= 1
+                  let c = layer.background.color.evaluate(ctx) else { return false }
+            return c.a * (layer.background.opacity.evaluate(ctx) ?? 1) >= 1
         }
         guard opaque else { return false }
         guard let b = streetBounds(vector, zoom: zoom) else { return true }

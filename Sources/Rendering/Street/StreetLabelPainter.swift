@@ -67,35 +67,40 @@ struct StreetLabelPainter {
         var repeats: [String: [(Double, Double)]] = [:]
         // Later layers in a style are drawn on top and win collisions, as in MapLibre.
         for layer in style.layers.reversed() where layer.type == .symbol && layer.shows(zoom: sz) {
-            guard let sourceLayer = layer.sourceLayer, let field = layer.property("text-field") else { continue }
+            let sym = layer.symbol
+            guard let sourceLayer = layer.sourceLayer, sym.textField.expression != nil else { continue }
             let constant = StyleContext(zoom: sz)
-            func num(_ name: String, _ ctx: StyleContext, _ fallback: Double) -> Double {
-                layer.property(name)?.evaluate(ctx).number ?? fallback
-            }
+            // Zoom-only values once per layer, the others per feature.
+            let textSize = sym.textSize.resolve(constant), sortKey = sym.symbolSortKey.resolve(constant)
+            let maxWidthEm = sym.textMaxWidth.resolve(constant), textAnchor = sym.textAnchor.resolve(constant)
+            let textOffset = sym.textOffset.resolve(constant), textColor = sym.textColor.resolve(constant)
+            let haloColor = sym.textHaloColor.resolve(constant), haloWidth = sym.textHaloWidth.resolve(constant)
+            let transform = sym.textTransform.evaluate(constant)
             struct Candidate {
                 let text: String; let wx: Double; let wy: Double; let sort: Double; let ctx: StyleContext; let order: Int
                 /// A line's parts in world px (line placement), empty for a point label.
                 var lines: [[(Double, Double)]] = []
             }
             var candidates: [Candidate] = []
-            let linePlacement = ["line", "line-center"].contains(layer.property("symbol-placement")?.evaluate(constant).string)
+            let placement = sym.symbolPlacement.evaluate(constant)
+            let linePlacement = placement == .line || placement == .lineCenter
             for (c, tile) in tiles {
                 guard let tl = tile.layers[sourceLayer] else { continue }
                 let unit = c.scale / Double(tl.extent)
                 for f in tl.features {
                     let ctx = StyleContext(zoom: sz, properties: f.properties, geometryType: f.type, id: f.id)
                     if let filter = layer.filter, !filter.evaluate(ctx).isTruthy { continue }
-                    var label = language == nil ? field.evaluate(ctx).text
-                        : field.evaluate(StyleContext(zoom: sz, properties: LabelLanguage.localized(f.properties, language: language),
-                                                      geometryType: f.type, id: f.id)).text
-                    switch layer.property("text-transform")?.evaluate(constant).string {
-                    case "uppercase": label = label.uppercased()
-                    case "lowercase": label = label.lowercased()
-                    default: break
+                    var label = (language == nil ? sym.textField.evaluate(ctx)
+                        : sym.textField.evaluate(StyleContext(zoom: sz, properties: LabelLanguage.localized(f.properties, language: language),
+                                                              geometryType: f.type, id: f.id))) ?? ""
+                    switch transform {
+                    case .uppercase: label = label.uppercased()
+                    case .lowercase: label = label.lowercased()
+                    case .none?, nil: break
                     }
                     guard !label.isEmpty, let (ax, ay) = StreetLabelPainter.anchor(f) else { continue }
                     var cand = Candidate(text: label, wx: c.originX + ax * unit, wy: c.originY + ay * unit,
-                                         sort: layer.property("symbol-sort-key")?.evaluate(ctx).number ?? 0,
+                                         sort: sortKey.value(ctx) ?? 0,
                                          ctx: ctx, order: candidates.count)
                     if linePlacement && f.type == .lineString {
                         // The line's parts, cut to the tile's own square (the buffer belongs to
@@ -144,10 +149,9 @@ struct StreetLabelPainter {
                 // Towards a tilted horizon the ground shrinks: leave the far labels out.
                 if view.tilted && view.projection.scale(at: Point(x: sx, y: sy)) < 0.45 { continue }
                 let ctx = cand.ctx
-                let size = num("text-size", ctx, 16) * textScale
-                let fonts = layer.property("text-font")?.evaluate(constant).text ?? ""
-                let bold = fonts.contains("Bold")
-                let maxWidth = layer.property("text-max-width")?.evaluate(ctx).number
+                let size = (textSize.value(ctx) ?? 16) * textScale
+                let bold = sym.textFont.evaluate(constant)?.isBold ?? false
+                let maxWidth = maxWidthEm.value(ctx)
                 let tstyle = TextRenderer.Style(sizePx: size, bold: bold,
                                                 width: maxWidth.map { StreetLabelPainter.wrapWidth(cand.text, maxWidth: $0 * size, sizePx: size, bold: bold, text: text) },
                                                 maxLines: StreetLabelPainter.maxLines, alignCenter: true)
@@ -155,15 +159,15 @@ struct StreetLabelPainter {
                 let (w, h) = text.size(layout)
                 guard w > 0, h > 0 else { continue }
                 var ox = -w / 2, oy = -h / 2
-                switch layer.property("text-anchor")?.evaluate(ctx).string {
-                case "top": oy = 0
-                case "bottom": oy = -h
-                case "left": ox = 0
-                case "right": ox = -w
-                default: break
+                switch textAnchor.value(ctx) {
+                case .top?: oy = 0
+                case .bottom?: oy = -h
+                case .left?: ox = 0
+                case .right?: ox = -w
+                default: break   // centre (the corner anchors are drawn centred too)
                 }
-                if case let .array(off)? = layer.property("text-offset")?.evaluate(ctx), off.count == 2 {
-                    ox += (off[0].number ?? 0) * size; oy += (off[1].number ?? 0) * size
+                if let off = textOffset.value(ctx) {
+                    ox += off.x * size; oy += off.y * size
                 }
                 let pad = 2.0
                 let box = LabelFrame(x: sx + ox - pad, y: sy + oy - pad, width: w + 2 * pad, height: h + 2 * pad)
@@ -180,9 +184,9 @@ struct StreetLabelPainter {
                     layerID: layer.id, text: cand.text, coordinate: coordinate, featureClass: cls, featureID: ctx.id,
                     tappable: sourceLayer == "poi" || sourceLayer == "place" || sourceLayer == "mountain_peak",
                     frame: box, sizePx: size, bold: bold, wrapWidth: tstyle.width,
-                    color: layer.property("text-color")?.evaluate(ctx).color ?? StyleColor(r: 0, g: 0, b: 0),
-                    halo: layer.property("text-halo-color")?.evaluate(ctx).color,
-                    haloWidth: num("text-halo-width", ctx, 0), dx: ox, dy: oy, boxes: [box]))
+                    color: textColor.value(ctx) ?? StyleColor(r: 0, g: 0, b: 0),
+                    halo: haloColor.value(ctx),
+                    haloWidth: haloWidth.value(ctx) ?? 0, dx: ox, dy: oy, boxes: [box]))
             }
         }
         return placed
@@ -298,14 +302,15 @@ extension StreetLabelPainter {
     /// away from the same name placed before (every tile the road crosses carries it).
     func placeAlongLine(_ label: String, lines: [[(Double, Double)]], ctx: StyleContext, layer: StreetStyle.Layer, view: GroundView, zoom: Double,
                         text: TextRenderer, grid: inout CollisionGrid, repeats: inout [String: [(Double, Double)]]) -> [PlacedStreetLabel] {
-        let size = (layer.property("text-size")?.evaluate(ctx).number ?? 16) * textScale
+        let sym = layer.symbol
+        let size = (sym.textSize.evaluate(ctx) ?? 16) * textScale
         let constant = StyleContext(zoom: ctx.zoom)
-        let bold = (layer.property("text-font")?.evaluate(constant).text ?? "").contains("Bold")
-        let spacing = layer.property("symbol-spacing")?.evaluate(ctx).number ?? 250
-        let maxAngle = (layer.property("text-max-angle")?.evaluate(ctx).number ?? 45) * .pi / 180
-        let color = layer.property("text-color")?.evaluate(ctx).color ?? StyleColor(r: 0, g: 0, b: 0)
-        let haloColor = layer.property("text-halo-color")?.evaluate(ctx).color
-        let haloWidth = layer.property("text-halo-width")?.evaluate(ctx).number ?? 0
+        let bold = sym.textFont.evaluate(constant)?.isBold ?? false
+        let spacing = sym.symbolSpacing.evaluate(ctx) ?? 250
+        let maxAngle = (sym.textMaxAngle.evaluate(ctx) ?? 45) * .pi / 180
+        let color = sym.textColor.evaluate(ctx) ?? StyleColor(r: 0, g: 0, b: 0)
+        let haloColor = sym.textHaloColor.evaluate(ctx)
+        let haloWidth = sym.textHaloWidth.evaluate(ctx) ?? 0
         let radius = haloColor != nil && haloWidth > 0 ? max(1, haloWidth.rounded()) : 0
         let halo = radius > 0 ? haloColor.map { StyleColor(r: $0.r, g: $0.g, b: $0.b, a: $0.a * 0.9) } : nil
         // The parts on screen, cut where they leave the drawn ground.

@@ -131,7 +131,7 @@ struct StreetMapPainter {
             case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double]?)
             /// The segments, and (when `LineRasterizer` draws them, or the view is tilted) the
             /// pieces it draws: dashes cut and butt ends trimmed once, not in every band.
-            case lines([Double], pieces: LinePieces?, width: Double, color: StyleColor, cap: String?, join: String?, dash: [Double])
+            case lines([Double], pieces: LinePieces?, width: Double, color: StyleColor, cap: LineCap?, join: LineJoin?, dash: [Double])
             case circles(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, stroke: StyleColor?, strokeWidth: Double)
         }
         var ops: [Op] = []
@@ -184,8 +184,8 @@ struct StreetMapPainter {
         let slots = ParallelSlots<[Layers.Op]>(count: shown.count, initial: [])
         for (i, layer) in shown.enumerated() where layer.type == .background {
             let ctx = StyleContext(zoom: sz)
-            guard let c = layer.property("background-color")?.evaluate(ctx).color else { continue }
-            let o = layer.property("background-opacity")?.evaluate(ctx).number ?? 1
+            guard let c = layer.background.color.evaluate(ctx) else { continue }
+            let o = layer.background.opacity.evaluate(ctx) ?? 1
             var area: UnsafeMutablePointer<cairo_path_t>?
             if let backgroundArea, let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) {
                 backgroundArea(cr)
@@ -277,21 +277,59 @@ struct StreetMapPainter {
         var strokeWidth: Double = 0
     }
 
+    /// A fill, line or circle layer's paint, resolved for a frame: zoom-only values computed
+    /// once, the others per feature.
+    private enum ResolvedPaint {
+        case fill(color: StyleProperty<StyleColor>.Resolved, opacity: StyleProperty<Double>.Resolved,
+                  outline: StyleProperty<StyleColor>.Resolved)
+        case line(color: StyleProperty<StyleColor>.Resolved, width: StyleProperty<Double>.Resolved,
+                  opacity: StyleProperty<Double>.Resolved, dash: StyleProperty<StyleNumbers>.Resolved)
+        case circle(color: StyleProperty<StyleColor>.Resolved, radius: StyleProperty<Double>.Resolved,
+                    opacity: StyleProperty<Double>.Resolved, strokeColor: StyleProperty<StyleColor>.Resolved,
+                    strokeWidth: StyleProperty<Double>.Resolved)
+
+        init(_ layer: StreetStyle.Layer, _ c: StyleContext) {
+            switch layer.type {
+            case .fill:
+                let f = layer.fill
+                self = .fill(color: f.color.resolve(c), opacity: f.opacity.resolve(c), outline: f.outlineColor.resolve(c))
+            case .line:
+                let l = layer.line
+                self = .line(color: l.color.resolve(c), width: l.width.resolve(c), opacity: l.opacity.resolve(c), dash: l.dasharray.resolve(c))
+            default:
+                let k = layer.circle
+                self = .circle(color: k.color.resolve(c), radius: k.radius.resolve(c), opacity: k.opacity.resolve(c),
+                               strokeColor: k.strokeColor.resolve(c), strokeWidth: k.strokeWidth.resolve(c))
+            }
+        }
+
+        /// One feature's paint (the renderer's defaults where the style sets none).
+        func paint(_ ctx: StyleContext) -> Paint {
+            let black = StyleColor(r: 0, g: 0, b: 0)
+            switch self {
+            case let .fill(color, opacity, outline):
+                var p = Paint(color: color.value(ctx) ?? black, opacity: opacity.value(ctx) ?? 1)
+                p.outline = outline.value(ctx)
+                return p
+            case let .line(color, width, opacity, dash):
+                var p = Paint(color: color.value(ctx) ?? black, opacity: opacity.value(ctx) ?? 1, width: width.value(ctx) ?? 1)
+                if let d = dash.value(ctx) { p.dash = d.values }
+                return p
+            case let .circle(color, radius, opacity, strokeColor, strokeWidth):
+                var p = Paint(color: color.value(ctx) ?? black, opacity: opacity.value(ctx) ?? 1, width: radius.value(ctx) ?? 5)
+                p.strokeColor = strokeColor.value(ctx)
+                p.strokeWidth = strokeWidth.value(ctx) ?? 0
+                return p
+            }
+        }
+    }
+
     private func buildLayer(_ layer: StreetStyle.Layer, cr: OpaquePointer, view: GroundView, zoom: Double,
                             tiles: [(CoveredTile, VectorTile)], into ops: inout [Layers.Op], _ pts: inout [Double], _ scratch: inout [Double]) {
         guard let sourceLayer = layer.sourceLayer else { return }
         let constant = StyleContext(zoom: zoom)
         // Each property: evaluated once when it depends on zoom only, else per feature.
-        func resolve(_ name: String) -> (StyleExpression?, StyleValue?) {
-            guard let e = layer.property(name) else { return (nil, nil) }
-            return e.isFeatureConstant ? (nil, e.evaluate(constant)) : (e, nil)
-        }
-        let props: [String] = switch layer.type {
-        case .fill: ["fill-color", "fill-opacity", "fill-outline-color"]
-        case .line: ["line-color", "line-width", "line-opacity", "line-dasharray", "line-gap-width"]
-        default: ["circle-color", "circle-radius", "circle-opacity", "circle-stroke-color", "circle-stroke-width"]
-        }
-        let resolved = props.map(resolve)
+        let resolved = ResolvedPaint(layer, constant)
         var groups: [Paint: [(Int, Int)]] = [:]
         var order: [Paint] = []
         // The view's world box, widened by the widest line or circle a style draws (px).
@@ -308,27 +346,14 @@ struct StreetMapPainter {
                 if layer.type == .circle && f.type != .point { continue }
                 let ctx = StyleContext(zoom: zoom, properties: f.properties, geometryType: f.type, id: f.id)
                 if let filter = layer.filter, !filter.evaluate(ctx).isTruthy { continue }
-                func v(_ i: Int) -> StyleValue? { resolved[i].1 ?? resolved[i].0?.evaluate(ctx) }
-                var p: Paint
-                switch layer.type {
-                case .fill:
-                    p = Paint(color: v(0)?.color ?? StyleColor(r: 0, g: 0, b: 0), opacity: v(1)?.number ?? 1)
-                    p.outline = v(2)?.color
-                case .line:
-                    p = Paint(color: v(0)?.color ?? StyleColor(r: 0, g: 0, b: 0), opacity: v(2)?.number ?? 1, width: v(1)?.number ?? 1)
-                    if case let .array(d)? = v(3) { p.dash = d.compactMap(\.number) }
-                default:
-                    p = Paint(color: v(0)?.color ?? StyleColor(r: 0, g: 0, b: 0), opacity: v(2)?.number ?? 1, width: v(1)?.number ?? 5)
-                    p.strokeColor = v(3)?.color
-                    p.strokeWidth = v(4)?.number ?? 0
-                }
+                let p = resolved.paint(ctx)
                 guard p.opacity > 0, p.color.a > 0 || p.outline != nil || p.strokeWidth > 0 else { continue }
                 if groups[p] == nil { order.append(p) }
                 groups[p, default: []].append((ti, fi))
             }
         }
-        let cap = layer.property("line-cap")?.evaluate(constant).string
-        let join = layer.property("line-join")?.evaluate(constant).string
+        let cap = layer.line.cap.evaluate(constant)
+        let join = layer.line.join.evaluate(constant)
         for p in order {
             guard let members = groups[p] else { continue }
             if layer.type == .line {
@@ -343,7 +368,7 @@ struct StreetMapPainter {
                 let dash = p.dash.map { max($0 * max(p.width, 1), 0.5) }
                 let width = max(p.width, 0.25)
                 var pieces: LinePieces?
-                let trim = cap == "round" || cap == "square" ? 0 : width / 2
+                let trim = cap == .round || cap == .square ? 0 : width / 2
                 if view.tilted {
                     pieces = LinePieces(perspective: segments, width: width, dash: dash, trim: trim, view: view)
                 } else if rasterizesLines {
@@ -401,7 +426,7 @@ struct StreetMapPainter {
     /// butt end is the line trimmed by half its width, a miter or bevel join comes out round),
     /// its edges a box filter as cairo's are. Else cairo strokes the pieces of their own
     /// widths (a tilted view) with round ends, or the segments.
-    static func strokeLines(pieces: LinePieces?, _ segments: [Double], width: Double, color c: StyleColor, cap: String?, join: String?, dash: [Double],
+    static func strokeLines(pieces: LinePieces?, _ segments: [Double], width: Double, color c: StyleColor, cap: LineCap?, join: LineJoin?, dash: [Double],
                             antialias: Bool, cr: OpaquePointer) {
         guard !segments.isEmpty else { return }
         if let pieces, LineRasterizer.stroke(pieces.segments, endWidths: pieces.endWidths, cr: cr, lineWidth: width, color: c.rgb, alpha: c.a,
@@ -428,8 +453,8 @@ struct StreetMapPainter {
         }
         cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
         cairo_set_line_width(cr, width)
-        cairo_set_line_cap(cr, cap == "round" ? CAIRO_LINE_CAP_ROUND : cap == "square" ? CAIRO_LINE_CAP_SQUARE : CAIRO_LINE_CAP_BUTT)
-        cairo_set_line_join(cr, join == "round" ? CAIRO_LINE_JOIN_ROUND : join == "miter" ? CAIRO_LINE_JOIN_MITER : CAIRO_LINE_JOIN_BEVEL)
+        cairo_set_line_cap(cr, cap == .round ? CAIRO_LINE_CAP_ROUND : cap == .square ? CAIRO_LINE_CAP_SQUARE : CAIRO_LINE_CAP_BUTT)
+        cairo_set_line_join(cr, join == .round ? CAIRO_LINE_JOIN_ROUND : join == .miter ? CAIRO_LINE_JOIN_MITER : CAIRO_LINE_JOIN_BEVEL)
         if !dash.isEmpty { cairo_set_dash(cr, dash, Int32(dash.count), 0) }
         cairo_stroke(cr)
         cairo_set_dash(cr, nil, 0, 0)
