@@ -189,7 +189,7 @@ extension MapView {
         r.usesOverlayLayer = renderer.usesOverlayLayer
         renderer = r
         pipeline.measureInfoWindows(with: r)
-        for warning in warnings { log(.warning, warning) }
+        for warning in warnings + r.spriteWarnings { log(.warning, warning) }
         if let vector {
             tileWorker = try TileWorkerWake(vector: vector, loop: eventLoop) { [weak self] in
                 self?.renderer.invalidateCache()

@@ -27,6 +27,8 @@ public struct StreetStyle: Sendable {
     public var attribution: String?
     /// Where the style came from, for messages.
     public var file: String
+    /// The style's `sprite` (a URL or path without extension; see StyleSprite.swift).
+    public var sprite: String?
 
     public init(name: String?, layers: [Layer], attribution: String?, file: String) {
         self.name = name; self.layers = layers; self.attribution = attribution; self.file = file
@@ -43,7 +45,7 @@ public struct StreetStyle: Sendable {
         "text-font": false, "text-transform": false, "text-max-width": false, "text-offset": false, "text-anchor": false,
         "symbol-placement": false, "symbol-sort-key": false, "text-opacity": false, "text-padding": false,
         "text-letter-spacing": false, "text-allow-overlap": false, "visibility": false,
-    ]
+    ].merging(iconProperties) { a, _ in a }
 
     /// Parses a style document; errors name `file`, the JSON path and the problem.
     public static func parse(_ data: Data, file: String) throws -> StreetStyle {
@@ -88,7 +90,7 @@ public struct StreetStyle: Sendable {
                         props[name] = .literal(.array(fonts.compactMap(\.string).map(StyleValue.string)))   // a font stack, not an expression
                         continue
                     }
-                    let parsed = name == "text-field" ? try p.textField(v, ppath) : try p.value(v, ppath, color: isColor)
+                    let parsed = name == "text-field" || name == "icon-image" ? try p.textField(v, ppath) : try p.value(v, ppath, color: isColor)
                     let (bounded, problem) = StyleLimits.bound(name, parsed)
                     if let problem { throw p.fail(ppath, problem) }
                     props[name] = bounded
@@ -103,8 +105,10 @@ public struct StreetStyle: Sendable {
         for (_, s) in (root["sources"]?.object ?? [:]).sorted(by: { $0.key < $1.key }) {
             if let a = s["attribution"]?.string { attribution.append(a) }
         }
-        return StreetStyle(name: root["name"]?.string, layers: layers,
-                           attribution: attribution.isEmpty ? nil : attribution.joined(separator: " "), file: file)
+        var style = StreetStyle(name: root["name"]?.string, layers: layers,
+                                attribution: attribution.isEmpty ? nil : attribution.joined(separator: " "), file: file)
+        style.sprite = try spriteReference(root["sprite"], p)
+        return style
     }
 
     /// The largest style file read (docs/limits.md): 4 MiB, forty times OpenMapTiles' own styles.
