@@ -104,6 +104,10 @@ COMPLETIONSDIR ?= $(PREFIX)/share
 install-files: generated
 	install -D -m 0755 $(STATIC_BIN) $(DESTDIR)$(BINDIR)/touchbridge
 	install -D -m 0644 Sources/Rendering/Resources/world.bin $(DESTDIR)$(DATADIR)/world.bin
+	install -d $(DESTDIR)$(DATADIR)/sprite
+	install -m 0644 Sources/Rendering/Resources/sprite/sprite.json Sources/Rendering/Resources/sprite/sprite.png \
+	  Sources/Rendering/Resources/sprite/sprite@2x.json Sources/Rendering/Resources/sprite/sprite@2x.png \
+	  Sources/Rendering/Resources/sprite/NOTICE.md $(DESTDIR)$(DATADIR)/sprite/
 	install -D -m 0644 udev/70-touchbridge.rules $(DESTDIR)$(UDEVRULESDIR)/70-touchbridge.rules
 	install -D -m 0644 Configs/touchbridge.sysusers $(DESTDIR)$(SYSUSERSDIR)/touchbridge.conf
 	install -d $(DESTDIR)$(UNITDIR)

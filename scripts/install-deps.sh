@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what TouchBridge needs to build, run and test on Debian 12, only when missing.
-# Usage: scripts/install-deps.sh [build|package|test]   (package adds debhelper and lintian; test adds those and the VM and e2e tools)
+# Usage: scripts/install-deps.sh [build|package|test|sprite]   (package adds debhelper and lintian; test adds those and the VM and e2e tools;
+# sprite: only what scripts/build-sprite.sh needs, which building does not)
 set -euo pipefail
 want=${1:-build}
 # make and the C toolchain/libraries the Swift toolchain itself needs on Debian 12, then ours.
@@ -14,6 +15,11 @@ pkgs+=(fonts-noto-core fonts-noto-cjk)
 pkgs+=(zlib1g-dev libjpeg62-turbo-dev libwebp-dev)
 # Palette PNG tiles kept compact (libpng, read directly).
 pkgs+=(libpng-dev)
+# The POI sprite's source symbols (CC0) and SVG rasterizer: only for scripts/build-sprite.sh
+# (its output is committed), never for building.
+if [ "$want" = sprite ]; then
+  pkgs=(python3 openstreetmap-carto-common librsvg2-bin)
+fi
 if [ "$want" = test ]; then
   pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio python3 python3-pytest)
 fi
@@ -35,6 +41,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 export PATH="/opt/swift/usr/bin:$PATH"
+[ "$want" = sprite ] && exit 0
 if ! command -v swift >/dev/null 2>&1; then
   if [ -x /opt/swift/usr/bin/swift ]; then
     echo "install-deps: swift is at /opt/swift/usr/bin; add it to PATH" >&2

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the pictures of docs/street-map.md from the Liechtenstein test tiles in the
-# repository: road names along their roads flat, turned and tilted.
+# repository: road names along their roads flat, turned and tilted, and POI icons with their
+# names in the centre of Vaduz.
 # Usage: scripts/street-map-pictures.sh [path/to/touchbridge]   (default: the release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,4 +11,7 @@ out=docs/images
 "$tb" render --tiles "$tiles" --camera 47.141,9.521,16 --size 1024x640 --out "$out/street-labels-flat.png"
 "$tb" render --tiles "$tiles" --camera 47.141,9.521,16,135,0 --size 1024x640 --out "$out/street-labels-turned.png"
 "$tb" render --tiles "$tiles" --camera 47.141,9.521,16,30,50 --size 1024x640 --out "$out/street-labels-tilted.png"
-echo "wrote $out/street-labels-{flat,turned,tilted}.png"
+"$tb" render --tiles "$tiles" --camera 47.1405,9.5215,17.3 --size 1024x640 --out "$out/street-icons-flat.png"
+"$tb" render --tiles "$tiles" --camera 47.1405,9.5215,17.3,135,0 --size 1024x640 --out "$out/street-icons-turned.png"
+"$tb" render --tiles "$tiles" --camera 47.1405,9.5215,17.3,30,50 --size 1024x640 --out "$out/street-icons-tilted.png"
+echo "wrote $out/street-labels-{flat,turned,tilted}.png and $out/street-icons-{flat,turned,tilted}.png"

@@ -42,6 +42,23 @@ extension Benchmarks {
             renderer.render(tilted, into: frame.buffer)
         }
         add("street_tilted_1080p_ms", BenchSupport.median(tilts), "ms", "street map tilted frame (50 deg, bearing 30)")
+        // POI icons: how many a full frame places, and full frames with and without them,
+        // interleaved (a busy machine slows both alike). At zoom 17: the view above (15.5, style
+        // zoom 14.5) shows no POIs, which the built-in style draws from style zoom 15.
+        let poiScene = MapScene(camera: CameraPosition(target: vaduz, zoom: 17))
+        renderer.render(poiScene, into: frame.buffer)
+        add("street_icons_placed", Double(renderer.streetLabels.filter { $0.icon != nil }.count), "icons", "POI icons placed in a full frame (zoom 17)")
+        var iconsOn: [Double] = [], iconsOff: [Double] = []
+        for i in 0..<(options.quick ? 4 : 24) {
+            renderer.showsStreetIcons = i % 2 == 0
+            let t0 = MonotonicClock.now()
+            renderer.render(poiScene, into: frame.buffer)
+            let ms = (MonotonicClock.now() - t0) * 1e3
+            if i % 2 == 0 { iconsOn.append(ms) } else { iconsOff.append(ms) }
+        }
+        renderer.showsStreetIcons = true
+        add("street_full_icons_on_ms", BenchSupport.median(iconsOn), "ms", "street map full redraw at zoom 17 with POI icons (interleaved with the next)")
+        add("street_full_icons_off_ms", BenchSupport.median(iconsOff), "ms", "the same without POI icons (showsStreetIcons = false)")
         // Decoding new tiles: a fresh set, every zoom-14 tile around Vaduz read, inflated and decoded.
         let fresh = MapRenderer.openTiles(path: path).vector
         if let fresh {

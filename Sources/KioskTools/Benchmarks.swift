@@ -50,6 +50,11 @@ public struct Benchmarks {
         progress = sections.line
         defer { progress = saved }
         if Self.onlyOverlays { sections.header("Overlay shapes (1920x1080) only"); overlayShapes(); return }
+        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "street" {
+            sections.header("Street map 1920x1080 (vector tiles, Vaduz) only")
+            streetMap()
+            return
+        }
         if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "control", let exe = options.executable {
             sections.header("Control socket only: get_camera polled against a 1080p kiosk with 300 markers")
             try controlRoundTrip(executable: exe)

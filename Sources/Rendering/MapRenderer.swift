@@ -38,6 +38,14 @@ public final class MapRenderer {
     /// The vector tile set drawn with `streetStyle` over the built-in world, if any.
     public let vector: VectorTileSet?
     public let streetStyle: StreetStyle
+    /// The street style's sprite (POI icons), loaded once with the renderer; nil without one.
+    public let streetIcons: SpriteIcons?
+    /// Draw the street style's icons (false: symbol layers place and draw their text alone, as
+    /// if the style had no sprite).
+    public var showsStreetIcons = true
+    /// Why the style's icons cannot all be drawn (no sprite, a remote or broken one), each
+    /// naming the file and what to do: for the log and `touchbridge check`.
+    public let spriteWarnings: [String]
     /// Multiplies label text sizes, world place names and street map (`[map] text_scale`).
     public var textScale = 1.0
     /// The street map's label language (`[map] language`): `name:xx`, then `name_int`,
@@ -133,6 +141,7 @@ public final class MapRenderer {
         self.raster = raster
         self.vector = vector
         self.streetStyle = streetStyle ?? (vector == nil ? StreetStyle(name: nil, layers: [], attribution: nil, file: "") : .standard())
+        (streetIcons, spriteWarnings) = vector == nil ? (nil, []) : SpriteIcons.load(for: self.streetStyle)
         // Without its data the world is empty rather than a trap; entry points call
         // BuiltInWorld.load() first and report why.
         self.world = world ?? (try? BuiltInWorld.load()) ?? .empty

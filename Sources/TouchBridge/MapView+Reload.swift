@@ -190,7 +190,7 @@ extension MapView {
         r.decodedImages = renderer.decodedImages
         renderer = r
         pipeline.measureInfoWindows(with: r)
-        for warning in warnings { log(.warning, warning) }
+        for warning in warnings + r.spriteWarnings { log(.warning, warning) }
         if let style { MapView.logNotices(style, log: log) }
         if let vector {
             tileWorker = try TileWorkerWake(vector: vector, loop: eventLoop) { [weak self] in

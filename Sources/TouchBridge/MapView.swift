@@ -165,6 +165,7 @@ public final class MapView {
         }
         let streetStyle = MapView.loadStyle(configuration.map.style, log: self.log)
         renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
+        for w in renderer.spriteWarnings { self.log(.warning, w) }
         renderer.textScale = configuration.map.textScale
         renderer.labelLanguage = configuration.map.language
         pacer = FramePacer(refreshHz: min(d.refreshHz > 0 ? d.refreshHz : 60, Double(configuration.display.maxFPS)))

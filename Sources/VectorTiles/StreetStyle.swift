@@ -47,6 +47,8 @@ public struct StreetStyle: Sendable {
     /// and layer, in the file's order: logged as warnings when the style is loaded, listed by
     /// `touchbridge check`.
     public var notices: [StyleNotice] = []
+    /// The style's `sprite` (a URL or path without extension; see StyleSprite.swift).
+    public var sprite: String?
 
     public init(name: String?, layers: [Layer], attribution: String?, file: String) {
         self.name = name; self.layers = layers; self.attribution = attribution; self.file = file
@@ -92,7 +94,8 @@ public struct StreetStyle: Sendable {
                         : "glyphs \(url) are not used: labels are drawn with the system's fonts (pango)"))
                 } else if remote {
                     notices.append(StyleNotice(layer: nil, property: key, path: path,
-                                               problem: "the sprite at \(url) is remote and not fetched (a kiosk reads local files only): its icons are not drawn"))
+                                               problem: "the sprite at \(url) is remote and not fetched (a kiosk reads local files only): its icons are not drawn. "
+                                                   + "Download its .json and .png (and @2x ones) beside the style and set \"sprite\" to their path without the extension"))
                 }
             }
         }
@@ -134,7 +137,7 @@ public struct StreetStyle: Sendable {
                         continue
                     }
                     let approximated = p.notes.items.count
-                    let parsed = name == "text-field" ? try p.textField(v, ppath) : try p.value(v, ppath, color: spec.color)
+                    let parsed = name == "text-field" || name == "icon-image" ? try p.textField(v, ppath) : try p.value(v, ppath, color: spec.color)
                     let (bounded, problem) = StyleLimits.bound(name, parsed)
                     if let problem { throw p.fail(ppath, problem) }
                     props[name] = bounded
@@ -157,6 +160,7 @@ public struct StreetStyle: Sendable {
         var style = StreetStyle(name: root["name"]?.string, layers: layers,
                                 attribution: attribution.isEmpty ? nil : attribution.joined(separator: " "), file: file)
         style.notices = notices
+        style.sprite = try spriteReference(root["sprite"], p)
         return style
     }
 

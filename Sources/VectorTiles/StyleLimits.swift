@@ -14,6 +14,7 @@ public enum StyleLimits {
         "line-width": 0...512, "line-gap-width": 0...512, "line-dasharray": 0...1000, "line-opacity": 0...1,
         "circle-radius": 0...256, "circle-stroke-width": 0...256, "circle-opacity": 0...1,
         "fill-opacity": 0...1, "background-opacity": 0...1, "symbol-sort-key": -1e9...1e9,
+        "icon-size": 0...10, "icon-padding": 0...256, "icon-offset": -1000...1000,
     ]
     /// The longest label text drawn, in characters (a longer one is cut).
     public static let maxTextLength = 256

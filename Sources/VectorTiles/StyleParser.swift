@@ -155,6 +155,7 @@ struct StyleParser {
         case "none": return .not(.any(try args.indices.map { try filter(args[$0], "\(path)[\($0 + 1)]") }))
         case "zoom": return .zoom
         case "geometry-type": return .geometryType
+        case "image": return try sub(0)   // the icon's name; StyleSprite resolves it against the sprite
         case "to-string": return .toString(try sub(0))
         case "to-number": return .toNumber(try sub(0))
         case "concat": return .concat(try subs())

@@ -204,7 +204,11 @@ public enum StyleSpec {
         .symbol: [layout("text-field"), layout("text-size"), layout("text-font"), layout("text-transform"),
                   layout("text-max-width"), layout("text-offset"), layout("text-anchor"), layout("text-max-angle"),
                   layout("symbol-placement"), layout("symbol-sort-key"), layout("symbol-spacing"),
-                  paint("text-color", color: true), paint("text-halo-color", color: true), paint("text-halo-width")],
+                  paint("text-color", color: true), paint("text-halo-color", color: true), paint("text-halo-width"),
+                  // Icons from the sprite (StyleSprite.swift; Rendering's StreetIcons reads them).
+                  layout("icon-image"), layout("icon-size"), layout("icon-allow-overlap"), layout("icon-ignore-placement"),
+                  layout("icon-optional"), layout("icon-padding"), layout("icon-offset"), layout("icon-anchor"),
+                  layout("text-optional"), layout("text-ignore-placement"), layout("text-allow-overlap")],
     ]
 
     static let byType: [StreetStyle.LayerType: [String: Property]] = supported.mapValues { props in

@@ -100,6 +100,7 @@ struct RenderCommand: ParsableCommand {
             throw ValidationError("--text-scale must be within 0.5...3 (1 = normal size), got \(textScale)")
         }
         let renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
+        for w in renderer.spriteWarnings { FileHandle.standardError.write(Data(("warning: " + w + "\n").utf8)) }
         renderer.textScale = textScale
         if let language {
             guard let code = LabelLanguage.normalized(language) else {

@@ -76,6 +76,36 @@ let liechtensteinTiles = URL(fileURLWithPath: #filePath).deletingLastPathCompone
         #expect(d.got.count == 1 && d.taps == 1)
     }
 
+    @Test func aTapOnAPOIIconIsDidTapPOIWithItsNameClassAndCoordinate() throws {
+        var cfg = configuration()
+        cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.141, longitude: 9.521), zoom: 17)
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 1280, height: 800), log: KioskLog(level: .error))
+        let d = POIs()
+        view.delegate = d
+        var lines: [String] = []
+        view.pipeline.sink = { lines.append($0) }
+        view.drawAndPresent(now: 1)
+        try #require(view.renderer.vector).waitForPrefetch()
+        view.renderer.invalidateCache()
+        view.drawAndPresent(now: 1.5)
+        let label = try #require(view.renderer.streetLabels.first { $0.icon != nil && $0.tappable && $0.featureClass != nil },
+                                 "icons: \(view.renderer.streetLabels.compactMap(\.icon?.name))")
+        let icon = label.icon!
+        // The icon's corner: beyond the 12 px dot radius from the POI's point, inside the icon.
+        let corner = Point(x: icon.frame.x + 1, y: icon.frame.y + 1)
+        var s = TouchScript(screen: view.screen, start: 2)
+        s.tap(corner)
+        var a = FrameAssembler(capabilities: s.device, screen: view.screen)
+        for e in s.events { if let f = a.process(e) { view.pipeline.handle(f) } }
+        view.pipeline.advance(to: s.time + 3)
+        let got = try #require(d.got.first, "a tap on \(label.text)'s icon \(icon.name) at \(corner)")
+        #expect(d.got.count == 1 && d.taps == 0)
+        #expect(got.name == label.text && got.featureClass == label.featureClass && got.id == label.featureID)
+        #expect(abs(got.coordinate.latitude - label.coordinate.latitude) < 1e-9 && abs(got.coordinate.longitude - label.coordinate.longitude) < 1e-9)
+        let line = try #require(lines.first { $0.contains("\"didTapPOI\"") })
+        #expect(line.contains("\"name\":\(MapEvent.string(label.text))") && line.contains("\"class\":\"\(label.featureClass!)\""), "\(line)")
+    }
+
     @Test func replayGivesTheSameDidTapPOIFromTheSettledCamerasLabels() throws {
         let cfg = configuration()
         let screen = Size(width: 1280, height: 800)

@@ -91,12 +91,13 @@ extension MapRenderer {
         } else {
             labels = placeStreetLabels(vector, scene: scene, view: view)
         }
+        StreetLabelPainter.drawIcons(labels, cr: cr, icons: streetIcons)
         StreetLabelPainter.draw(labels, cr: cr, text: textRenderer)
         return labels
     }
 
     func placeStreetLabels(_ vector: VectorTileSet, scene: MapScene, view: GroundView) -> [PlacedStreetLabel] {
-        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale, language: labelLanguage)
+        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale, language: labelLanguage, icons: showsStreetIcons ? streetIcons : nil)
             .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
     }
 

@@ -28,8 +28,14 @@ public struct PlacedStreetLabel: Sendable, Equatable {
     /// A label along a line (`symbol-placement: line`): its glyphs as placed, in text order
     /// (empty for point labels, which are drawn horizontally at `frame`).
     public var glyphs: [LineGlyph] = []
-    /// The boxes it takes for collisions: one per glyph along a line, `frame` for the others.
+    /// The boxes it takes for collisions: one per glyph along a line, `frame` for the others
+    /// (and its icon's box).
     public var boxes: [LabelFrame] = []
+    /// The symbol's icon, drawn with the text as one (`icon-image`), if any.
+    public var icon: PlacedIcon? = nil
+    /// False for an icon whose text did not fit (`text-optional`) or that has none: `text` is
+    /// then the feature's name, for taps, and not drawn.
+    public var drawsText = true
 }
 
 extension PlacedStreetLabel {
@@ -37,7 +43,13 @@ extension PlacedStreetLabel {
     /// kept relative to the anchor, so the controller's hit test follows the map as it moves.
     public var pointOfInterest: PointOfInterest? {
         guard tappable else { return nil }
-        let box = ScreenRect(x: dx - 2, y: dy - 2, width: frame.width, height: frame.height)
+        var box = ScreenRect(x: dx - 2, y: dy - 2, width: frame.width, height: frame.height)
+        if let icon, drawsText {
+            // The icon and its name are one target.
+            let x0 = min(box.minX, icon.dx), y0 = min(box.minY, icon.dy)
+            let x1 = max(box.minX + box.size.width, icon.dx + icon.frame.width), y1 = max(box.minY + box.size.height, icon.dy + icon.frame.height)
+            box = ScreenRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        }
         return PointOfInterest(name: text, coordinate: coordinate, minZoom: 0, featureClass: featureClass, id: featureID, labelBox: box)
     }
 }
@@ -53,6 +65,8 @@ struct StreetLabelPainter {
     var textScale = 1.0
     /// The label language (nil: the style's own names).
     var language: String? = nil
+    /// The style's sprite, for `icon-image` (nil: no icons).
+    var icons: SpriteIcons? = nil
 
     /// Candidates of the symbol layers, in priority order, placed against obstacles.
     func place(view: GroundView, zoom: Double, text: TextRenderer, obstacles: [LabelFrame]) -> [PlacedStreetLabel] {
@@ -68,7 +82,11 @@ struct StreetLabelPainter {
         // Later layers in a style are drawn on top and win collisions, as in MapLibre.
         for layer in style.layers.reversed() where layer.type == .symbol && layer.shows(zoom: sz) {
             let sym = layer.symbol
-            guard let sourceLayer = layer.sourceLayer, sym.textField.expression != nil else { continue }
+            guard let sourceLayer = layer.sourceLayer else { continue }
+            let hasText = sym.textField.expression != nil
+            // A symbol layer with icons (and a sprite that has them) places them, with or without text.
+            let iconLayer = icons != nil && layer.property("icon-image") != nil
+            guard hasText || iconLayer else { continue }
             let constant = StyleContext(zoom: sz)
             // Zoom-only values once per layer, the others per feature.
             let textSize = sym.textSize.resolve(constant), sortKey = sym.symbolSortKey.resolve(constant)
@@ -78,6 +96,8 @@ struct StreetLabelPainter {
             let transform = sym.textTransform.evaluate(constant)
             struct Candidate {
                 let text: String; let wx: Double; let wy: Double; let sort: Double; let ctx: StyleContext; let order: Int
+                /// An icon without text of its own: `text` is the feature's name, for taps.
+                var hidesText = false
                 /// A line's parts in world px (line placement), empty for a point label.
                 var lines: [[(Double, Double)]] = []
             }
@@ -90,18 +110,21 @@ struct StreetLabelPainter {
                 for f in tl.features {
                     let ctx = StyleContext(zoom: sz, properties: f.properties, geometryType: f.type, id: f.id)
                     if let filter = layer.filter, !filter.evaluate(ctx).isTruthy { continue }
-                    var label = (language == nil ? sym.textField.evaluate(ctx)
-                        : sym.textField.evaluate(StyleContext(zoom: sz, properties: LabelLanguage.localized(f.properties, language: language),
-                                                              geometryType: f.type, id: f.id))) ?? ""
+                    let named = language == nil ? ctx : StyleContext(zoom: sz, properties: LabelLanguage.localized(f.properties, language: language),
+                                                                     geometryType: f.type, id: f.id)
+                    var label = (hasText ? sym.textField.evaluate(named) : nil) ?? ""
                     switch transform {
                     case .uppercase: label = label.uppercased()
                     case .lowercase: label = label.lowercased()
                     case .none?, nil: break
                     }
-                    guard !label.isEmpty, let (ax, ay) = StreetLabelPainter.anchor(f) else { continue }
-                    var cand = Candidate(text: label, wx: c.originX + ax * unit, wy: c.originY + ay * unit,
+                    let iconOnly = label.isEmpty && iconLayer && !linePlacement
+                    guard !label.isEmpty || iconOnly, let (ax, ay) = StreetLabelPainter.anchor(f) else { continue }
+                    var cand = Candidate(text: iconOnly ? StyleExpression.template("{name}").evaluate(named).text : label,
+                                         wx: c.originX + ax * unit, wy: c.originY + ay * unit,
                                          sort: sortKey.value(ctx) ?? 0,
                                          ctx: ctx, order: candidates.count)
+                    cand.hidesText = iconOnly
                     if linePlacement && f.type == .lineString {
                         // The line's parts, cut to the tile's own square (the buffer belongs to
                         // the neighbouring tile, which places its own stretch).
@@ -155,38 +178,68 @@ struct StreetLabelPainter {
                 let tstyle = TextRenderer.Style(sizePx: size, bold: bold,
                                                 width: maxWidth.map { StreetLabelPainter.wrapWidth(cand.text, maxWidth: $0 * size, sizePx: size, bold: bold, text: text) },
                                                 maxLines: StreetLabelPainter.maxLines, alignCenter: true)
-                let layout = text.layout(cand.text, tstyle)
-                let (w, h) = text.size(layout)
-                guard w > 0, h > 0 else { continue }
-                var ox = -w / 2, oy = -h / 2
-                switch textAnchor.value(ctx) {
-                case .top?: oy = 0
-                case .bottom?: oy = -h
-                case .left?: ox = 0
-                case .right?: ox = -w
-                default: break   // centre (the corner anchors are drawn centred too)
+                // The icon (if the layer has one for this feature) and the text are placed as one.
+                let icon = iconLayer ? self.icon(layer: layer, ctx: ctx, sx: sx, sy: sy) : nil
+                if cand.hidesText && icon == nil { continue }
+                var ox = 0.0, oy = 0.0
+                var box: LabelFrame?
+                if !cand.hidesText {
+                    let layout = text.layout(cand.text, tstyle)
+                    let (w, h) = text.size(layout)
+                    if w > 0, h > 0 {
+                        ox = -w / 2; oy = -h / 2
+                        switch textAnchor.value(ctx) {
+                        case .top?: oy = 0
+                        case .bottom?: oy = -h
+                        case .left?: ox = 0
+                        case .right?: ox = -w
+                        default: break   // centre (the corner anchors are drawn centred too)
+                        }
+                        if let off = textOffset.value(ctx) {
+                            ox += off.x * size; oy += off.y * size
+                        }
+                        let pad = 2.0
+                        box = LabelFrame(x: sx + ox - pad, y: sy + oy - pad, width: w + 2 * pad, height: h + 2 * pad)
+                    }
                 }
-                if let off = textOffset.value(ctx) {
-                    ox += off.x * size; oy += off.y * size
+                func onScreen(_ b: LabelFrame) -> Bool {
+                    b.x >= 0 && b.y >= 0 && b.x + b.width <= view.width && b.y + b.height <= view.height && b.y >= (view.farLineY ?? -.infinity)
                 }
-                let pad = 2.0
-                let box = LabelFrame(x: sx + ox - pad, y: sy + oy - pad, width: w + 2 * pad, height: h + 2 * pad)
-                guard box.x >= 0, box.y >= 0, box.x + box.width <= view.width, box.y + box.height <= view.height else { continue }
-                if let far = view.farLineY, box.y < far { continue }
-                guard !grid.hits(box) else { continue }
+                func flag(_ name: String) -> Bool { layer.property(name)?.evaluate(ctx).isTruthy ?? false }
+                var showText = box.map { onScreen($0) && (flag("text-allow-overlap") || !grid.hits($0)) } ?? false
                 // One road or river name per 250 px, though every tile repeats it.
-                if linePlacement, (repeats[cand.text] ?? []).contains(where: { hypot($0.0 - box.midX, $0.1 - box.midY) < 250 }) { continue }
-                if linePlacement { repeats[cand.text, default: []].append((box.midX, box.midY)) }
-                grid.insert(box)
+                if showText, linePlacement, let b = box, (repeats[cand.text] ?? []).contains(where: { hypot($0.0 - b.midX, $0.1 - b.midY) < 250 }) { showText = false }
+                var showIcon = false
+                if let icon {
+                    showIcon = onScreen(icon.collision) && (icon.allowOverlap || !grid.hits(icon.collision))
+                    // Both or neither, unless the text (text-optional) or the icon (icon-optional) may go alone.
+                    if showIcon && !showText && box != nil && !flag("text-optional") { showIcon = false }
+                    if showText && !showIcon && !icon.optional { showText = false }
+                }
+                guard showText || showIcon else { continue }
+                var boxes: [LabelFrame] = []
+                if showText, let b = box {
+                    if linePlacement { repeats[cand.text, default: []].append((b.midX, b.midY)) }
+                    if !flag("text-ignore-placement") { grid.insert(b) }
+                    boxes.append(b)
+                }
+                if showIcon, let icon {
+                    if !icon.ignorePlacement { grid.insert(icon.collision) }
+                    boxes.append(icon.collision)
+                }
+                // A label's frame is its text's box; an icon alone is its frame (then dx, dy place the icon's box).
+                let frame = showText ? box! : icon!.collision
+                if !showText { ox = frame.x + 2 - sx; oy = frame.y + 2 - sy }
                 let cls = ctx.properties["class"].map { StyleValue($0).text }
                 let coordinate = WebMercator.coordinate(world: Point(x: cand.wx, y: cand.wy), zoom: zoom)
                 placed.append(PlacedStreetLabel(
                     layerID: layer.id, text: cand.text, coordinate: coordinate, featureClass: cls, featureID: ctx.id,
                     tappable: sourceLayer == "poi" || sourceLayer == "place" || sourceLayer == "mountain_peak",
-                    frame: box, sizePx: size, bold: bold, wrapWidth: tstyle.width,
+                    frame: frame, sizePx: size, bold: bold, wrapWidth: tstyle.width,
                     color: textColor.value(ctx) ?? StyleColor(r: 0, g: 0, b: 0),
                     halo: haloColor.value(ctx),
-                    haloWidth: haloWidth.value(ctx) ?? 0, dx: ox, dy: oy, boxes: [box]))
+                    haloWidth: haloWidth.value(ctx) ?? 0, dx: ox, dy: oy, boxes: boxes,
+                    icon: showIcon ? icon?.icon : nil, drawsText: showText))
             }
         }
         return placed
@@ -200,6 +253,12 @@ struct StreetLabelPainter {
             guard let p = view.visiblePoint(l.coordinate, slack: 0) else { return nil }
             var m = l
             m.frame = LabelFrame(x: p.x + l.dx - 2, y: p.y + l.dy - 2, width: l.frame.width, height: l.frame.height)
+            let tx = m.frame.x - l.frame.x, ty = m.frame.y - l.frame.y
+            m.boxes = l.boxes.map { LabelFrame(x: $0.x + tx, y: $0.y + ty, width: $0.width, height: $0.height) }
+            if var i = l.icon {
+                i.frame = LabelFrame(x: (p.x + i.dx).rounded(), y: (p.y + i.dy).rounded(), width: i.frame.width, height: i.frame.height)
+                m.icon = i
+            }
             return m
         }
     }
@@ -207,7 +266,7 @@ struct StreetLabelPainter {
     /// Draws labels upright (screen-aligned) with their halos: copies of the text in the halo
     /// colour at the halo width in eight directions, then the text.
     static func draw(_ labels: [PlacedStreetLabel], cr: OpaquePointer, text: TextRenderer) {
-        for l in labels {
+        for l in labels where l.drawsText {
             if !l.glyphs.isEmpty {
                 drawAlongLine(l, cr: cr, text: text)
                 continue
