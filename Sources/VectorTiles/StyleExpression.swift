@@ -98,10 +98,11 @@ public indirect enum StyleExpression: Sendable {
         case .zoom: return .number(c.zoom)
         case .geometryType: return c.get("$type")
         case let .interpolate(base, input, stops):
-            guard let x = input.evaluate(c).number, let first = stops.first, let last = stops.last else { return .null }
+            // A NaN input (a tile may carry one) matches no stop: no value, never an index past the end.
+            guard let x = input.evaluate(c).number, !x.isNaN, let first = stops.first, let last = stops.last else { return .null }
             if x <= first.0 { return first.1.evaluate(c) }
             if x >= last.0 { return last.1.evaluate(c) }
-            let i = stops.lastIndex { $0.0 <= x } ?? 0
+            guard let i = stops.lastIndex(where: { $0.0 <= x }), i + 1 < stops.count else { return last.1.evaluate(c) }
             let (x0, e0) = stops[i], (x1, e1) = stops[i + 1]
             let t = StyleExpression.fraction(x, x0, x1, base: base)
             return StyleExpression.mix(e0.evaluate(c), e1.evaluate(c), t)

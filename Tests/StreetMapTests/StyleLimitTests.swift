@@ -59,4 +59,17 @@ import Testing
     @Test func theBuiltInStyleIsWithinTheLimits() throws {
         #expect(try StreetStyle.loadStandard().layers.count > 20)
     }
+
+    /// Found by fuzz-style's hour-long run: a feature value NaN (a vector tile may carry one) into
+    /// a function of one stop indexed past the stops' end and trapped the renderer.
+    @Test func aNaNInputToAOneStopFunctionHasNoValueAndDoesNotTrap() throws {
+        let s = try parse(style(#"{"id": "c", "type": "circle", "source-layer": "poi", "paint": {"circle-radius": {"property": "r", "type": "exponential", "stops": [[5, 3]]}, "circle-stroke-width": {"property": "r", "type": "exponential", "stops": [[1, 1], [9, 4]]}}}"#))
+        func value(_ name: String, _ r: Double) -> Double? {
+            s.layers[0].property(name)?.evaluate(StyleContext(zoom: 14, properties: ["r": .number(r)], geometryType: .point)).number
+        }
+        #expect(value("circle-radius", 10) == 3 && value("circle-radius", 1) == 3)
+        #expect(value("circle-radius", .nan) ?? 0 == 0)
+        #expect(value("circle-stroke-width", .nan) ?? 0 == 0)
+        #expect(value("circle-stroke-width", 9) == 4)
+    }
 }

@@ -55,6 +55,10 @@ public final class KioskSoak: @unchecked Sendable {
 
     /// RSS may end this much above the first interval after the warm-up; more is a leak.
     public var rssGrowthLimitMiB = 32.0
+    /// In a run of six or more intervals after the warm-up, RSS may grow this much over the later
+    /// half: caches fill early, so growth that goes on in the second half is a leak (a slow one
+    /// stays under `rssGrowthLimitMiB` for an hour or two and shows only as a trend).
+    public var rssLateGrowthLimitMiB = 8.0
     /// Descriptors may end this many above (a client connected at the moment of the sample).
     public var descriptorGrowthLimit = 6
     /// The p99 frame time may end at most this factor (plus 5 ms) above the first interval's.
@@ -198,37 +202,54 @@ public final class KioskSoak: @unchecked Sendable {
         frameTimes.removeAll(keepingCapacity: true)
     }
 
-    /// Flat or not: the last interval against the first after the warm-up (the first interval
-    /// is the warm-up when there are three or more: caches fill, fonts load).
+    /// Flat or not (`violations`), into the report.
     func judge() {
-        let all = report.intervals
+        report.violations += KioskSoak.violations(report.intervals, rssGrowthLimitMiB: rssGrowthLimitMiB,
+                                                  rssLateGrowthLimitMiB: rssLateGrowthLimitMiB,
+                                                  descriptorGrowthLimit: descriptorGrowthLimit, frameTimeGrowthFactor: frameTimeGrowthFactor)
+    }
+
+    /// What is not flat in a run's intervals: the last interval against the first after the
+    /// warm-up (the first interval is the warm-up when there are three or more: caches fill,
+    /// fonts load), RSS still growing over the later half of a long run, descriptors, frame times.
+    static func violations(_ all: [Interval], rssGrowthLimitMiB: Double = 32, rssLateGrowthLimitMiB: Double = 8,
+                           descriptorGrowthLimit: Int = 6, frameTimeGrowthFactor: Double = 2) -> [String] {
+        var out: [String] = []
         guard all.count >= 2 else {
-            report.violations.append("fewer than two intervals (\(all.count)): run longer or give a shorter --interval")
-            return
+            return ["fewer than two intervals (\(all.count)): run longer or give a shorter --interval"]
         }
         let base = all.count >= 3 ? all[1] : all[0]
         let last = all[all.count - 1]
         if last.rssMiB - base.rssMiB > rssGrowthLimitMiB {
-            report.violations.append(String(format: "RSS grew from %.1f MiB to %.1f MiB (limit +%.0f MiB)", base.rssMiB, last.rssMiB, rssGrowthLimitMiB))
+            out.append(String(format: "RSS grew from %.1f MiB to %.1f MiB (limit +%.0f MiB)", base.rssMiB, last.rssMiB, rssGrowthLimitMiB))
+        }
+        let afterWarmUp = Array(all.dropFirst(all.count >= 3 ? 1 : 0))
+        if afterWarmUp.count >= 6 {
+            let middle = afterWarmUp[afterWarmUp.count / 2 - 1]
+            if last.rssMiB - middle.rssMiB > rssLateGrowthLimitMiB {
+                out.append(String(format: "RSS still grew over the later half of the run: %.1f MiB at %.0f s, %.1f MiB at %.0f s (limit +%.0f MiB): a leak, not a cache filling",
+                                  middle.rssMiB, middle.end, last.rssMiB, last.end, rssLateGrowthLimitMiB))
+            }
         }
         if last.descriptors - base.descriptors > descriptorGrowthLimit {
-            report.violations.append("open descriptors grew from \(base.descriptors) to \(last.descriptors)")
+            out.append("open descriptors grew from \(base.descriptors) to \(last.descriptors)")
         }
         // Frame times: the median p99 of the later half of the intervals against the earlier
         // half's (after the warm-up), counting intervals of at least 50 frames: one interval's
         // p99 depends on which frames it drew (a reload's full redraws, an idle minute).
-        let steady = Array(all.dropFirst(all.count >= 3 ? 1 : 0)).filter { $0.frames >= 50 }
+        let steady = afterWarmUp.filter { $0.frames >= 50 }
         if steady.count >= 2 {
             func median(_ xs: [Double]) -> Double { Statistics.percentile(xs, 50) }
             let half = steady.count / 2
             let early = median(steady.prefix(half).map(\.frameP99)), late = median(steady.suffix(steady.count - half).map(\.frameP99))
             if late > early * frameTimeGrowthFactor + 5 {
-                report.violations.append(String(format: "p99 frame time grew from %.1f ms to %.1f ms (median of the earlier and later intervals)", early, late))
+                out.append(String(format: "p99 frame time grew from %.1f ms to %.1f ms (median of the earlier and later intervals)", early, late))
             }
         }
         for (i, iv) in all.enumerated() where iv.frames == 0 {
-            report.violations.append("interval \(i + 1) drew no frame")
+            out.append("interval \(i + 1) drew no frame")
         }
+        return out
     }
 
     // MARK: the driver thread
