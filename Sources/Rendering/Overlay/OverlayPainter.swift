@@ -403,12 +403,7 @@ final class IconCache {
             images[key] = img
             return img
         case let .png(path, _):
-            if let d = decoded.image(named: path) { return d }
-            let key = "png:" + path
-            if let hit = images[key] { return hit }
-            let img = CairoImage.pngFile(path)
-            images[key] = img
-            return img
+            return image(path: path)
         }
     }
 }
