@@ -33,7 +33,9 @@ public enum LabelLanguage {
     public static func localized(_ properties: [String: VectorTile.Value], language: String?) -> [String: VectorTile.Value] {
         guard let language, let chosen = name(properties, language: language) else { return properties }
         var out = properties
-        for key in nameKeys { out[key] = chosen }
+        for key in nameKeys where key != "name:nonlatin" { out[key] = chosen }
+        // The chosen name is the one name shown: a style's "{name:latin}\n{name:nonlatin}" shows it once.
+        out["name:nonlatin"] = nil
         return out
     }
 }

@@ -130,8 +130,10 @@ public indirect enum StyleExpression: Sendable {
             out += rest[..<open]
             let key = String(rest[rest.index(after: open)..<close])
             var v = c.get(key).text
-            // {name:latin} or {name:xx} falls back to the other name fields, as map styles expect.
-            if v.isEmpty && key.hasPrefix("name") {
+            // {name:latin} or {name:xx} falls back to the other name fields, as map styles expect;
+            // {name:nonlatin} does not: OpenMapTiles styles (OSM Bright) write
+            // "{name:latin}\n{name:nonlatin}", and a Latin-only name would show twice.
+            if v.isEmpty && key.hasPrefix("name") && key != "name:nonlatin" {
                 v = ["name:latin", "name", "name_en", "name_int"].lazy.map { c.get($0).text }.first { !$0.isEmpty } ?? ""
             }
             out += v

@@ -114,9 +114,16 @@ struct MVT {
         #expect(LabelLanguage.name(p, language: "ja") == .string("Vaduz"))
         // An empty name:xx does not count.
         #expect(LabelLanguage.name(["name": .string("Vaduz"), "name:ja": .string("")], language: "ja") == .string("Vaduz"))
-        // Every name key the style might read becomes the chosen name; no language: unchanged.
+        // Every name key the style might read becomes the chosen name, but name:nonlatin goes, so
+        // OSM Bright's "{name:latin}\n{name:nonlatin}" shows it once; no language: unchanged.
         let localized = LabelLanguage.localized(all, language: "ja")
-        for key in LabelLanguage.nameKeys { #expect(localized[key] == .string("ファドゥーツ"), "\(key)") }
+        for key in LabelLanguage.nameKeys where key != "name:nonlatin" { #expect(localized[key] == .string("ファドゥーツ"), "\(key)") }
+        #expect(localized["name:nonlatin"] == nil)
+        let bright = StyleExpression.template("{name:latin}\n{name:nonlatin}")
+        #expect(bright.evaluate(StyleContext(zoom: 14, properties: localized)).text == "ファドゥーツ")
+        // A Latin-only name once (it was "Vaduz\nVaduz"); a name in both scripts on two lines.
+        #expect(bright.evaluate(StyleContext(zoom: 14, properties: ["name": .string("Vaduz"), "name:latin": .string("Vaduz")])).text == "Vaduz")
+        #expect(bright.evaluate(StyleContext(zoom: 14, properties: ["name:latin": .string("Moskva"), "name:nonlatin": .string("Москва")])).text == "Moskva\nМосква")
         #expect(LabelLanguage.localized(all, language: nil) == all)
         #expect(LabelLanguage.normalized("ja") == "ja" && LabelLanguage.normalized("zh-Hant") == "zh-Hant")
         #expect(LabelLanguage.normalized("") == nil && LabelLanguage.normalized("j") == nil && LabelLanguage.normalized("ja; rm") == nil)
