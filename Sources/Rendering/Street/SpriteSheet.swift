@@ -108,17 +108,7 @@ public final class SpriteSheet: @unchecked Sendable {
     /// tree), or /usr/local/share and /usr/share/touchbridge; nil when none exists.
     public static func builtInBase() -> String? {
         let fm = FileManager.default
-        let exe = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
-        let dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        var candidates: [String] = []
-        if let p = ProcessInfo.processInfo.environment["TOUCHBRIDGE_SPRITE"], !p.isEmpty { candidates.append(p) }
-        candidates += [
-            dir.appendingPathComponent("../share/touchbridge/sprite/sprite").standardizedFileURL.path,
-            dir.appendingPathComponent("TouchBridge_Rendering.resources/Resources/sprite/sprite").path,
-            dir.appendingPathComponent("TouchBridge_Rendering.resources/sprite/sprite").path,
-            "/usr/local/share/touchbridge/sprite/sprite",
-            "/usr/share/touchbridge/sprite/sprite",
-        ]
-        return candidates.first { fm.fileExists(atPath: $0 + ".json") && fm.fileExists(atPath: $0 + ".png") }
+        return InstalledResource.candidates("sprite/sprite", override: "TOUCHBRIDGE_SPRITE")
+            .first { fm.fileExists(atPath: $0 + ".json") && fm.fileExists(atPath: $0 + ".png") }
     }
 }

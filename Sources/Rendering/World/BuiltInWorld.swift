@@ -75,20 +75,8 @@ public final class BuiltInWorld: Sendable {
     /// /usr/share/touchbridge. Nil when none exists (checked before touching Bundle.module,
     /// which stops the process when its folder is gone).
     public static func resourceURL() -> URL? {
-        let fm = FileManager.default
-        var candidates: [String] = []
-        if let p = ProcessInfo.processInfo.environment["TOUCHBRIDGE_WORLD"], !p.isEmpty { candidates.append(p) }
-        let exe = (try? fm.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments.first ?? ""
-        let dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
-        candidates += [
-            dir.appendingPathComponent("../share/touchbridge/world.bin").standardizedFileURL.path,
-            dir.appendingPathComponent("TouchBridge_Rendering.resources/Resources/world.bin").path,
-            dir.appendingPathComponent("TouchBridge_Rendering.resources/world.bin").path,
-            "/usr/local/share/touchbridge/world.bin",
-            "/usr/share/touchbridge/world.bin",
-        ]
-        if let found = candidates.first(where: { fm.fileExists(atPath: $0) }) { return URL(fileURLWithPath: found) }
-        return nil
+        InstalledResource.candidates("world.bin", override: "TOUCHBRIDGE_WORLD")
+            .first { FileManager.default.fileExists(atPath: $0) }.map { URL(fileURLWithPath: $0) }
     }
 
     /// Cities drawn on the map, in label priority order: name, coordinate and the zoom from
