@@ -113,6 +113,12 @@ exec switch_root /newroot /sbin/init
 """
 
 
+def guest_text(r, name: str) -> str:
+    """A file the guest script wrote, as text; a clear failure with the guest's output when missing."""
+    assert name in r.files, f"{name} missing; guest output:\n{r.stdout[-4000:]}"
+    return r.text(name)
+
+
 def ensure_host_tools() -> None:
     kioskvm.ensure_host_tools()
     missing = [pkg for cmd, pkg in HOST_TOOLS.items() if shutil.which(cmd) is None

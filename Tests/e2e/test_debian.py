@@ -136,9 +136,7 @@ def vm(tmp_path_factory):
     return r
 
 
-def text(r, name: str) -> str:
-    assert name in r.files, f"{name} missing; guest output:\n{r.stdout[-4000:]}"
-    return r.text(name)
+text = debianvm.guest_text
 
 
 def props(s: str) -> dict[str, str]:
