@@ -172,7 +172,7 @@ struct StreetLabelPainter {
                 // Towards a tilted horizon the ground shrinks: leave the far labels out.
                 if view.tilted && view.projection.scale(at: Point(x: sx, y: sy)) < 0.45 { continue }
                 let ctx = cand.ctx
-                let size = (textSize.value(ctx) ?? 16) * textScale
+                let size = TextRenderer.labelSize((textSize.value(ctx) ?? 16) * textScale)
                 let bold = sym.textFont.evaluate(constant)?.isBold ?? false
                 let maxWidth = maxWidthEm.value(ctx)
                 let tstyle = TextRenderer.Style(sizePx: size, bold: bold,
@@ -362,7 +362,7 @@ extension StreetLabelPainter {
     func placeAlongLine(_ label: String, lines: [[(Double, Double)]], ctx: StyleContext, layer: StreetStyle.Layer, view: GroundView, zoom: Double,
                         text: TextRenderer, grid: inout CollisionGrid, repeats: inout [String: [(Double, Double)]]) -> [PlacedStreetLabel] {
         let sym = layer.symbol
-        let size = (sym.textSize.evaluate(ctx) ?? 16) * textScale
+        let size = TextRenderer.labelSize((sym.textSize.evaluate(ctx) ?? 16) * textScale)
         let constant = StyleContext(zoom: ctx.zoom)
         let bold = sym.textFont.evaluate(constant)?.isBold ?? false
         let spacing = sym.symbolSpacing.evaluate(ctx) ?? 250

@@ -21,6 +21,15 @@ final class TextRenderer {
     private var clock: UInt64 = 0
     /// Layouts kept; the least recently used goes first.
     let capacity = 512
+    /// Measured sizes kept before the lot is dropped and measured anew (a few dozen bytes each).
+    static let maxMeasured = 16_384
+
+    /// A label's text size as drawn: kept to whole half pixels. A style's `text-size` follows the
+    /// zoom, so a pinch asks for a new size at every frame, and every new size is a new font to
+    /// pango and cairo (a fontset, glyph-extent and glyph caches) and new layouts and sprites to
+    /// make: a day of pinching grew the kiosk's heap without end (the 2-hour soak: +30 MiB, the
+    /// growth inside pango and cairo's per-size caches). Half-pixel steps do not show.
+    static func labelSize(_ px: Double) -> Double { (px * 2).rounded() / 2 }
 
     init(family: String) {
         self.family = family
@@ -85,6 +94,8 @@ final class TextRenderer {
     private var sizes: [Key: (width: Double, height: Double)] = [:]
     /// Texts measured with pango so far (tests: idle work leaves none for a new zoom).
     private(set) var measurements = 0
+    /// Measured sizes kept now (tests: bounded by `maxMeasured`).
+    var measuredKept: Int { sizes.count }
 
     /// The logical size of a text in a style, kept once measured (sizes are a few bytes each, so
     /// placing every name of the world does not churn the layout cache that drawing uses).
@@ -101,6 +112,7 @@ final class TextRenderer {
             s = size(l)
             g_object_unref(UnsafeMutableRawPointer(l))
         }
+        if sizes.count >= Self.maxMeasured { sizes.removeAll(keepingCapacity: true) }
         sizes[key] = s
         measurements += 1
         return s
