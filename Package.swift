@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "Platform", dependencies: ["CSys", .product(name: "SystemPackage", package: "swift-system")]),
 
         // Edges: devices, drawing, display.
-        .target(name: "TouchDevices", dependencies: ["TouchCore", "Platform", "CEvdev", "CUdev"]),
+        .target(name: "TouchDevices", dependencies: ["TouchCore", "Platform", "CEvdev", "CUdev", .product(name: "SystemPackage", package: "swift-system")]),
         // Tile sets behind one seam (MBTiles, PMTiles), and vector tiles with their style.
         .target(name: "TileSources", dependencies: ["CSQLite", "CZlib", "Platform", .product(name: "SystemPackage", package: "swift-system")]),
         .target(name: "VectorTiles", dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
@@ -65,6 +65,7 @@ let package = Package(
         // Bench, calibration and tune tools: the executable's, not in the library product.
         .target(name: "KioskTools", dependencies: [
             "TouchBridge", "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
+            .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
             "TouchBridge", "KioskTools", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display", "VectorTiles",

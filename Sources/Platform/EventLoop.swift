@@ -101,7 +101,7 @@ public final class EventLoop {
     }
 
     /// Deliver these signals through the loop instead of asynchronously (SIGINT, SIGTERM,
-    /// SIGHUP...). They stay blocked until the loop is released.
+    /// SIGHUP...: `ProcessSignal`). They stay blocked until the loop is released.
     public func handleSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws {
         sigemptyset(&blockedSignals)
         for s in signals { sigaddset(&blockedSignals, s) }
@@ -230,4 +230,11 @@ public final class EventLoop {
             }
         }
     }
+}
+
+/// The signals a program hands to `EventLoop.handleSignals`, named, so a caller needs no libc.
+public enum ProcessSignal {
+    public static let interrupt: Int32 = SIGINT
+    public static let terminate: Int32 = SIGTERM
+    public static let hangUp: Int32 = SIGHUP
 }

@@ -9,6 +9,9 @@ import Musl
 /// counts on. Every "now" in the program comes from here, so input, deadlines and page flips
 /// can be subtracted from each other.
 public enum MonotonicClock {
+    /// Its clock id, for the calls that take one (libevdev_set_clock_id).
+    public static let clockID: Int32 = CLOCK_MONOTONIC
+
     public static func now() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)

@@ -274,20 +274,17 @@ extension MapView {
     }
 }
 
-/// The textfile collector's contract: the whole file appears at once.
+/// The textfile collector's contract: the whole file appears at once (node_exporter never reads
+/// a half-written file). Not fsync'd: it is rewritten every few seconds, and a crash may lose the
+/// last one but never tears it.
 enum MetricsTextfile {
     struct WriteError: Error, CustomStringConvertible { let description: String }
 
     static func write(_ text: String, to path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        let tmp = (folder as NSString).appendingPathComponent(".\((path as NSString).lastPathComponent).\(getpid()).tmp")
-        guard FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8), attributes: [.posixPermissions: 0o644]) else {
-            throw WriteError(description: "cannot write \(tmp) (does \(folder) exist, and may the kiosk's user write there? a full disk?)")
-        }
-        guard rename(tmp, path) == 0 else {
-            let e = String(cString: strerror(errno))
-            unlink(tmp)
-            throw WriteError(description: "cannot rename \(tmp) to \(path): \(e)")
+        do {
+            try AtomicFile.replace(path, with: Array(text.utf8), durable: false)
+        } catch {
+            throw WriteError(description: "\(error) (does the folder exist, and may the kiosk's user write there? a full disk?)")
         }
     }
 }

@@ -1,10 +1,5 @@
 import TouchCore
 import Platform
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The command-line tools' use of the one `EventLoop` (`record`, `replay --live`): devices
 /// read as they become readable, SIGINT/SIGTERM delivered through the loop's signalfd, the
@@ -75,7 +70,7 @@ public enum LiveReadLoop {
         let loop = try EventLoop()
         var ending = Ending.signal
         let end = { [unowned loop] (e: Ending) in ending = e; loop.stop() }
-        try loop.handleSignals([SIGINT, SIGTERM]) { _ in end(.signal) }
+        try loop.handleSignals([ProcessSignal.interrupt, ProcessSignal.terminate]) { _ in end(.signal) }
         if let duration { loop.schedule(after: duration) { end(.duration) } }
         try setUp(loop, end)
         try loop.run()

@@ -2,11 +2,6 @@ import CEvdev
 import TouchCore
 import Platform
 import SystemPackage
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One evdev touchscreen read through libevdev: non-blocking reads of everything available,
 /// turned into contact frames by a `FrameAssembler`; SYN_DROPPED resynced from libevdev's state;
@@ -46,7 +41,7 @@ public final class TouchDevice {
         var handle: OpaquePointer?
         let rc = libevdev_new_from_fd(descriptor.rawValue, &handle)
         guard rc == 0, let handle else { throw TouchDeviceError.notEvdev(path: path, errno: Errno(rawValue: -rc)) }
-        _ = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
+        _ = libevdev_set_clock_id(handle, MonotonicClock.clockID)
         let caps = EvdevInventory.capabilities(of: handle)
         if requireTouch && caps.touchKind == nil {
             libevdev_free(handle)
@@ -121,7 +116,8 @@ public final class TouchDevice {
                 // Whatever the error, the device is done: lift (cancel) what it had down.
                 isGone = true
                 frames.append(assembler.cancelAll(time: max(clock(), lastEventTime)))
-                if errno == ENODEV { throw TouchDeviceError.gone(path: path, frames: frames) }
+                // ENODEV (swift-system's name for it): unplugged.
+                if Errno(rawValue: errno) == .operationNotSupportedByDevice { throw TouchDeviceError.gone(path: path, frames: frames) }
                 throw TouchDeviceError.readFailed(path: path, errno: Errno(rawValue: errno), frames: frames)
             }
         }

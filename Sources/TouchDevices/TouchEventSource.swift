@@ -1,10 +1,6 @@
 import CEvdev
+import SystemPackage
 import TouchCore
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One step of reading a device, in libevdev_next_event's terms.
 public enum TouchRead: Sendable, Equatable {
@@ -42,8 +38,8 @@ final class EvdevEventSource: TouchEventSource {
             let rc = libevdev_next_event(handle, flags, &ev)
             if rc == LIBEVDEV_READ_STATUS_SUCCESS.rawValue { return .event(TouchDevice.event(ev)) }
             if rc == LIBEVDEV_READ_STATUS_SYNC.rawValue { return .sync(TouchDevice.event(ev)) }
-            if rc == -EAGAIN { return .empty }
-            if rc == -EINTR { continue }
+            if rc == -Errno.resourceTemporarilyUnavailable.rawValue { return .empty }
+            if rc == -Errno.interrupted.rawValue { continue }   // libevdev's own return code, not a retried call
             return .failed(-rc)
         }
     }
