@@ -3,7 +3,13 @@ import Foundation
 /// A colour with straight (not premultiplied) alpha, components 0...1.
 public struct StyleColor: Sendable, Equatable, Hashable {
     public var r: Double, g: Double, b: Double, a: Double
-    public init(r: Double, g: Double, b: Double, a: Double = 1) { self.r = r; self.g = g; self.b = b; self.a = a }
+    /// Components outside 0...1 are clamped, as CSS clamps `rgb(300, 0, 0)` to red, and NaN is 0:
+    /// whatever a style writes or an expression computes, a colour is drawable and printable.
+    public init(r: Double, g: Double, b: Double, a: Double = 1) {
+        self.r = Self.unit(r); self.g = Self.unit(g); self.b = Self.unit(b); self.a = Self.unit(a)
+    }
+
+    @inline(__always) static func unit(_ v: Double) -> Double { v >= 0 ? min(v, 1) : 0 }
 
     /// CSS colours as MapLibre styles write them: #rgb, #rrggbb, #rrggbbaa, rgb(), rgba(),
     /// hsl(), hsla(), and a few names.
@@ -59,8 +65,10 @@ public struct StyleColor: Sendable, Equatable, Hashable {
     }
 
     static func hsl(_ h: Double, _ s: Double, _ l: Double, _ a: Double) -> StyleColor {
+        let s = unit(s), l = unit(l)
         let c = (1 - abs(2 * l - 1)) * s
-        let hp = (h.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) / 60
+        // A hue that is not finite (`hsl(inf, ...)`) is 0 degrees, not an Int(NaN) trap.
+        let hp = h.isFinite ? (h.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) / 60 : 0
         let x = c * (1 - abs(hp.truncatingRemainder(dividingBy: 2) - 1))
         let (r, g, b): (Double, Double, Double) = switch Int(hp) {
         case 0: (c, x, 0); case 1: (x, c, 0); case 2: (0, c, x); case 3: (0, x, c); case 4: (x, 0, c); default: (c, 0, x)

@@ -72,4 +72,20 @@ import Testing
         #expect(value("circle-stroke-width", .nan) ?? 0 == 0)
         #expect(value("circle-stroke-width", 9) == 4)
     }
+
+    /// Found by fuzz-style's hour-long run (session 14): `rgba(160, 5555...5200, 240)` parsed to a
+    /// green of 2e48, and printing the colour (`to-string`, a text-field) trapped in Int(); a hue
+    /// of `inf` trapped in hsl().
+    @Test func colourComponentsOutOfRangeAreClampedAndPrintable() throws {
+        let huge = try #require(StyleColor.parse("rgba(160," + String(repeating: "5", count: 50) + "200,240)"))
+        #expect(huge == StyleColor(r: 160.0 / 255, g: 1, b: 240.0 / 255, a: 1))
+        #expect(StyleValue.color(huge).text == "rgba(160,255,240,1.0)")
+        #expect(StyleColor.parse("rgb(-20, nan, 300)") == StyleColor(r: 0, g: 0, b: 1))
+        for hue in ["inf", "-inf", "nan", "1e308"] {
+            let c = try #require(StyleColor.parse("hsl(\(hue), 50%, 50%)"))
+            #expect([c.r, c.g, c.b, c.a].allSatisfy { (0...1).contains($0) }, "\(hue): \(c)")
+            _ = StyleValue.color(c).text
+        }
+        #expect(StyleColor(r: .nan, g: -.infinity, b: .infinity, a: 2) == StyleColor(r: 0, g: 0, b: 1, a: 1))
+    }
 }
