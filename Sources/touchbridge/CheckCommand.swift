@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Rendering
 import TouchBridge
 import VectorTiles
 
@@ -35,6 +36,11 @@ struct CheckCommand: ParsableCommand {
         print(CheckCommand.summary(cfg, path: config))
         // What the style asks for that is not drawn: warnings, not errors (the rest is drawn).
         if let path = cfg.map.style, let report = (try? StreetStyle.load(path: path))?.noticeReport { print(report) }
+        // Its icons' sprite: missing or corrupt, the map is drawn without icons; `run` logs it, so say it here.
+        if case .mbtiles(let tiles) = cfg.map.source, MapRenderer.openTiles(path: tiles).vector != nil {
+            let style = cfg.map.style.map { try? StreetStyle.load(path: $0) } ?? StreetStyle.standard()
+            if let style, let report = SpriteIcons.checkReport(for: style) { print(report) }
+        }
     }
 
     static func summary(_ c: KioskConfiguration, path: String) -> String {
