@@ -173,6 +173,25 @@ import MapEngine
         #expect(again["touchscreens"]?.array?.first?["disconnects"]?.number == 1)
     }
 
+    /// A configured panel that is not there (dead since boot, so never "gone") is listed as
+    /// waited for in `stats` and counted in the metrics, until it opens; gone again, again.
+    @Test func aConfiguredTouchscreenThatIsNotThereIsListedAsWaitedFor() throws {
+        var cfg = KioskConfiguration()
+        cfg.touch = [.init(match: .path("/nonexistent/event99"))]
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 640, height: 400), log: KioskLog(level: .error))
+        func waiting() -> [String] {
+            JSONValue.object(view.stats.json(view.statsSnapshot(now: MonotonicClock.now())))["touchscreens_waiting"]?.array?.compactMap(\.string) ?? []
+        }
+        let before = waiting()
+        #expect(before.count == 1 && before[0].contains("match = \"/nonexistent/event99\"") && before[0].contains("does not exist"), "\(before)")
+        #expect(view.stats.prometheus(view.statsSnapshot(now: MonotonicClock.now())).contains("touchbridge_touchscreens_waiting 1\n"))
+        view.handle([.opened(path: "/nonexistent/event99", name: "ILITEK panel", kind: .protocolB(slots: 10), foundBy: "test")])
+        #expect(waiting().isEmpty)
+        #expect(view.stats.prometheus(view.statsSnapshot(now: MonotonicClock.now())).contains("touchbridge_touchscreens_waiting 0\n"))
+        view.handle([.closed(path: "/nonexistent/event99", reason: .gone)])
+        #expect(waiting().count == 1)
+    }
+
     final class ProblemBox: @unchecked Sendable {
         var texts: [String] = []
         func add(_ l: KioskLog.Level, _ t: String) { texts.append(t) }

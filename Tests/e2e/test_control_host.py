@@ -595,6 +595,8 @@ def test_reload_switches_the_tiles_and_lists_what_needs_a_restart(kiosk_binary, 
         # The absent touchscreen is named with its match and why.
         assert 'match = "/dev/input/event-nonexistent"' in k.stderr() and "does not exist" in k.stderr()
         c = k.client()
+        waiting = c.ok("stats")["touchscreens_waiting"]
+        assert len(waiting) == 1 and 'match = "/dev/input/event-nonexistent"' in waiting[0], waiting
         settle(c)
         frames = k.frame_count()
         before = read_png_file(c, tmp_path / "before.png")

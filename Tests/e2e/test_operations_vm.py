@@ -165,6 +165,7 @@ def test_the_metrics_textfile_shows_the_pan_while_the_kiosk_runs(vm):
     assert m["touchbridge_frames_drawn_total"] > 1
     assert m['touchbridge_touchscreen_up{path="' + next(k for k in m if k.startswith("touchbridge_touchscreen_up"))[len('touchbridge_touchscreen_up{path="'):]] == 1
     assert m["touchbridge_display_blanked"] == 0
+    assert m["touchbridge_touchscreens_waiting"] == 0
     # Written whole: no temporary file left beside it.
     assert [n for n in vm.text("metrics-folder.txt").split() if n not in (".", "..")] == ["touchbridge.prom"]
 
@@ -218,4 +219,8 @@ def test_an_unplugged_touchscreen_shows_in_stats_and_metrics(vm):
     assert stats["frames"] > 10 and stats["frame_time"]["p50_ms"] > 0
     m = prom(vm.text("metrics-unplugged.prom"))
     assert [v for k, v in m.items() if k.startswith("touchbridge_touchscreen_up")] == [0]
+    # The configured panel is waited for again, by its table and match.
+    waiting = stats["touchscreens_waiting"]
+    assert len(waiting) == 1 and "[[touch]] table 1" in waiting[0] and "TouchBridge operations panel" in waiting[0], waiting
+    assert m["touchbridge_touchscreens_waiting"] == 1
     assert vm.text("run-exit.txt").strip() == "0", vm.text("run.err")
