@@ -702,6 +702,8 @@ def test_no_op_updates_draw_no_frame_and_stats_counts_frames(kiosk):
     assert s["frames"] == before
     assert s["markers"] == 1 and s["display"]["state"] == "on" and s["uptime_s"] > 0
     assert set(s["gestures"]) >= {"tap", "pan", "pinch"}
+    assert s["memory"]["rss_mib"] > 0 and s["memory"]["peak_rss_mib"] >= s["memory"]["rss_mib"], s["memory"]
+    assert set(s["tiles"]) == {"hits", "misses"}
     # A real change draws (the pin moves); a title alone would not (no info window is open).
     c.ok("update_marker", marker="same", latitude=47.12)
     deadline = time.time() + 5

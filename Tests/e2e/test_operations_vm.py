@@ -217,6 +217,9 @@ def test_an_unplugged_touchscreen_shows_in_stats_and_metrics(vm):
     assert "disappeared" in stats["last_warning"]["text"] or "was removed" in stats["last_warning"]["text"], stats["last_warning"]
     assert stats["touches"] == 4 and stats["gestures"]["tap"] == 1 and stats["gestures"]["pan"] == 1
     assert stats["frames"] > 10 and stats["frame_time"]["p50_ms"] > 0
+    # Input to page flip on the DRM card: measured for the frames that showed the visitors' touches.
+    assert stats["touch_to_flip"]["count"] > 0 and stats["touch_to_flip"]["p50_ms"] > 0, stats["touch_to_flip"]
+    assert stats["memory"]["rss_mib"] > 0 and stats["memory"]["caches_mib"] > 0, stats["memory"]
     m = prom(vm.text("metrics-unplugged.prom"))
     assert [v for k, v in m.items() if k.startswith("touchbridge_touchscreen_up")] == [0]
     # The configured panel is waited for again, by its table and match.
