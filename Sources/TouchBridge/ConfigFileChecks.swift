@@ -13,6 +13,9 @@ extension ConfigReader {
 
     func crossChecks(_ cfg: KioskConfiguration) {
         guard let b = cfg.map.bounds else { return }
+        // A start camera that is itself wrong was read as the default: no second error from it.
+        let bad = Set(sink.errors.compactMap(\.key))
+        guard bad.isDisjoint(with: ["map.latitude", "map.longitude", "map.bounds"]) else { return }
         // Latitude and longitude swapped ([south, west, north, east]) is a valid box elsewhere
         // on Earth: the start camera or the markers then lie outside it, and inside the swapped box.
         let swapped = CoordinateBounds(west: b.south, south: b.west, east: b.north, north: b.east)

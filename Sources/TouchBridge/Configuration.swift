@@ -386,14 +386,15 @@ struct ConfigReader {
     /// Runs a section reader; each error it throws is recorded, the key it names is taken out
     /// and the reader runs again, so every bad key of the table is reported, not only the
     /// first. An error about the table as a whole, or about a key already taken out (a
-    /// consequence of the first), ends it.
+    /// consequence of the first), ends it. The section read without its bad keys is returned,
+    /// so that the checks after it (bounds, the files the section names) still run and report
+    /// their errors too; the file is refused anyway (the sink holds the errors).
     func collecting<T>(_ values: [String: ConfigValue], _ body: ([String: ConfigValue]) throws -> T) -> T? {
         var v = values
         var first = true
         for _ in 0...values.count {
             do {
-                let result = try body(v)
-                return first ? result : nil
+                return try body(v)
             } catch let e as ConfigError {
                 let name = e.key.flatMap { $0.split(separator: ".").last.map(String.init) }
                 let named = name.flatMap { v[$0] != nil ? $0 : nil }

@@ -82,6 +82,10 @@ package final class KioskStats: @unchecked Sendable {
         public var tileHits: Int, tileMisses: Int
         public var markers: Int, overlays: Int
         public var cameraMode: String
+        /// The touchscreens the configuration asks for that are not open, one line each
+        /// (`MapView.missingTouchscreens`: the table, its match and why): the kiosk waits for
+        /// them. A panel dead since boot is never "gone", only waited for.
+        public var touchscreensWaiting: [String] = []
     }
 
     func r(_ v: Double, _ d: Double = 1000) -> Double { (v * d).rounded() / d }
@@ -112,6 +116,7 @@ package final class KioskStats: @unchecked Sendable {
             ("touches", num(Double(touches))),
             ("gestures", .object(kinds)),
             ("touchscreens", .array(screens)),
+            ("touchscreens_waiting", .array(s.touchscreensWaiting.map { .string($0) })),
             ("display", .object([("name", .string(s.displayName)),
                                  ("state", .string(s.displayProblem != nil ? "lost" : displayBlanked ? "blanked" : "on")),
                                  ("problem", s.displayProblem.map { .string($0) } ?? .null),
@@ -152,6 +157,8 @@ package final class KioskStats: @unchecked Sendable {
                touchscreens.keys.sorted().map { ("{path=\"\(Self.label($0))\"}", touchscreens[$0]!.open ? 1 : 0) })
         metric("touchscreen_disconnects_total", "counter", "Times the touchscreen went away.",
                touchscreens.keys.sorted().map { ("{path=\"\(Self.label($0))\"}", Double(touchscreens[$0]!.disconnects)) })
+        metric("touchscreens_waiting", "gauge", "Touchscreens the configuration asks for that are not open (the kiosk waits for them).",
+               [("", Double(s.touchscreensWaiting.count))])
         metric("display_up", "gauge", "1 while the kiosk holds the display, 0 while it is lost.", [("", s.displayProblem == nil ? 1 : 0)])
         metric("display_blanked", "gauge", "1 while the display is blanked after idle.", [("", displayBlanked ? 1 : 0)])
         metric("attract_playing", "gauge", "1 while the attract tour plays.", [("", attractPlaying ? 1 : 0)])

@@ -255,7 +255,9 @@ extension MapView {
                                    cacheBytes: renderer.cacheSizes.reduce(0) { $0 + $1.bytes },
                                    tileHits: retiredTileCounts.hits + v.0 + r.0, tileMisses: retiredTileCounts.misses + v.1 + r.1,
                                    markers: controller.markers.count, overlays: controller.overlays.count,
-                                   cameraMode: controller.cameraMode.rawValue)
+                                   cameraMode: controller.cameraMode.rawValue,
+                                   touchscreensWaiting: MapView.missingTouchscreens(
+                                       configuration, found: stats.touchscreens.filter { $0.value.open }.map { $0.key }))
     }
 
     /// Writes the Prometheus text to a temporary file beside `path`, then renames it over

@@ -66,11 +66,18 @@ extension MapView {
         if running { catchUp(to: now) }
         let old = configuration
         var result = ReloadResult()
-        // The map data first: if it does not open, nothing has changed yet.
-        if new.map.source != old.map.source || new.map.style != old.map.style {
+        // The map data first: if it does not open, nothing has changed yet. A tiles file or
+        // style replaced or edited under the same name is reopened too (the renderer holds
+        // the old file open, so the new data would otherwise never be shown).
+        let stamps = MapFileStamps(new.map)
+        let tilesChanged = new.map.source != old.map.source || stamps.tiles != mapFileStamps.tiles
+        let styleChanged = new.map.style != old.map.style || stamps.style != mapFileStamps.style
+        if tilesChanged || styleChanged {
             do {
                 try switchMap(to: new.map)
-                result.applied.append(new.map.source != old.map.source ? "tiles" : "style")
+                mapFileStamps = stamps
+                if tilesChanged { result.applied.append("tiles") }
+                if styleChanged { result.applied.append("style") }
             } catch {
                 log(.error, "reload: \(error); keeping the running configuration")
                 return ReloadResult(error: "\(error); keeping the running configuration")
@@ -101,6 +108,13 @@ extension MapView {
         configuration.position = new.position
         configuration.map = new.map
         configuration.display.maxFPS = new.display.maxFPS
+        // The folders client paths are confined to are checked at each request: the new ones
+        // from now (the socket itself stays where it was bound: restart_needed).
+        if new.control.screenshotDir != old.control.screenshotDir || new.control.filesDir != old.control.filesDir {
+            configuration.control.screenshotDir = new.control.screenshotDir
+            configuration.control.filesDir = new.control.filesDir
+            result.applied.append("control folders")
+        }
         // Blanking, backlight, attract tour and metrics ([display] blank_after_s, [kiosk],
         // [metrics]): the new settings from now; the counters (KioskStats) go on.
         configuration.operations = new.operations
@@ -199,5 +213,38 @@ extension MapView {
             }
         }
         log(.info, MapView.memoryPlan(display: display, rotation: configuration.display.rotation, width: w, height: h, raster: raster, vector: vector))
+    }
+}
+
+/// What a map file (the tiles file, the style) was on disk when it was opened: the file it
+/// names (device, inode), its size and modification time. A file replaced under the same name
+/// (a new inode) or rewritten in place (a new size or time) stamps differently.
+struct MapFileStamp: Equatable {
+    let device: UInt64
+    let inode: UInt64
+    let size: UInt64
+    let modified: Double
+
+    /// The stamp of the file `path` names (through symbolic links: a link moved to a new
+    /// version is a new file), or nil when there is none.
+    init?(path: String) {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let a = try? FileManager.default.attributesOfItem(atPath: target) else { return nil }
+        device = (a[.systemNumber] as? NSNumber)?.uint64Value ?? 0
+        inode = (a[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
+        size = (a[.size] as? NSNumber)?.uint64Value ?? 0
+        modified = (a[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+    }
+}
+
+/// The stamps of a map's tiles file and style (nil: the built-in map or style, or no file).
+struct MapFileStamps: Equatable {
+    var tiles: MapFileStamp?
+    var style: MapFileStamp?
+
+    init() {}
+    init(_ map: KioskConfiguration.MapSettings) {
+        if case .mbtiles(let path) = map.source { tiles = MapFileStamp(path: path) }
+        style = map.style.flatMap { MapFileStamp(path: $0) }
     }
 }

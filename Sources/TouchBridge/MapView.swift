@@ -63,6 +63,9 @@ public final class MapView {
     /// Tile cache hits and misses of the tile sets a reload replaced: `stats` counts on from them
     /// (a counter never goes back).
     var retiredTileCounts = (hits: 0, misses: 0)
+    /// The tiles file and style the renderer was made from, as they were on disk then
+    /// (`MapFileStamp`): `reload` reopens a file replaced or edited under the same name.
+    var mapFileStamps = MapFileStamps()
     /// The configuration file as the kiosk started with it (before command-line overrides):
     /// `reload` lists the keys whose new value needs a restart against it.
     public var startFileConfiguration: KioskConfiguration
@@ -165,6 +168,7 @@ public final class MapView {
         }
         let streetStyle = MapView.loadStyle(configuration.map.style, log: self.log)
         renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
+        mapFileStamps = MapFileStamps(configuration.map)
         for w in renderer.spriteWarnings { self.log(.warning, w) }
         renderer.textScale = configuration.map.textScale
         renderer.labelLanguage = configuration.map.language

@@ -63,6 +63,34 @@ import Glibc
         #expect(e.map(\.line) == [2, 4, 8])
     }
 
+    @Test func aBadKeyInASectionDoesNotHideTheChecksOfItsOtherKeys() throws {
+        // zoom out of range used to leave [map] unread: its tiles file and bounds went unchecked.
+        let file = try tempDir() + "/plain-file"
+        try Data().write(to: URL(fileURLWithPath: file))
+        let e = errors("""
+        [map]
+        tiles = "/nonexistent/city.mbtiles"
+        latitude = 48.85
+        longitude = 2.35
+        bounds = [48.8, 2.2, 48.9, 2.5]
+        zoom = 30
+        [display]
+        backend = "png"
+        max_fps = 0
+        png_dir = "\(file)/frames"
+        [[markers]]
+        latitude = 48.85
+        longitude = 2.35
+        color = "red"
+        icon = "/nonexistent/pin.png"
+        """)
+        #expect(e.map(\.key) == ["map.tiles", "map.bounds", "map.zoom", "display.max_fps", "display.png_dir", "markers.color", "markers.icon"], "\(e)")
+        #expect(e.first { $0.key == "map.bounds" }?.message.contains("swapped") == true)
+        // A start camera that is itself wrong gives no second error about the bounds.
+        let lat = errors("[map]\nlatitude = 95.0\nlongitude = 2.35\nbounds = [2.2, 48.8, 2.5, 48.9]\n")
+        #expect(lat.map(\.key) == ["map.latitude"], "\(lat)")
+    }
+
     @Test func aMissingTilesFileIsAnErrorNotTheWorldMap() {
         let e = errors("[map]\nsource = \"tiles\"\ntiles = \"/nonexistent/city.mbtiles\"\n")
         #expect(e.count == 1 && e[0].key == "map.tiles" && e[0].line == 3, "\(e)")

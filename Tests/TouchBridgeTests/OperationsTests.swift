@@ -119,6 +119,31 @@ import MapEngine
         #expect(view.operationsTick(now: 80).map { abs($0 - 129.56) < 0.01 } == true)
     }
 
+    /// `attract = "PATH"`: a recording made with `touchbridge record` (evemu) plays as the tour,
+    /// through the same pipeline, its lines marked.
+    @Test func anEvemuRecordingPlaysAsTheTour() throws {
+        let rec = repoRoot.appendingPathComponent("Tests/TouchCoreTests/Fixtures/evemu/Atmel maXTouch Touchscreen.1-finger-drag-up-down.events").path
+        let (view, _, _) = try makeView { $0.operations.attractAfter = 30; $0.operations.attract = rec }
+        var lines: [String] = []
+        view.pipeline.sink = { lines.append($0) }
+        view.pipeline.sinkHasReader = { true }
+        _ = view.operationsTick(now: 30)
+        #expect(view.isAttractPlaying)
+        var t = 30.0
+        var moved = false
+        while t < 45 {
+            let next = view.operationsTick(now: t) ?? t + 0.5
+            t = min(max(next, t + 0.001), 45)
+            view.pipeline.advance(to: t)
+            if view.controller.camera != Self.home { moved = true }
+        }
+        #expect(moved)
+        let gestures = lines.filter { $0.contains("\"type\":\"gesture\"") }
+        #expect(gestures.contains { $0.contains("\"gesture\":\"pan\"") }, "\(gestures)")
+        #expect(gestures.allSatisfy { $0.hasSuffix(",\"attract\":true}") })
+        #expect(view.stats.gestures.values.reduce(0, +) == 0)
+    }
+
     @Test func blankingStopsTheTourAndDimsTheBacklight() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("tb-backlight-\(getpid())").path
         try FileManager.default.createDirectory(atPath: root + "/panel", withIntermediateDirectories: true)
@@ -171,6 +196,25 @@ import MapEngine
         let again = JSONValue.object(view.stats.json(view.statsSnapshot(now: MonotonicClock.now())))
         #expect(again["touchscreens"]?.array?.first?["state"]?.string == "open")
         #expect(again["touchscreens"]?.array?.first?["disconnects"]?.number == 1)
+    }
+
+    /// A configured panel that is not there (dead since boot, so never "gone") is listed as
+    /// waited for in `stats` and counted in the metrics, until it opens; gone again, again.
+    @Test func aConfiguredTouchscreenThatIsNotThereIsListedAsWaitedFor() throws {
+        var cfg = KioskConfiguration()
+        cfg.touch = [.init(match: .path("/nonexistent/event99"))]
+        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 640, height: 400), log: KioskLog(level: .error))
+        func waiting() -> [String] {
+            JSONValue.object(view.stats.json(view.statsSnapshot(now: MonotonicClock.now())))["touchscreens_waiting"]?.array?.compactMap(\.string) ?? []
+        }
+        let before = waiting()
+        #expect(before.count == 1 && before[0].contains("match = \"/nonexistent/event99\"") && before[0].contains("does not exist"), "\(before)")
+        #expect(view.stats.prometheus(view.statsSnapshot(now: MonotonicClock.now())).contains("touchbridge_touchscreens_waiting 1\n"))
+        view.handle([.opened(path: "/nonexistent/event99", name: "ILITEK panel", kind: .protocolB(slots: 10), foundBy: "test")])
+        #expect(waiting().isEmpty)
+        #expect(view.stats.prometheus(view.statsSnapshot(now: MonotonicClock.now())).contains("touchbridge_touchscreens_waiting 0\n"))
+        view.handle([.closed(path: "/nonexistent/event99", reason: .gone)])
+        #expect(waiting().count == 1)
     }
 
     final class ProblemBox: @unchecked Sendable {

@@ -181,4 +181,76 @@ import Glibc
         let after = view.statsSnapshot(now: MonotonicClock.now())
         #expect(after.tileHits >= before.tileHits && after.tileMisses >= before.tileMisses, "\(before) -> \(after)")
     }
+
+    /// A tiles file replaced under the same name (a new map version copied in and renamed over
+    /// the old one) is reopened by reload; the same file again is not.
+    @Test func aTilesFileReplacedUnderTheSameNameIsReopened() throws {
+        let path = try tempConfig(base)
+        let tiles = (path as NSString).deletingLastPathComponent + "/city.mbtiles"
+        try FileManager.default.copyItem(atPath: CheckErrorsTests.raster, toPath: tiles)
+        try (base + "\n[map]\ntiles = \"\(tiles)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let view = try view(path)
+        #expect(view.renderer.raster != nil && view.renderer.vector == nil)
+        let first = ObjectIdentifier(view.renderer)
+        // Nothing changed: the open tile set (and its caches) stays.
+        let same = view.reload()
+        #expect(same.error == nil && !same.applied.contains("tiles"), "\(same)")
+        #expect(ObjectIdentifier(view.renderer) == first)
+        // The new version (vector tiles, so the switch shows) written beside it and renamed over it.
+        let next = tiles + ".new"
+        try FileManager.default.copyItem(atPath: CheckErrorsTests.pmtiles, toPath: next)
+        #expect(rename(next, tiles) == 0)
+        let r = view.reload()
+        #expect(r.error == nil && r.applied.contains("tiles") && !r.applied.contains("style"), "\(r)")
+        #expect(view.renderer.vector != nil && view.renderer.raster == nil && view.tileWorker != nil)
+        #expect(view.configuration.map.source == .mbtiles(tiles))
+        // Replaced by something that is not a tile set: refused, the running map stays.
+        let street = ObjectIdentifier(view.renderer)
+        try Data("not a tile set".utf8).write(to: URL(fileURLWithPath: next))
+        #expect(rename(next, tiles) == 0)
+        let bad = view.reload()
+        #expect(bad.error?.contains("city.mbtiles") == true, "\(bad)")
+        #expect(ObjectIdentifier(view.renderer) == street)
+    }
+
+    /// A style edited in place is reapplied by reload.
+    @Test func aStyleEditedInPlaceIsReapplied() throws {
+        let shipped = try String(contentsOfFile: repoRoot.appendingPathComponent("Sources/VectorTiles/Resources/street-style.json").path, encoding: .utf8)
+        let path = try tempConfig(base)
+        let style = (path as NSString).deletingLastPathComponent + "/style.json"
+        try shipped.write(toFile: style, atomically: false, encoding: .utf8)
+        try (base + "\n[map]\ntiles = \"\(CheckErrorsTests.pmtiles)\"\nstyle = \"\(style)\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let view = try view(path)
+        #expect(view.renderer.streetStyle.name == "TouchBridge Street")
+        let unchanged = view.reload()
+        #expect(unchanged.error == nil && !unchanged.applied.contains("style") && !unchanged.applied.contains("tiles"), "\(unchanged)")
+        // Rewritten in place (not atomically: the same inode, a new size).
+        try shipped.replacingOccurrences(of: "\"TouchBridge Street\"", with: "\"Shop window, edited\"")
+            .write(toFile: style, atomically: false, encoding: .utf8)
+        let r = view.reload()
+        #expect(r.error == nil && r.applied.contains("style") && !r.applied.contains("tiles"), "\(r)")
+        #expect(view.renderer.streetStyle.name == "Shop window, edited")
+    }
+
+    /// `[control] screenshot_dir` and `files_dir` are checked at each request: a reload applies
+    /// them (neither ignored nor left for a restart); the socket itself needs a restart.
+    @Test func theControlFoldersAreAppliedTheSocketNeedsARestart() throws {
+        let path = try tempConfig(base)
+        let dir = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(atPath: dir + "/shots", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/icons", withIntermediateDirectories: true)
+        let control = "\n[control]\nsocket = \"\(dir)/c.sock\"\n"
+        try (base + control).write(toFile: path, atomically: true, encoding: .utf8)
+        let view = try view(path)
+        #expect(view.configuration.control.screenshotFolder == dir && view.filesFolder.folder == dir)
+        try (base + control + "screenshot_dir = \"\(dir)/shots\"\nfiles_dir = \"\(dir)/icons\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let r = view.reload()
+        #expect(r.error == nil && r.applied.contains("control folders") && r.restartNeeded == [], "\(r)")
+        #expect(view.configuration.control.screenshotFolder == dir + "/shots" && view.filesFolder.folder == dir + "/icons")
+        try (base + "\n[control]\nsocket = \"\(dir)/other.sock\"\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let moved = view.reload()
+        #expect(moved.restartNeeded == ["control.socket"], "\(moved)")
+        // The folders follow the socket the kiosk still serves, not the new one.
+        #expect(view.configuration.control.screenshotFolder == dir)
+    }
 }

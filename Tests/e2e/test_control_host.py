@@ -595,6 +595,8 @@ def test_reload_switches_the_tiles_and_lists_what_needs_a_restart(kiosk_binary, 
         # The absent touchscreen is named with its match and why.
         assert 'match = "/dev/input/event-nonexistent"' in k.stderr() and "does not exist" in k.stderr()
         c = k.client()
+        waiting = c.ok("stats")["touchscreens_waiting"]
+        assert len(waiting) == 1 and 'match = "/dev/input/event-nonexistent"' in waiting[0], waiting
         settle(c)
         frames = k.frame_count()
         before = read_png_file(c, tmp_path / "before.png")
@@ -700,6 +702,8 @@ def test_no_op_updates_draw_no_frame_and_stats_counts_frames(kiosk):
     assert s["frames"] == before
     assert s["markers"] == 1 and s["display"]["state"] == "on" and s["uptime_s"] > 0
     assert set(s["gestures"]) >= {"tap", "pan", "pinch"}
+    assert s["memory"]["rss_mib"] > 0 and s["memory"]["peak_rss_mib"] >= s["memory"]["rss_mib"], s["memory"]
+    assert set(s["tiles"]) == {"hits", "misses"}
     # A real change draws (the pin moves); a title alone would not (no info window is open).
     c.ok("update_marker", marker="same", latitude=47.12)
     deadline = time.time() + 5

@@ -165,6 +165,7 @@ def test_the_metrics_textfile_shows_the_pan_while_the_kiosk_runs(vm):
     assert m["touchbridge_frames_drawn_total"] > 1
     assert m['touchbridge_touchscreen_up{path="' + next(k for k in m if k.startswith("touchbridge_touchscreen_up"))[len('touchbridge_touchscreen_up{path="'):]] == 1
     assert m["touchbridge_display_blanked"] == 0
+    assert m["touchbridge_touchscreens_waiting"] == 0
     # Written whole: no temporary file left beside it.
     assert [n for n in vm.text("metrics-folder.txt").split() if n not in (".", "..")] == ["touchbridge.prom"]
 
@@ -216,6 +217,13 @@ def test_an_unplugged_touchscreen_shows_in_stats_and_metrics(vm):
     assert "disappeared" in stats["last_warning"]["text"] or "was removed" in stats["last_warning"]["text"], stats["last_warning"]
     assert stats["touches"] == 4 and stats["gestures"]["tap"] == 1 and stats["gestures"]["pan"] == 1
     assert stats["frames"] > 10 and stats["frame_time"]["p50_ms"] > 0
+    # Input to page flip on the DRM card: measured for the frames that showed the visitors' touches.
+    assert stats["touch_to_flip"]["count"] > 0 and stats["touch_to_flip"]["p50_ms"] > 0, stats["touch_to_flip"]
+    assert stats["memory"]["rss_mib"] > 0 and stats["memory"]["caches_mib"] > 0, stats["memory"]
     m = prom(vm.text("metrics-unplugged.prom"))
     assert [v for k, v in m.items() if k.startswith("touchbridge_touchscreen_up")] == [0]
+    # The configured panel is waited for again, by its table and match.
+    waiting = stats["touchscreens_waiting"]
+    assert len(waiting) == 1 and "[[touch]] table 1" in waiting[0] and "TouchBridge operations panel" in waiting[0], waiting
+    assert m["touchbridge_touchscreens_waiting"] == 1
     assert vm.text("run-exit.txt").strip() == "0", vm.text("run.err")
