@@ -64,12 +64,15 @@ import TileSources
         #expect(renderer.attribution().contains("Geography Class"))
     }
 
-    @Test func tiltedTilesFollowTheProjection() throws {
+    /// Turned flat (bearing 30 and 150 used to squeeze each tile onto the screen's ground range,
+    /// leaving wedges of the built-in world between tiles) and turned and tilted.
+    @Test(arguments: [(25.0, 45.0), (30, 0), (150, 0)])
+    func turnedAndTiltedTilesFollowTheProjection(bearing: Double, tilt: Double) throws {
         let source = try RasterTileSource(tiles: MBTiles(path: fixture("mbtileserver_geography-class-png.mbtiles")))
-        let cam = CameraPosition(target: Coordinate(latitude: 20, longitude: 10), zoom: 1.6, bearing: 25, tilt: 45)
+        let cam = CameraPosition(target: Coordinate(latitude: 20, longitude: 10), zoom: 1.6, bearing: bearing, tilt: tilt)
         let renderer = MapRenderer(raster: source)
         let f = RenderedFrame(MapScene(camera: cam, showsCompass: false, showsScaleBar: false), width: 640, height: 480,
-                              renderer: renderer, name: "mbtiles-tilted")
+                              renderer: renderer, name: "mbtiles-b\(Int(bearing))-t\(Int(tilt))")
         func underLabel(_ x: Int, _ y: Int) -> Bool {
             renderer.drawnPlaces.contains { p in
                 Double(x) >= p.frame.x - 3 && Double(x) <= p.frame.x + p.frame.width + 3

@@ -52,7 +52,10 @@ struct RasterMapPainter {
                     // Skip cells entirely outside the ground clip (beyond the far line or off screen).
                     if gs.allSatisfy({ $0.1 < view.minGY }) || gs.allSatisfy({ $0.1 > view.maxGY })
                         || gs.allSatisfy({ $0.0 < view.minGX }) || gs.allSatisfy({ $0.0 > view.maxGX }) { continue }
-                    func clampG(_ g: (Double, Double)) -> (Double, Double) { (g.0, min(max(g.1, view.minGY), view.maxGY)) }
+                    // Tilted, a corner beyond the far line is pulled onto it (the cell's quad clips
+                    // the rest). Flat there is no far line: a turned tile's corners off screen stay
+                    // where they are, or the tile is squeezed and leaves wedges of world showing.
+                    func clampG(_ g: (Double, Double)) -> (Double, Double) { flat ? g : (g.0, min(max(g.1, view.minGY), view.maxGY)) }
                     let s = gs.map { view.screen(clampG($0).0, clampG($0).1) }
                     drawAffine(cr, found, u0: u0, v0: v0, u1: u1, v1: v1, p00: s[0], p10: s[1], p01: s[2],
                                clip: flat && cells == 1 ? nil : [s[0], s[1], s[3], s[2]], wholeTile: cells > 1)
