@@ -248,7 +248,7 @@ package final class ControlServer {
             do {
                 let results = try handler(r, c)
                 send(ControlReply.ok(id: r.id, results), to: c, isReply: true)
-                if r.command == "subscribe" && !c.subscribed {
+                if ControlCommand(rawValue: r.command) == .subscribe && !c.subscribed {
                     c.subscribed = true
                     for l in onSubscribe(c) { send(l, to: c) }
                 }
