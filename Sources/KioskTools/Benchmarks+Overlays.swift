@@ -56,8 +56,23 @@ extension Benchmarks {
         let renderer = MapRenderer()
         renderer.render(scene, into: frame.buffer)
         while renderer.prepareWhileIdle() {}
-        renderer.render(scene, into: frame.buffer)
         let proj = Projection(camera: scene.camera, screen: screen)
+        if let frames = ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_FRAMES"] {
+            writeOverlayFrames(scene: scene, projection: proj, frame: frame, into: frames)
+            return
+        }
+        if let n = ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_PROFILE"].flatMap({ Int($0) }), n > 0 {
+            // Only full frames, for a profiler (perf, callgrind): nothing else in the run.
+            renderer.usesBaseMapCache = false
+            var pan = scene
+            for k in 0..<n {
+                pan.camera.target = proj.coordinate(at: Point(x: screen.width / 2 + Double(k % 7) * 40, y: screen.height / 2))!
+                renderer.render(pan, into: frame.buffer)
+            }
+            progress("  \(n) full frames drawn for profiling")
+            return
+        }
+        renderer.render(scene, into: frame.buffer)
         var pan = scene
         var i = 0
         let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
@@ -116,5 +131,36 @@ extension Benchmarks {
                 progress(String(format: "  split %@: %.2f ms", name, BenchSupport.median(t)))
             }
         }
+    }
+
+    /// TOUCHBRIDGE_BENCH_FRAMES=DIR: the overlay scene's frames as PNG files, to compare two
+    /// binaries byte for byte: full frames at the bench's seven cameras, turned, tilted, at
+    /// zoom 6.5, and a pan frame (through the overlay layer).
+    func writeOverlayFrames(scene: MapScene, projection proj: Projection, frame: OwnedFrameBuffer, into dir: String) {
+        let screen = proj.screen
+        let r = MapRenderer()
+        r.usesBaseMapCache = false
+        var cams: [(String, CameraPosition)] = (0..<7).map { k in
+            var c = scene.camera
+            c.target = proj.coordinate(at: Point(x: screen.width / 2 + Double(k) * 40, y: screen.height / 2))!
+            return ("full-\(k)", c)
+        }
+        var turned = scene.camera; turned.bearing = 30
+        var tilted = scene.camera; tilted.bearing = 20; tilted.tilt = 45
+        var deeper = scene.camera; deeper.zoom = 6.5
+        cams += [("turned", turned), ("tilted", tilted), ("zoom6.5", deeper)]
+        for (name, c) in cams {
+            var s = scene
+            s.camera = c
+            r.render(s, into: frame.buffer)
+            try? frame.buffer.writePNG(to: dir + "/" + name + ".png")
+        }
+        let cached = MapRenderer()
+        cached.render(scene, into: frame.buffer)
+        var s = scene
+        s.camera.target = proj.coordinate(at: Point(x: screen.width / 2 + 37, y: screen.height / 2 + 11))!
+        cached.render(s, into: frame.buffer)
+        try? frame.buffer.writePNG(to: dir + "/pan.png")
+        progress("  frames written to \(dir)")
     }
 }

@@ -67,13 +67,20 @@ struct OverlayPainter {
     /// sprites made (pins per colour and phase, images, cluster bubbles): everything that is
     /// cached is made here, so `blit` only reads and several bands may blit at once.
     func planMarkers(scene: MapScene, view: GroundView, icons: IconCache, text: TextRenderer?) -> [PlacedMarker] {
-        let drawn = scene.markers.enumerated().compactMap { (i, m) -> (Int, MarkerSprite, Point)? in
-            guard let p = view.visiblePoint(m.coordinate, slack: 64) else { return nil }
-            return (i, m, p)
-        }.sorted { ($0.1.zIndex, $0.2.y, $0.0) < ($1.1.zIndex, $1.2.y, $1.0) }
+        // Sorted as (z-index, y, index) keys, not markers: moving a marker (its id, strings,
+        // icon) in the sort retained and released it at every step (1,000 pins: about a third
+        // of the plan's instructions).
+        var keys: [(z: Int, y: Double, i: Int, p: Point)] = []
+        keys.reserveCapacity(scene.markers.count)
+        for (i, m) in scene.markers.enumerated() {
+            guard let p = view.visiblePoint(m.coordinate, slack: 64) else { continue }
+            keys.append((m.zIndex, p.y, i, p))
+        }
+        keys.sort { ($0.z, $0.y, $0.i) < ($1.z, $1.y, $1.i) }
         var out: [PlacedMarker] = []
-        out.reserveCapacity(drawn.count)
-        for (_, marker, p) in drawn {
+        out.reserveCapacity(keys.count)
+        for key in keys {
+            let marker = scene.markers[key.i], p = key.p
             switch marker.icon {
             case let .defaultPin(color):
                 guard p.x.isFinite, p.y.isFinite else { continue }
