@@ -142,8 +142,9 @@ public struct KioskConfiguration: Sendable, Equatable {
     public struct GestureSettings: Sendable, Equatable {
         public var enabled: GestureMask = .all
         public var twoFingerHorizontal: TwoFingerHorizontalMode = .rotate
-        /// Threshold overrides by configuration key name (e.g. "tap_slop_mm"), in the key's unit.
-        public var thresholds: [String: Double] = [:]
+        /// The recogniser's thresholds: its defaults with the file's keys (e.g. "tap_slop_mm", in
+        /// the key's unit) applied through `GestureThresholds.table`, typed from here on.
+        public var thresholds = GestureThresholds()
         public var pixelsPerMM: Double? = nil
         /// The fling's stop and top speeds in mm/s (MomentumLaw's px/s figures at 96 dpi by
         /// default); `KioskConfiguration.mapConfiguration(density:)` converts them.
@@ -563,9 +564,6 @@ struct ConfigReader {
         return t
     }
 
-    /// The older snake_case threshold keys (still read; default.toml sets them).
-    static let thresholdKeys = GestureThresholds.table.compactMap(\.fileAlias)
-
     func gestures(_ v: [String: ConfigValue], prefix: String) throws -> KioskConfiguration.GestureSettings {
         var g = KioskConfiguration.GestureSettings()
         if let names = v["enabled"]?.strings {
@@ -595,7 +593,7 @@ struct ConfigReader {
             for k in present {
                 guard let d = v[k]?.number else { continue }
                 guard d.isFinite, d > 0 else { throw error("\(prefix).\(k)", "must be a positive number, got \(d)") }
-                g.thresholds[k] = d
+                g.thresholds[keyPath: key.keyPath] = d
             }
         }
         if let d = v["momentum_stop_speed_mm_s"]?.number {

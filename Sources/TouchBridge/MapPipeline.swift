@@ -84,7 +84,7 @@ package final class MapPipeline {
         let t = max(time ?? lastTime ?? controller.now, controller.now)
         let g = cfg.gestures
         advance(to: t) // the last frame's didChange goes out before the gesture ends
-        deliver(recognizer.reconfigure(thresholds: g.thresholdValues, mask: .all,
+        deliver(recognizer.reconfigure(thresholds: g.thresholds, mask: .all,
                                        twoFingerHorizontal: g.twoFingerHorizontal == .pan ? .pan : .rotate, at: t))
         controller.configuration = cfg.mapConfiguration(density: PixelDensity(pixelsPerMillimetre: recognizer.pixelsPerMillimetre, source: .assumed))
         controller.homeCamera = cfg.map.camera
@@ -422,18 +422,10 @@ extension KioskConfiguration.GestureSettings {
     public func recognizer(density: PixelDensity, screen: Size) -> GestureRecognizer {
         // Every gesture is recognised: the map's mask (`enabled`) decides what moves the camera,
         // and a disabled gesture still reaches the app's gesture hook.
-        GestureRecognizer(thresholds: thresholdValues, mask: .all, density: density, screen: screen,
+        GestureRecognizer(thresholds: thresholds, mask: .all, density: density, screen: screen,
                           twoFingerHorizontal: twoFingerHorizontal == .pan ? .pan : .rotate)
     }
 
-    /// The recogniser's thresholds with this file's overrides applied.
-    public var thresholdValues: GestureThresholds {
-        var t = GestureThresholds()
-        for (k, v) in thresholds {
-            if let key = GestureThresholds.key(named: k) { t[keyPath: key.keyPath] = v }
-        }
-        return t
-    }
 }
 
 extension KioskConfiguration {
@@ -447,7 +439,7 @@ extension KioskConfiguration {
     public func mapConfiguration(density: PixelDensity) -> MapConfiguration {
         var m = MapConfiguration()
         let ppm = density.pixelsPerMillimetre
-        m.momentum.minStartSpeed = gestures.thresholdValues.momentumMinVelocity * ppm
+        m.momentum.minStartSpeed = gestures.thresholds.momentumMinVelocity * ppm
         m.momentum.stopSpeed = gestures.momentumStopSpeed * ppm
         m.momentum.maxStartSpeed = gestures.momentumMaxSpeed * ppm
         m.limits.minZoom = map.minZoom

@@ -190,7 +190,7 @@ public final class MapView {
         }
         self.log(.info, "display \(d.name); map drawn at \(screen); gestures at \(density)")
         self.log(.info, MapView.memoryPlan(display: d, rotation: self.configuration.display.rotation, width: w, height: h, raster: raster, vector: vector))
-        for p in configuration.gestures.thresholdValues.problems { self.log(.warning, "gesture thresholds: \(p)") }
+        for p in configuration.gestures.thresholds.problems { self.log(.warning, "gesture thresholds: \(p)") }
         for w in pipeline.overlayWarnings { self.log(.warning, w) }
         for line in MapView.missingTouchscreens(self.configuration, found: found.map(\.path)) { self.log(.warning, line) }
         handle(opened)

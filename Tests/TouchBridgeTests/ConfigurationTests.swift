@@ -20,14 +20,14 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
     @Test func everyThresholdIsSettableByItsTableName() throws {
         var text = "[gestures]\n"
         for (i, key) in GestureThresholds.table.enumerated() { text += "\(key.name) = \(Double(i) + 7.5)\n" }
-        let t = try parse(text).gestures.thresholdValues
+        let t = try parse(text).gestures.thresholds
         #expect(GestureThresholds.table.count == GestureThresholds().entries.count)
         for (i, key) in GestureThresholds.table.enumerated() {
             #expect(t[keyPath: key.keyPath] == Double(i) + 7.5, "\(key.name)")
         }
         // An older snake_case name and its table name for the same threshold: refused.
         #expect(throws: ConfigError.self) { _ = try self.parse("[gestures]\npan_threshold_mm = 3\npanStartDistance = 4\n") }
-        #expect(try parse("[gestures]\nfling_min_speed_mm_s = 80\n").gestures.thresholdValues.momentumMinVelocity == 80)
+        #expect(try parse("[gestures]\nfling_min_speed_mm_s = 80\n").gestures.thresholds.momentumMinVelocity == 80)
     }
 
     /// Pixel density is decided in one place, the same for the kiosk and replay: the device's
@@ -60,12 +60,11 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(cfg.touch.count == 1 && cfg.touch[0].match == nil)
         #expect(cfg.touch[0].calibration == [1, 0, 0, 0, 1, 0])
         #expect(cfg.gestures.enabled == .all)
-        #expect(cfg.gestures.thresholds["rotate_threshold_deg"] == 12)
-        #expect(cfg.gestures.thresholds.count == ConfigReader.thresholdKeys.count)
+        #expect(cfg.gestures.thresholds[keyPath: try #require(GestureThresholds.key(named: "rotate_threshold_deg")).keyPath] == 12)
         #expect(cfg.gestures.pixelsPerMM == 3.78)
         // The documented values are the recogniser's own defaults, and consistent.
-        #expect(cfg.gestures.thresholdValues == GestureThresholds())
-        #expect(cfg.gestures.thresholdValues.problems.isEmpty)
+        #expect(cfg.gestures.thresholds == GestureThresholds())
+        #expect(cfg.gestures.thresholds.problems.isEmpty)
         #expect(cfg.markers.first?.title == "Paris")
         // The shipped file stays where it starts: no auto-return, no position to fly to.
         #expect(cfg.camera.autoReturnSeconds == 0 && cfg.camera.position == nil && cfg.camera.mode == .free)
@@ -149,10 +148,14 @@ let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().delet
         #expect(cfg.touch[0].pens && !cfg.touch[1].pens)
         #expect(cfg.touch[1].match == .name("ELAN"))
         #expect(cfg.gestures.enabled == [.tap, .pan] && cfg.gestures.twoFingerHorizontal == .pan)
-        #expect(cfg.gestures.thresholds == ["tap_slop_mm": 2.5, "tap_max_duration_s": 0.25, "double_tap_timeout_s": 0.35,
-                                            "double_tap_slop_mm": 9, "long_press_s": 0.6, "pan_threshold_mm": 2,
-                                            "pinch_threshold_mm": 5, "rotate_threshold_deg": 15, "tilt_threshold_mm": 3,
-                                            "fling_min_speed_mm_s": 60])
+        var want = GestureThresholds()
+        for (k, v) in ["tap_slop_mm": 2.5, "tap_max_duration_s": 0.25, "double_tap_timeout_s": 0.35,
+                       "double_tap_slop_mm": 9, "long_press_s": 0.6, "pan_threshold_mm": 2,
+                       "pinch_threshold_mm": 5, "rotate_threshold_deg": 15, "tilt_threshold_mm": 3,
+                       "fling_min_speed_mm_s": 60] {
+            want[keyPath: try #require(GestureThresholds.key(named: k)).keyPath] = v
+        }
+        #expect(cfg.gestures.thresholds == want)
         #expect(cfg.gestures.pixelsPerMM == 5)
         #expect(cfg.map.source == .mbtiles("/srv/map.mbtiles"))
         #expect(cfg.map.camera.target.latitude == 1.5 && cfg.map.camera.target.longitude == -2.5)

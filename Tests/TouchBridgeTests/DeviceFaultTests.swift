@@ -132,7 +132,7 @@ import Platform
 
         _ = read(view, device)
         #expect(view.pipeline.recognizer.state == .tapPending)
-        let timeout = view.configuration.gestures.thresholdValues.doubleTapTimeout
+        let timeout = view.configuration.gestures.thresholds.doubleTapTimeout
         #expect(timeout > 0.1)
 
         let events = read(view, device)

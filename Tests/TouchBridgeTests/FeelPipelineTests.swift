@@ -82,7 +82,7 @@ import MapEngine
         let t = spread(view, from: 100, frames: 20)
         let before = lines.all.count
         var new = view.configuration
-        new.gestures.thresholds["pinch_threshold_mm"] = 7
+        new.gestures.thresholds.pinchStartSpanChange = 7
         new.markers.append(.init(id: "zurich", coordinate: Coordinate(latitude: 47.37, longitude: 8.54), title: "Zurich"))
         view.pipeline.reconfigure(new, at: t)
         #expect(Array(types(Array(lines.all[before...])).drop { $0 == "didChange" }) == ["pinch.ended", "idleAt"],
