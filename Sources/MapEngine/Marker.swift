@@ -108,6 +108,9 @@ public struct InfoWindowContent: Sendable, Hashable, Codable {
         self.backgroundRGB = backgroundRGB
     }
 
+    /// The lines under the title as one text (nil when there are none).
+    public var snippetText: String? { lines.isEmpty ? nil : lines.joined(separator: "\n") }
+
     /// The default content for a marker: its title and snippet.
     public init(marker: Marker) {
         self.init(title: marker.title, lines: marker.snippet.map { [$0] } ?? [])

@@ -163,10 +163,11 @@ public final class MapRenderer {
         return parts.joined(separator: " · ")
     }
 
-    /// The size of the info window this renderer draws for a title and snippet, pointer
-    /// included: give it to `MapController.infoWindowSize` so taps find the window as drawn.
-    public func infoWindowSize(title: String, snippet: String?, image: String? = nil) -> Size {
-        OverlayPainter.infoWindowSize(title: title, snippet: snippet, image: image.flatMap { icons.image(path: $0) }, text: text)
+    /// The size of the info window this renderer draws for a content, pointer included: give it
+    /// to `MapController.infoWindowSize` so taps find the window as drawn.
+    public func infoWindowSize(_ content: InfoWindowContent) -> Size {
+        OverlayPainter.infoWindowSize(title: content.title ?? "", snippet: content.snippetText,
+                                      image: content.imageName.flatMap { icons.image(path: $0) }, text: text)
     }
 
     /// The renderer's caches as they stand, sized from the screen: name, pixels, bytes, and the
@@ -257,7 +258,7 @@ public final class MapRenderer {
                 shapePainter.paintPuck(puck, accuracyShape: ShapePainter.accuracyShape(puck), cr: cr, images: icons)
             }
             paintMarkersInBands(overlay.planMarkers(scene: scene, view: view, icons: icons, text: text), frame: frame, surface: surface, cr: cr)
-            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
+            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, window: info, view: view, text: text, icons: icons) }
         }
         paintFurniture(cr: cr, scene: scene, projection: projection, overlay: overlay)
         cairo_surface_flush(surface)
@@ -385,7 +386,7 @@ public final class MapRenderer {
                 }
             }
             overlay.paintMarkers(cr: cr, scene: near, view: view, icons: icons, text: text)
-            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, content: info, view: view, text: text, icons: icons) }
+            if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, window: info, view: view, text: text, icons: icons) }
         })
     }
 

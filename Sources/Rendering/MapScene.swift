@@ -8,7 +8,7 @@ import TouchCore
 public struct MapScene: Sendable, Equatable {
     public var camera: CameraPosition
     public var markers: [MarkerSprite]
-    public var infoWindow: InfoWindowContent?
+    public var infoWindow: InfoWindowScene?
     public var showsCompass: Bool
     public var showsRecenterButton: Bool
     public var showsScaleBar: Bool
@@ -22,7 +22,7 @@ public struct MapScene: Sendable, Equatable {
     /// The "you are here" puck.
     public var puck: PuckDrawing? = nil
 
-    public init(camera: CameraPosition, markers: [MarkerSprite] = [], infoWindow: InfoWindowContent? = nil,
+    public init(camera: CameraPosition, markers: [MarkerSprite] = [], infoWindow: InfoWindowScene? = nil,
                 showsCompass: Bool = true, showsRecenterButton: Bool = false, showsScaleBar: Bool = true,
                 attribution: String? = nil) {
         self.camera = camera
@@ -62,29 +62,26 @@ public struct MarkerSprite: Sendable, Equatable {
     }
 }
 
-/// The one info window: drawn upright, centred horizontally on the marker's projected point
-/// shifted by `anchorOffset` (px, the marker's infoWindowAnchor: for the default pin the top of
-/// the head, `Point(x: 0, y: -PinGeometry.size.height)`), with its pointer's tip there.
-public struct InfoWindowContent: Sendable, Equatable {
-    public var title: String
-    public var snippet: String?
+/// The one info window as drawn: its content (the marker's title and snippet, or an app's own
+/// `InfoWindowContent` from its delegate: the one content type, MapEngine's) drawn upright,
+/// centred horizontally on the marker's projected point shifted by `anchorOffset` (px, the
+/// marker's infoWindowAnchor: for the default pin the top of the head,
+/// `Point(x: 0, y: -PinGeometry.size.height)`), with its pointer's tip there.
+public struct InfoWindowScene: Sendable, Equatable {
+    public var content: InfoWindowContent
     public var coordinate: Coordinate
     public var anchorOffset: Point
-    /// The window's fill (white when nil): an app's custom info window may set it.
-    public var background: RGBColor?
-    /// A PNG file drawn left of the text (at most `OverlayPainter.infoImageMax` px a side):
-    /// an app's custom info window may set it.
-    public var image: String?
 
-    public init(title: String, snippet: String? = nil, coordinate: Coordinate,
-                anchorOffset: Point = Point(x: 0, y: -PinGeometry.size.height), background: RGBColor? = nil,
-                image: String? = nil) {
-        self.title = title
-        self.snippet = snippet
+    public init(content: InfoWindowContent, coordinate: Coordinate, anchorOffset: Point = Point(x: 0, y: -PinGeometry.size.height)) {
+        self.content = content
         self.coordinate = coordinate
         self.anchorOffset = anchorOffset
-        self.background = background
-        self.image = image
+    }
+
+    /// A title and a snippet (the snippet's lines under the title).
+    public init(title: String, snippet: String? = nil, coordinate: Coordinate,
+                anchorOffset: Point = Point(x: 0, y: -PinGeometry.size.height)) {
+        self.init(content: InfoWindowContent(title: title, lines: snippet.map { [$0] } ?? []), coordinate: coordinate, anchorOffset: anchorOffset)
     }
 }
 

@@ -181,9 +181,9 @@ package final class MapPipeline {
         controller.infoWindowSize = { [unowned renderer, unowned controller] m in
             // The content shown, as asked when the window opened (not asked again per hit test).
             if m.id == controller.selectedMarker, let c = controller.infoWindowContent() {
-                return renderer.infoWindowSize(title: c.title ?? "", snippet: c.snippetText, image: c.imageName)
+                return renderer.infoWindowSize(c)
             }
-            return renderer.infoWindowSize(title: m.title ?? "", snippet: m.snippet)
+            return renderer.infoWindowSize(InfoWindowContent(marker: m))
         }
     }
 
@@ -361,14 +361,11 @@ package final class MapPipeline {
             } + bubbles)
         }
         let markers = sprites?.list ?? []
-        var info: Rendering.InfoWindowContent? = nil
+        var info: InfoWindowScene? = nil
         if let m = controller.infoWindowMarker, let content = controller.infoWindowContent(),
            let p = controller.projection.point(for: m.position) {
             let a = m.infoWindowAnchorPoint(at: p)
-            info = Rendering.InfoWindowContent(title: content.title ?? "", snippet: content.snippetText,
-                                               coordinate: m.position, anchorOffset: a - p,
-                                               background: content.backgroundRGB.map { RGBColor(hex: $0) },
-                                               image: content.imageName)
+            info = InfoWindowScene(content: content, coordinate: m.position, anchorOffset: a - p)
         }
         let controls = controller.controls
         var scene = MapScene(camera: controller.camera, markers: markers, infoWindow: info,
@@ -401,11 +398,6 @@ package enum DemoTrack {
         }
         return out
     }()
-}
-
-extension MapEngine.InfoWindowContent {
-    /// The lines under the title as the renderer's one snippet text.
-    var snippetText: String? { lines.isEmpty ? nil : lines.joined(separator: "\n") }
 }
 
 extension KioskConfiguration.MarkerSettings {

@@ -123,7 +123,7 @@ struct RenderCommand: ParsableCommand {
         let infoParts = info.map { $0.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) }
         if let info, infoParts?.first?.isEmpty != false { fail("--info needs TITLE[|SNIPPET] with a title; got '\(info)'", code: 2) }
         if let t = infoParts, let title = t.first, let first = scene.markers.first {
-            scene.infoWindow = Rendering.InfoWindowContent(title: title, snippet: t.count > 1 ? t[1] : nil, coordinate: first.coordinate)
+            scene.infoWindow = InfoWindowScene(title: title, snippet: t.count > 1 ? t[1] : nil, coordinate: first.coordinate)
         }
         if display != "png" {
             try showOnDisplay(renderer: renderer, scene: scene)

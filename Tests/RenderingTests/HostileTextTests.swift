@@ -35,7 +35,7 @@ import Testing
         func frame(_ title: String, name: String) -> (RenderedFrame, Int) {
             let renderer = MapRenderer()
             let scene = MapScene(camera: CameraPosition(target: coord, zoom: 5), markers: [MarkerSprite(id: "m", coordinate: coord)],
-                                 infoWindow: InfoWindowContent(title: title, snippet: "Open", coordinate: coord))
+                                 infoWindow: InfoWindowScene(title: title, snippet: "Open", coordinate: coord))
             let f = RenderedFrame(scene, renderer: renderer, name: name)
             return (f, renderer.textRenderer.charactersLaidOut)
         }

@@ -26,7 +26,7 @@ struct InfoWindowImageTests {
         let coord = Coordinate(latitude: 30, longitude: -30)
         func scene(image: String?) -> MapScene {
             MapScene(camera: CameraPosition(target: coord, zoom: 5), markers: [MarkerSprite(id: "m", coordinate: coord)],
-                     infoWindow: InfoWindowContent(title: "Cafe", snippet: "Open", coordinate: coord, image: image))
+                     infoWindow: InfoWindowScene(content: InfoWindowContent(title: "Cafe", lines: ["Open"], imageName: image), coordinate: coord))
         }
         let with = RenderedFrame(scene(image: path), name: "info-image")
         let without = RenderedFrame(scene(image: nil))
@@ -39,8 +39,8 @@ struct InfoWindowImageTests {
         #expect(magenta(without) == 0)
         // Measured wider with the image: the image and its gap.
         let renderer = MapRenderer()
-        let plain = renderer.infoWindowSize(title: "Cafe", snippet: "Open")
-        let withImage = renderer.infoWindowSize(title: "Cafe", snippet: "Open", image: path)
+        let plain = renderer.infoWindowSize(InfoWindowContent(title: "Cafe", lines: ["Open"]))
+        let withImage = renderer.infoWindowSize(InfoWindowContent(title: "Cafe", lines: ["Open"], imageName: path))
         #expect(withImage.width == plain.width + 32 + OverlayPainter.infoImageGap)
     }
 }

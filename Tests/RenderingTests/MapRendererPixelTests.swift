@@ -88,7 +88,7 @@ import TouchCore
         func scene(bearing: Double) -> MapScene {
             MapScene(camera: camera(30, -30, 5, bearing: bearing),
                      markers: [MarkerSprite(id: "m", coordinate: coord)],
-                     infoWindow: InfoWindowContent(title: "Azores High", snippet: "Subtropical ridge over the North Atlantic", coordinate: coord))
+                     infoWindow: InfoWindowScene(title: "Azores High", snippet: "Subtropical ridge over the North Atlantic", coordinate: coord))
         }
         let north = RenderedFrame(scene(bearing: 0), name: "info-b0")
         let east = RenderedFrame(scene(bearing: 90), name: "info-b90")
@@ -118,7 +118,7 @@ import TouchCore
         let coord = Coordinate(latitude: 30.0, longitude: -30.0)
         let long = String(repeating: "A very long snippet that goes on and on. ", count: 20)
         let f = RenderedFrame(MapScene(camera: camera(30, -30, 5), markers: [MarkerSprite(id: "m", coordinate: coord)],
-                                       infoWindow: InfoWindowContent(title: "Title", snippet: long, coordinate: coord)),
+                                       infoWindow: InfoWindowScene(title: "Title", snippet: long, coordinate: coord)),
                               name: "info-long")
         let anchor = f.projection.point(for: coord)! + Point(x: 0, y: -PinGeometry.size.height)
         let box = whiteBox(f, above: anchor)

@@ -94,7 +94,7 @@ import TouchCore
         var markers = Self.markers(400, lat: (lat - 7)...(lat + 8), lon: west...min(east, 180))
         if east > 180 { markers += Self.markers(100, lat: (lat - 7)...(lat + 8), lon: -180...(east - 360)) }
         var scene = MapScene(camera: start, markers: markers)
-        scene.infoWindow = Rendering.InfoWindowContent(title: "Here", snippet: "An info window over the pan",
+        scene.infoWindow = InfoWindowScene(title: "Here", snippet: "An info window over the pan",
                                                        coordinate: Coordinate(latitude: lat - 0.5, longitude: lon - 0.5))
         renderer.render(scene, into: frame.buffer)
         var compared = 0, lastStrips = 0

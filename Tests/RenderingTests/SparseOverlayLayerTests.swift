@@ -44,7 +44,7 @@ import TouchCore
                 let wx = Double(x0 - 200 + (i * 97) % 1200), wy = Double(y0 - 150 + (i * 53) % 900)
                 return MarkerSprite(id: "p\(i)", coordinate: WebMercator.coordinate(world: Point(x: wx, y: wy), zoom: zoom))
             }
-            scene.infoWindow = Rendering.InfoWindowContent(title: "Here", snippet: "An info window over the pan",
+            scene.infoWindow = InfoWindowScene(title: "Here", snippet: "An info window over the pan",
                                                            coordinate: WebMercator.coordinate(world: Point(x: Double(x0 + 380), y: Double(y0 + 320)), zoom: zoom))
         }
         layered.render(scene, into: a.buffer)

@@ -111,7 +111,7 @@ func mostly(_ f: OwnedFrameBuffer, _ p: Point, _ hex: UInt32, tolerance: Int = 1
     @Test func labelsKeepClearOfMarkersInfoWindowAndControls() {
         var scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15.5), showsRecenterButton: true)
         scene.markers = [MarkerSprite(id: "m", coordinate: Self.vaduz)]
-        scene.infoWindow = InfoWindowContent(title: "Vaduz", snippet: "Städtle", coordinate: Self.vaduz)
+        scene.infoWindow = InfoWindowScene(title: "Vaduz", snippet: "Städtle", coordinate: Self.vaduz)
         let (_, renderer, _) = renderStreet(scene, width: 1024, height: 768, name: "labels-obstacles")
         let screen = Size(width: 1024, height: 768)
         let controls = MapControls(screen: screen, compassVisible: true, recenterVisible: true)

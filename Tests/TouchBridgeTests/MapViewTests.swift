@@ -74,8 +74,8 @@ import MapEngine
         view.delegate = custom
         view.selectedMarker = "paris"
         let scene = view.pipeline.scene(attribution: nil)
-        #expect(scene.infoWindow?.title == "Custom paris")
-        #expect(scene.infoWindow?.snippet == "line one\nline two")
+        #expect(scene.infoWindow?.content.title == "Custom paris")
+        #expect(scene.infoWindow?.content.snippetText == "line one\nline two")
         view.drawAndPresent(now: 1)
         let (origin, size) = try #require(view.controller.infoWindowFrame())
         #expect(view.drawnFrame.pixel(x: Int(origin.x + size.width / 2), y: Int(origin.y + 3)) & 0xffffff == 0xFFF3C4)

@@ -34,7 +34,7 @@ final class OverlayLayer {
     /// Where that corner is in the layer.
     private(set) var phaseX = 0, phaseY = 0
     private(set) var markers: [MarkerSprite] = []
-    private(set) var infoWindow: InfoWindowContent?
+    private(set) var infoWindow: InfoWindowScene?
     private(set) var overlays: [Overlay] = []
     private(set) var route: RouteDrawing?
     private(set) var puck: PuckDrawing?

@@ -207,16 +207,17 @@ struct OverlayPainter {
         return ((anchor.x - w / 2).rounded(), (anchor.y - infoPointer - h).rounded(), w.rounded(), h.rounded())
     }
 
-    func paintInfoWindow(cr: OpaquePointer, content: InfoWindowContent, view: GroundView, text: TextRenderer,
+    func paintInfoWindow(cr: OpaquePointer, window: InfoWindowScene, view: GroundView, text: TextRenderer,
                          icons: IconCache? = nil) {
-        guard let p = view.visiblePoint(content.coordinate, slack: 400) else { return }
-        let anchor = p + content.anchorOffset
+        guard let p = view.visiblePoint(window.coordinate, slack: 400) else { return }
+        let anchor = p + window.anchorOffset
+        let content = window.content
         let titleStyle = TextRenderer.Style(sizePx: 15, bold: true, width: OverlayPainter.infoMaxTextWidth, maxLines: OverlayPainter.infoTitleLines)
         let snippetStyle = TextRenderer.Style(sizePx: 12.5, bold: false, width: OverlayPainter.infoMaxTextWidth, maxLines: OverlayPainter.infoSnippetLines)
-        let title = text.layout(content.title, titleStyle)
-        let snippet = content.snippet.flatMap { $0.isEmpty ? nil : text.layout($0, snippetStyle) }
+        let title = text.layout(content.title ?? "", titleStyle)
+        let snippet = content.snippetText.flatMap { $0.isEmpty ? nil : text.layout($0, snippetStyle) }
         let (cw, th, sh) = OverlayPainter.infoContentSize(title: title, snippet: snippet, text: text)
-        let image = content.image.flatMap { icons?.image(path: $0) }
+        let image = content.imageName.flatMap { icons?.image(path: $0) }
         let img = OverlayPainter.infoImageSize(image)
         let imageSpace = img.width > 0 ? img.width + OverlayPainter.infoImageGap : 0
         let r = OverlayPainter.infoWindowRect(anchor: anchor, contentWidth: cw + imageSpace,
@@ -233,7 +234,7 @@ struct OverlayPainter {
         cairo_arc(cr, r.x + rad, r.y + r.h - rad, rad, .pi / 2, .pi)
         cairo_arc(cr, r.x + rad, r.y + rad, rad, .pi, 3 * .pi / 2)
         cairo_close_path(cr)
-        let fill = content.background ?? RGBColor(r: 1, g: 1, b: 1)
+        let fill = content.backgroundRGB.map { RGBColor(hex: $0) } ?? RGBColor(r: 1, g: 1, b: 1)
         cairo_set_source_rgb(cr, fill.r, fill.g, fill.b)
         cairo_fill_preserve(cr)
         cairo_set_source_rgba(cr, 0, 0, 0, 0.35)

@@ -121,7 +121,7 @@ extension MapRenderer {
             out.append(LabelFrame(x: p.x - pin.width / 2 - 2, y: p.y - pin.height - 2, width: pin.width + 4, height: pin.height + 4))
         }
         if let info = scene.infoWindow, let p = view.visiblePoint(info.coordinate, slack: 400) {
-            let size = infoWindowSize(title: info.title, snippet: info.snippet)
+            let size = infoWindowSize(info.content)
             let a = p + info.anchorOffset
             out.append(LabelFrame(x: a.x - size.width / 2 - 4, y: a.y - size.height - 4, width: size.width + 8, height: size.height + 8))
         }
