@@ -38,6 +38,8 @@ public final class MapRenderer {
     /// The vector tile set drawn with `streetStyle` over the built-in world, if any.
     public let vector: VectorTileSet?
     public let streetStyle: StreetStyle
+    /// The street style's layers' styled features per tile at the last zoom drawn.
+    let streetLayerCache = StreetLayerCache()
     /// The street style's sprite (POI icons), loaded once with the renderer; nil without one.
     public let streetIcons: SpriteIcons?
     /// Draw the street style's icons (false: symbol layers place and draw their text alone, as

@@ -160,6 +160,30 @@ import VectorTiles
         #expect(Self.differing(one.buffer, two.buffer) == 0)
     }
 
+    /// The styled features kept per tile and zoom (`StreetLayerCache`): frames drawn by a
+    /// renderer that drew other views at the same zoom before (a pan, a tilt, a turn: the
+    /// features come from its cache) are the frames a fresh renderer draws, byte for byte;
+    /// after a zoom change too (the cache starts afresh).
+    @Test func framesFromTheStyledFeatureCacheMatchFreshFrames() {
+        let start = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15.5))
+        let east = WebMercator.coordinate(world: WebMercator.worldPoint(Self.vaduz, zoom: 15.5) + Point(x: 300, y: 120), zoom: 15.5)
+        let later = [
+            MapScene(camera: CameraPosition(target: east, zoom: 15.5)),
+            MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15.5, bearing: 30, tilt: 50)),
+            MapScene(camera: CameraPosition(target: east, zoom: 15.5, bearing: 135)),
+            MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 16.5)),
+            MapScene(camera: CameraPosition(target: east, zoom: 15.5, bearing: 10, tilt: 40)),
+        ]
+        let (_, warm) = Self.frame(start, bands: 2)
+        let f = OwnedFrameBuffer(width: 640, height: 480)
+        for scene in later {
+            warm.render(scene, into: f.buffer)
+            let (fresh, _) = Self.frame(scene, bands: 2)
+            #expect(Self.differing(f.buffer, fresh.buffer) == 0, "\(scene.camera)")
+        }
+        #expect(warm.streetLayerCache.keptTiles > 0, "the cache was used")
+    }
+
     /// Inside the extract the street map's opaque background hides the built-in world, which
     /// is then not drawn; a view reaching past the extract's bounds draws it.
     @Test func theWorldIsDrawnOnlyWhereTheStreetMapLeavesItVisible() {

@@ -52,6 +52,7 @@ extension MapRenderer {
     func streetPainter(_ vector: VectorTileSet, view: GroundView, zoom: Double, antialias: Bool) -> StreetMapPainter {
         var painter = StreetMapPainter(set: vector, style: streetStyle, antialias: antialias)
         painter.rasterizesLines = rasterizesStreetLines
+        painter.layerCache = streetLayerCache
         if let b = streetBounds(vector, zoom: zoom) {
             // An extract: the built-in world shows around it, so the style's background covers
             // only the extract's bounds on the ground (the features lie inside them anyway).

@@ -15,6 +15,9 @@ struct StreetMapPainter {
     /// cairo_stroke: cairo took 30 of the 35 ms of a 1080p street frame stroking roads and
     /// dashed paths and boundaries (docs/benchmarks.md). Off: every line by cairo (tests compare).
     var rasterizesLines = true
+    /// Each style layer's features per tile at the last zoom drawn (the renderer keeps one for
+    /// its style and tile set); nil: styled afresh each frame.
+    var layerCache: StreetLayerCache?
     /// Adds the area the background layer covers to cairo's path (an extract's bounds); nil: everywhere.
     var backgroundArea: ((OpaquePointer) -> Void)?
     /// Most tiles per frame; the tile zoom drops a level while more would be needed (tilted views).
@@ -180,7 +183,9 @@ struct StreetMapPainter {
         // the same 24.8 fixed point cairo keeps) and appended to each band's context. The style's
         // layers are independent (value types, read only): with `parallel`, they are built on
         // the cores there are, each with its own context, and kept in the style's order.
-        let shown = style.layers.filter { $0.shows(zoom: sz) }
+        let shownIndices = style.layers.indices.filter { style.layers[$0].shows(zoom: sz) }
+        let shown = shownIndices.map { style.layers[$0] }
+        let cacheSlots = shownIndices.map { layerCache?.slot($0, layerCount: style.layers.count) }
         let slots = ParallelSlots<[Layers.Op]>(count: shown.count, initial: [])
         for (i, layer) in shown.enumerated() where layer.type == .background {
             let ctx = StyleContext(zoom: sz)
@@ -194,16 +199,16 @@ struct StreetMapPainter {
             }
             slots[i] = [.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area)]
         }
-        let painter = UncheckedSendable(self), shared = UncheckedSendable((shown, tiles, view))
+        let painter = UncheckedSendable(self), shared = UncheckedSendable((shown, tiles, view, cacheSlots))
         let build: @Sendable (Int) -> Void = { i in
-            let (shown, tiles, view) = shared.value
+            let (shown, tiles, view, cacheSlots) = shared.value
             let layer = shown[i]
             guard layer.type == .fill || layer.type == .line || layer.type == .circle,
                   let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) else { return }
             defer { cairo_destroy(cr); cairo_surface_destroy(scratch) }
             var pts: [Double] = [], work: [Double] = []
             var ops: [Layers.Op] = []
-            painter.value.buildLayer(layer, cr: cr, view: view, zoom: sz, tiles: tiles, into: &ops, &pts, &work)
+            painter.value.buildLayer(layer, cacheSlot: cacheSlots[i], cr: cr, view: view, zoom: sz, tiles: tiles, into: &ops, &pts, &work)
             slots[i] = ops
         }
         if parallel {
@@ -267,7 +272,7 @@ struct StreetMapPainter {
     }
 
     /// How one group of features is drawn (features with equal values share one cairo path).
-    private struct Paint: Hashable {
+    struct Paint: Hashable {
         var color: StyleColor
         var opacity: Double
         var width: Double = 0
@@ -324,38 +329,68 @@ struct StreetMapPainter {
         }
     }
 
-    private func buildLayer(_ layer: StreetStyle.Layer, cr: OpaquePointer, view: GroundView, zoom: Double,
+    private func buildLayer(_ layer: StreetStyle.Layer, cacheSlot: StreetLayerCache.Slot?, cr: OpaquePointer, view: GroundView, zoom: Double,
                             tiles: [(CoveredTile, VectorTile)], into ops: inout [Layers.Op], _ pts: inout [Double], _ scratch: inout [Double]) {
         guard let sourceLayer = layer.sourceLayer else { return }
         let constant = StyleContext(zoom: zoom)
         // Each property: evaluated once when it depends on zoom only, else per feature.
         let resolved = ResolvedPaint(layer, constant)
-        var groups: [Paint: [(Int, Int)]] = [:]
-        var order: [Paint] = []
+        // The features the layer's filter passes in each tile, with their paints: computed once
+        // per tile and zoom (`StreetLayerCache`), then only culled to the view each frame.
+        let slot = cacheSlot ?? StreetLayerCache.Slot()
+        slot.lock.lock()
+        defer { slot.lock.unlock() }
+        slot.use(zoom: zoom)
+        // Paint numbers in the order of their first feature in view, and each group's members.
+        var groupOf = [Int32](repeating: -1, count: slot.paints.count)
+        var order: [Int] = []
+        var groups: [[(Int, Int)]] = []
         // The view's world box, widened by the widest line or circle a style draws (px).
         let pad = 64.0
         let vx0 = view.worldMinX - pad, vx1 = view.worldMaxX + pad, vy0 = view.worldMinY - pad, vy1 = view.worldMaxY + pad
         for (ti, (c, tile)) in tiles.enumerated() {
             guard let tl = tile.layers[sourceLayer] else { continue }
             let unit = c.scale / Double(tl.extent)
-            for (fi, f) in tl.features.enumerated() {
-                if c.originX + Double(f.maxX) * unit < vx0 || c.originX + Double(f.minX) * unit > vx1
-                    || c.originY + Double(f.maxY) * unit < vy0 || c.originY + Double(f.minY) * unit > vy1 { continue }
-                if layer.type == .fill && f.type != .polygon { continue }
-                if layer.type == .line && f.type == .point { continue }
-                if layer.type == .circle && f.type != .point { continue }
-                let ctx = StyleContext(zoom: zoom, properties: f.properties, geometryType: f.type, id: f.id)
-                if let filter = layer.filter, !filter.evaluate(ctx).isTruthy { continue }
-                let p = resolved.paint(ctx)
-                guard p.opacity > 0, p.color.a > 0 || p.outline != nil || p.strokeWidth > 0 else { continue }
-                if groups[p] == nil { order.append(p) }
-                groups[p, default: []].append((ti, fi))
+            let styled = slot.styled(c.key) {
+                var out: [Int32] = []
+                for (fi, f) in tl.features.enumerated() {
+                    if layer.type == .fill && f.type != .polygon { continue }
+                    if layer.type == .line && f.type == .point { continue }
+                    if layer.type == .circle && f.type != .point { continue }
+                    let ctx = StyleContext(zoom: zoom, properties: f.properties, geometryType: f.type, id: f.id)
+                    if let filter = layer.filter, !filter.evaluate(ctx).isTruthy { continue }
+                    let p = resolved.paint(ctx)
+                    guard p.opacity > 0, p.color.a > 0 || p.outline != nil || p.strokeWidth > 0 else { continue }
+                    out.append(Int32(fi)); out.append(slot.number(p))
+                }
+                return out
+            }
+            if groupOf.count < slot.paints.count { groupOf += [Int32](repeating: -1, count: slot.paints.count - groupOf.count) }
+            styled.withUnsafeBufferPointer { pairs in
+                tl.features.withUnsafeBufferPointer { features in
+                    var k = 0
+                    while k + 1 < pairs.count {
+                        let fi = Int(pairs[k]), pid = Int(pairs[k + 1])
+                        k += 2
+                        let f = features[fi]
+                        if c.originX + Double(f.maxX) * unit < vx0 || c.originX + Double(f.minX) * unit > vx1
+                            || c.originY + Double(f.maxY) * unit < vy0 || c.originY + Double(f.minY) * unit > vy1 { continue }
+                        var g = Int(groupOf[pid])
+                        if g < 0 {
+                            g = groups.count
+                            groupOf[pid] = Int32(g)
+                            order.append(pid)
+                            groups.append([])
+                        }
+                        groups[g].append((ti, fi))
+                    }
+                }
             }
         }
         let cap = layer.line.cap.evaluate(constant)
         let join = layer.line.join.evaluate(constant)
-        for p in order {
-            guard let members = groups[p] else { continue }
+        for (g, pid) in order.enumerated() {
+            let p = slot.paints[pid], members = groups[g]
             if layer.type == .line {
                 var segments: [Double] = []
                 for (ti, fi) in members {
