@@ -341,6 +341,11 @@ struct ConfigReader {
                         }
                         cfg.overlays.append(o)
                     } else {
+                        // The socket refuses a marker past the limit; the file may not bring more either.
+                        if i == MarkerLimits.maxMarkers {
+                            sink.add(error(prefix, "\(arr.count) [[markers]] tables: a kiosk holds at most \(MarkerLimits.maxMarkers) markers (MarkerLimits.maxMarkers, docs/limits.md); the rest are not read"))
+                        }
+                        if i >= MarkerLimits.maxMarkers { break }
                         if let m = collecting(values, { try marker($0, prefix: prefix, index: i) }) { cfg.markers.append(m) }
                     }
                 }
@@ -706,6 +711,9 @@ struct ConfigReader {
                                                   coordinate: Coordinate(latitude: lat, longitude: lon))
         m.title = v["title"]?.string
         m.snippet = v["snippet"]?.string
+        // The same bounds as a marker added over the socket (docs/limits.md).
+        if let t = m.title, let problem = MarkerLimits.problem(t, key: "title", maxBytes: MarkerLimits.maxTitleBytes) { throw error("\(prefix).title", problem) }
+        if let t = m.snippet, let problem = MarkerLimits.problem(t, key: "snippet", maxBytes: MarkerLimits.maxSnippetBytes) { throw error("\(prefix).snippet", problem) }
         m.zIndex = v["z_index"]?.integer ?? 0
         if let path = v["icon"]?.string {
             // A relative path is relative to the configuration file's folder.

@@ -63,6 +63,26 @@ import Glibc
         #expect(e.map(\.line) == [2, 4, 8])
     }
 
+    /// The file's markers within the socket's bounds (issue 31, docs/limits.md): at most
+    /// `MarkerLimits.maxMarkers`, titles and snippets within their byte limits.
+    @Test func theFilesMarkersAreBoundedAsTheSocketsAre() {
+        let many = String(repeating: "[[markers]]\nlatitude = 1.0\nlongitude = 2.0\n", count: MarkerLimits.maxMarkers + 1)
+        let e = errors(many)
+        #expect(e.count == 1 && e[0].message.contains("at most \(MarkerLimits.maxMarkers) markers"), "\(e.prefix(3))")
+        #expect(errors(String(repeating: "[[markers]]\nlatitude = 1.0\nlongitude = 2.0\n", count: MarkerLimits.maxMarkers)).isEmpty)
+        let long = errors("""
+        [[markers]]
+        latitude = 1.0
+        longitude = 2.0
+        title = "\(String(repeating: "x", count: MarkerLimits.maxTitleBytes + 1))"
+        [[markers]]
+        latitude = 1.0
+        longitude = 2.0
+        snippet = "\(String(repeating: "y", count: MarkerLimits.maxSnippetBytes + 1))"
+        """)
+        #expect(long.map(\.key) == ["markers.title", "markers.snippet"], "\(long)")
+    }
+
     @Test func aBadKeyInASectionDoesNotHideTheChecksOfItsOtherKeys() throws {
         // zoom out of range used to leave [map] unread: its tiles file and bounds went unchecked.
         let file = try tempDir() + "/plain-file"
