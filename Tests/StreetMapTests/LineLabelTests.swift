@@ -143,34 +143,6 @@ import TouchCore
         #expect(renderer.textRenderer.lineTexts.composedMade <= composed + 2, "\(composed) -> \(renderer.textRenderer.lineTexts.composedMade)")
     }
 
-    /// Names share their letters' sprites (`GlyphSprites`): a zoom change lays every name out
-    /// anew, and each glyph is drawn once per font and colours, not once per name. A shared
-    /// sprite is the one the name would draw itself: a text made with the shared sprites has
-    /// the same pixels as one made alone.
-    @Test func namesShareTheirGlyphSprites() {
-        let text = TextRenderer(family: MapStyle.standard.fontFamily)
-        let texts = LineTexts()
-        let ink = StyleColor(r: 0.2, g: 0.2, b: 0.2), halo = StyleColor(r: 1, g: 1, b: 1, a: 0.9)
-        func key(_ s: String) -> LineTexts.Key { LineTexts.Key(text: s, sizePx: 13, bold: false, color: ink, halo: halo, radius: 1) }
-        let a = texts.text(key("Landstrasse"), renderer: text)
-        let drawn = texts.glyphSprites.made
-        #expect(drawn == 8, "L a n d s t r e: \(drawn) distinct glyphs drawn for 11")
-        let b = texts.text(key("Strandweg"), renderer: text)
-        // S, w, g are new; t r a n d e come from Landstrasse.
-        #expect(texts.glyphSprites.made == drawn + 3, "\(texts.glyphSprites.made)")
-        #expect(a.glyphs[1].image === b.glyphs[3].image, "the a of both names is one sprite")
-        // Alone, Strandweg's glyphs have the same pixels.
-        let alone = LineText.make(text.layout("Strandweg", TextRenderer.Style(sizePx: 13, bold: false, width: nil, maxLines: 1)),
-                                  color: ink, halo: halo, radius: 1)
-        for (g, h) in zip(b.glyphs, alone.glyphs) {
-            guard let gi = g.image, let hi = h.image else { #expect(g.image == nil && h.image == nil); continue }
-            #expect(g.dx == h.dx && g.dy == h.dy && gi.width == hi.width && gi.height == hi.height)
-            let n = Int(cairo_image_surface_get_stride(gi.surface)) * gi.height
-            let same = memcmp(cairo_image_surface_get_data(gi.surface), cairo_image_surface_get_data(hi.surface), n) == 0
-            #expect(same, "glyph at \(g.penX)")
-        }
-    }
-
     @Test func wrapsOnlyBetweenWords() {
         let text = TextRenderer(family: MapStyle.standard.fontFamily)
         for name in ["Liechtensteinische Landesbank", "Liechtensteinisches Landesmuseum Vaduz", "Kunstmuseum Liechtenstein",

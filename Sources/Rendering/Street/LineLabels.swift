@@ -190,7 +190,7 @@ final class LineText {
     var placement: [(center: Double, advance: Double)] { glyphs.map { ($0.center, $0.advance) } }
 
     /// Lays out a pango layout's glyphs (one line) and draws their sprites.
-    static func make(_ layout: OpaquePointer, color: StyleColor, halo: StyleColor?, radius: Double, sprites: GlyphSprites? = nil) -> LineText {
+    static func make(_ layout: OpaquePointer, color: StyleColor, halo: StyleColor?, radius: Double) -> LineText {
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
         let scale = Double(PANGO_SCALE)
@@ -216,16 +216,6 @@ final class LineText {
                 var image: CairoImage?
                 var dx = 0.0, dy = 0.0
                 let empty = gInk.width <= 0 || gInk.height <= 0
-                // The same glyph of the same font at the same offset in the same colours makes
-                // the same sprite, whichever name it is in: made once (`GlyphSprites`).
-                let spriteKey = GlyphSprites.Key(font: UInt(bitPattern: UnsafeRawPointer(font)), glyph: info.glyph,
-                                                 xOffset: info.geometry.x_offset, yOffset: info.geometry.y_offset,
-                                                 color: color, halo: halo, radius: radius)
-                if !empty, let hit = sprites?.sprite(spriteKey) {
-                    glyphs.append(Glyph(penX: pen, advance: advance, image: hit.image, dx: hit.dx, dy: hit.dy))
-                    pen += advance
-                    continue
-                }
                 if !empty {
                     let pad = Int(radius.rounded(.up)) + 1
                     let ox = Double(info.geometry.x_offset) / scale, oy = Double(info.geometry.y_offset) / scale
@@ -255,7 +245,6 @@ final class LineText {
                         image = CairoImage(owning: surface)
                         dx = Double(x0); dy = Double(y0)
                     }
-                    sprites?.keep(spriteKey, font: font, (image, dx, dy))
                 }
                 glyphs.append(Glyph(penX: pen, advance: advance, image: image, dx: dx, dy: dy))
                 pen += advance
@@ -306,18 +295,12 @@ final class LineTexts {
     }
     let maxBytes: Int
     private var texts: [Key: LineText] = [:]
-    /// Glyph sprites shared by the texts (a zoom change lays every name out at a new size:
-    /// their letters are drawn once, not once per name).
-    let glyphSprites: GlyphSprites
     private var clock: UInt64 = 0
     private(set) var bytes = 0
     /// Texts whose glyphs were rasterized (tests: a second frame rasterizes none).
     private(set) var made = 0
 
-    init(maxBytes: Int = 4 << 20) {
-        self.maxBytes = maxBytes
-        glyphSprites = GlyphSprites(maxBytes: maxBytes)
-    }
+    init(maxBytes: Int = 4 << 20) { self.maxBytes = maxBytes }
 
     /// A name's glyphs composed into one image for one shape (the glyphs' offsets from the first
     /// and their angles, to 1/4 px and 1/1024 rad): a pan moves a name without changing its
@@ -401,7 +384,7 @@ final class LineTexts {
         clock += 1
         if let hit = texts[key] { hit.lastUse = clock; return hit }
         let layout = renderer.layout(key.text, TextRenderer.Style(sizePx: key.sizePx, bold: key.bold, width: nil, maxLines: 1))
-        let t = LineText.make(layout, color: key.color, halo: key.halo, radius: key.radius, sprites: glyphSprites)
+        let t = LineText.make(layout, color: key.color, halo: key.halo, radius: key.radius)
         t.lastUse = clock
         while bytes + t.bytes > maxBytes, let old = texts.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             bytes -= old.value.bytes
@@ -441,51 +424,5 @@ struct CollisionGrid {
     mutating func insert(_ b: LabelFrame) {
         let (cs, rs) = range(b)
         for r in rs { for c in cs { cells[r * columns + c].append(b) } }
-    }
-}
-
-/// Glyph sprites (a glyph with its halo, drawn once into a small image) by font, glyph,
-/// offset and colours, shared by every name that has the glyph. A font is kept referenced
-/// while its sprites are kept, so its address names it. Past `maxBytes` they all go at once.
-final class GlyphSprites {
-    struct Key: Hashable {
-        let font: UInt
-        let glyph: PangoGlyph
-        let xOffset: Int32, yOffset: Int32
-        let color: StyleColor
-        let halo: StyleColor?
-        let radius: Double
-    }
-    typealias Sprite = (image: CairoImage?, dx: Double, dy: Double)
-    let maxBytes: Int
-    private var sprites: [Key: Sprite] = [:]
-    private var fonts: [UInt: UnsafeMutableRawPointer] = [:]
-    private(set) var bytes = 0
-    /// Sprites drawn (tests: a glyph shared by two names is drawn once).
-    private(set) var made = 0
-
-    init(maxBytes: Int) { self.maxBytes = maxBytes }
-    deinit { clear() }
-
-    func sprite(_ key: Key) -> Sprite? { sprites[key] }
-
-    func keep<Font>(_ key: Key, font: UnsafeMutablePointer<Font>, _ sprite: Sprite) {
-        let size = (sprite.image.map { $0.width * $0.height * 4 } ?? 0) + 64
-        if bytes + size > maxBytes { clear() }
-        if fonts[key.font] == nil {
-            let f = UnsafeMutableRawPointer(font)
-            _ = g_object_ref(f)
-            fonts[key.font] = f
-        }
-        sprites[key] = sprite
-        bytes += size
-        made += 1
-    }
-
-    private func clear() {
-        sprites.removeAll()
-        for (_, f) in fonts { g_object_unref(f) }
-        fonts.removeAll()
-        bytes = 0
     }
 }
