@@ -49,7 +49,7 @@ rotation = 0
 SCRIPT = r"""
 set +e
 cd "$TB_WORK"
-"$TB_BIN" calibrate --device "$TB_DEV_PANEL" --config "$TB_WORK/kiosk.toml" --verify-seconds 2 --timeout 240 > cal.jsonl 2> cal.err &
+"$TB_BIN" calibrate --device "$TB_DEV_PANEL" --config "$TB_WORK/kiosk.toml" --verify-seconds 4 --timeout 240 > cal.jsonl 2> cal.err &
 PID=$!
 wait_lines() {  # N: wait until cal.jsonl has N "target" lines
   i=0
@@ -65,7 +65,11 @@ for f in t0 t1 t2 t3 miss t4; do
   tb_play "$TB_DEV_PANEL" "$f.events"
   n=$((n + 1))
 done
-sleep 1
+# The verification screen comes with the fitted matrix's line: wait for that line (a loaded
+# machine took over a second), not a fixed second, then take the picture within its window.
+i=0
+while [ "$(grep -c '"type":"matrix"' cal.jsonl 2>/dev/null)" -lt 1 ] && [ $i -lt 300 ]; do sleep 0.2; i=$((i + 1)); done
+sleep 0.3
 tb_screenshot verify > /dev/null
 wait $PID
 echo $? > cal-exit.txt
