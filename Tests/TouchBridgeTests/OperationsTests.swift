@@ -87,15 +87,7 @@ import MapEngine
         #expect(view.operationsTick(now: 60) == 60 + MapView.attractLead)
         #expect(view.isAttractPlaying && view.stats.attractRuns == 1)
         // Play 8 s of the tour, as the loop would, waking when the next frame is due.
-        var t = 60.0
-        var moved = false
-        while t < 69 {
-            let next = view.operationsTick(now: t) ?? t + 0.5
-            t = min(max(next, t + 0.001), 69)
-            view.pipeline.advance(to: t)
-            if view.controller.camera != Self.home { moved = true }
-        }
-        #expect(moved)
+        #expect(playTour(view, from: 60, until: 69))
         let tour = lines.filter { $0.contains("\"type\":\"gesture\"") }
         #expect(!tour.isEmpty)
         #expect(tour.allSatisfy { $0.hasSuffix(",\"attract\":true}") })
@@ -119,6 +111,20 @@ import MapEngine
         #expect(view.operationsTick(now: 80).map { abs($0 - 129.56) < 0.01 } == true)
     }
 
+    /// Plays the attract tour from `start` to `end` as the loop would (waking when the next
+    /// frame is due); whether the camera left home on the way.
+    func playTour(_ view: MapView, from start: Double, until end: Double) -> Bool {
+        var t = start
+        var moved = false
+        while t < end {
+            let next = view.operationsTick(now: t) ?? t + 0.5
+            t = min(max(next, t + 0.001), end)
+            view.pipeline.advance(to: t)
+            if view.controller.camera != Self.home { moved = true }
+        }
+        return moved
+    }
+
     /// `attract = "PATH"`: a recording made with `touchbridge record` (evemu) plays as the tour,
     /// through the same pipeline, its lines marked.
     @Test func anEvemuRecordingPlaysAsTheTour() throws {
@@ -129,15 +135,7 @@ import MapEngine
         view.pipeline.sinkHasReader = { true }
         _ = view.operationsTick(now: 30)
         #expect(view.isAttractPlaying)
-        var t = 30.0
-        var moved = false
-        while t < 45 {
-            let next = view.operationsTick(now: t) ?? t + 0.5
-            t = min(max(next, t + 0.001), 45)
-            view.pipeline.advance(to: t)
-            if view.controller.camera != Self.home { moved = true }
-        }
-        #expect(moved)
+        #expect(playTour(view, from: 30, until: 45))
         let gestures = lines.filter { $0.contains("\"type\":\"gesture\"") }
         #expect(gestures.contains { $0.contains("\"gesture\":\"pan\"") }, "\(gestures)")
         #expect(gestures.allSatisfy { $0.hasSuffix(",\"attract\":true}") })
