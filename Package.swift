@@ -62,13 +62,20 @@ let package = Package(
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
+        // The kiosk: the composition root around a MapView that `touchbridge run` is (the control
+        // socket, systemd, the event stream writer, stats, blanking and the attract tour, reload).
+        .target(name: "Kiosk", dependencies: [
+            "TouchBridge", "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "VectorTiles", "TileSources",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "SystemPackage", package: "swift-system"),
+        ]),
         // Bench, calibration and tune tools: the executable's, not in the library product.
         .target(name: "KioskTools", dependencies: [
-            "TouchBridge", "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
+            "TouchBridge", "Kiosk", "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo",
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
         .executableTarget(name: "touchbridge", dependencies: [
-            "TouchBridge", "KioskTools", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display", "VectorTiles",
+            "TouchBridge", "Kiosk", "KioskTools", "TouchCore", "TouchDevices", "MapEngine", "Rendering", "Display", "VectorTiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -86,7 +93,7 @@ let package = Package(
         .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources", "CSQLite"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "TouchCore"]),
-        .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge", "KioskTools"]),
+        .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge", "Kiosk", "KioskTools"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", .product(name: "SystemPackage", package: "swift-system")]),
     ]
 )

@@ -4,6 +4,7 @@ import TouchDevices
 import Rendering
 import Display
 import TouchBridge
+import Kiosk
 
 /// What the bench tools share: a display (from the configuration or a --display override), a
 /// frame in ordinary memory to draw into, and presenting it (waiting for the flip to complete).

@@ -1,5 +1,6 @@
 import Foundation
 import TouchBridge
+import Kiosk
 import MapEngine
 import Rendering
 import TouchCore

@@ -6,6 +6,7 @@ import MapEngine
 import Rendering
 import Display
 import TouchBridge
+import Kiosk
 
 /// `touchbridge bench`: speed, latency and memory of every stage, as a table and as one JSON
 /// object (keys documented in docs/benchmarks.md; tools outside the project read them).
@@ -563,7 +564,9 @@ public struct Benchmarks {
         // renderer draws into a frame of its own and copies it): the "before" of drawing in place.
         let memory = MemoryDisplay(width: 1920, height: 1080)
         let display: DisplayBackend = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_COPY_FRAMES"] == "1" ? CopyOnlyDisplay(memory) : memory
-        let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
+        let kiosk = try Kiosk(configuration: cfg, display: display, log: KioskLog(level: .error))
+        defer { withExtendedLifetime(kiosk) {} }   // the kiosk closes its view when it goes
+        let view = kiosk.view
         trace("MapView made")
         view.drawAndPresent(now: MonotonicClock.now())
         print("first-frame"); fflush(nil)

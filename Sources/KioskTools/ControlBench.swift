@@ -1,6 +1,7 @@
 import Foundation
 import MapEngine
 import TouchBridge
+import Kiosk
 
 extension Benchmarks {
     /// `control_roundtrip_p99_ms` and `idle_frames_while_polled`: a 1080p kiosk (a fresh

@@ -3,6 +3,7 @@ import TouchCore
 import Gestures
 import MapEngine
 import TouchBridge
+import Kiosk
 
 /// How well the map stays glued to the fingers over a gesture, measured through the whole pure
 /// chain (recogniser, controller, the pipeline's touch-down handling): for every finger, the

@@ -160,7 +160,7 @@ func levenshtein(_ a: String, _ b: String) -> Int {
     return prev[b.count]
 }
 
-func suggestion(for word: String, among candidates: [String]) -> String? {
+package func suggestion(for word: String, among candidates: [String]) -> String? {
     let best = candidates.map { ($0, levenshtein(word.lowercased(), $0.lowercased())) }.min { $0.1 < $1.1 }
     guard let (name, d) = best, d <= max(2, word.count / 3) else { return nil }
     return name

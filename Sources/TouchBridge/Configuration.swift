@@ -180,6 +180,12 @@ public struct KioskConfiguration: Sendable, Equatable {
         /// A PNG icon (read when the file is loaded), else the default pin in `color` (0xRRGGBB).
         package var icon: MarkerLook.Icon? = nil
         public var color: UInt32? = nil
+
+        package init(id: String, coordinate: Coordinate, title: String? = nil, snippet: String? = nil, zIndex: Int = 0,
+                     icon: MarkerLook.Icon? = nil, color: UInt32? = nil) {
+            self.id = id; self.coordinate = coordinate; self.title = title; self.snippet = snippet
+            self.zIndex = zIndex; self.icon = icon; self.color = color
+        }
     }
     public enum PositionSourceName: String, Sendable, Equatable { case fixed, track }
     public struct CameraSettings: Sendable, Equatable {

@@ -25,7 +25,7 @@ extension DisplayBackend {
 ///     view.add(Marker(id: "cafe", position: Coordinate(latitude: 48.85, longitude: 2.35), title: "Cafe"))
 ///     try view.run()
 public final class MapView {
-    public internal(set) var configuration: KioskConfiguration
+    public package(set) var configuration: KioskConfiguration
     public let configPath: String?
     package let display: DisplayBackend
     /// Size the map is drawn at (the display's, turned by `[display] rotation`).
@@ -52,23 +52,15 @@ public final class MapView {
     /// Draws over the map before it is shown (used by `tune`).
     package var overlay: ((FrameBuffer) -> Void)?
 
-    let log: KioskLog
-    /// What the control socket's clients said to make each overlay (update_overlay changes it).
-    var overlaySpecs: [String: OverlaySpec] = [:]
+    package let log: KioskLog
+    /// The composition root around this view (the kiosk: `Kiosk`), told of devices, frames and
+    /// the loop's turns; nil for an app that embeds the view alone.
+    package weak var host: MapViewHost?
     package internal(set) var renderer: MapRenderer
     /// Hears each presented frame's draw time in seconds (the kiosk soak's frame times).
     package var onFrameTime: ((Double) -> Void)?
     /// The vector tile set whose warnings were logged, and how many (logTileWarnings).
     var tileWarnings: (set: ObjectIdentifier?, seen: Int) = (nil, 0)
-    /// Tile cache hits and misses of the tile sets a reload replaced: `stats` counts on from them
-    /// (a counter never goes back).
-    var retiredTileCounts = (hits: 0, misses: 0)
-    /// The tiles file and style the renderer was made from, as they were on disk then
-    /// (`MapFileStamp`): `reload` reopens a file replaced or edited under the same name.
-    var mapFileStamps = MapFileStamps()
-    /// The configuration file as the kiosk started with it (before command-line overrides):
-    /// `reload` lists the keys whose new value needs a restart against it.
-    public var startFileConfiguration: KioskConfiguration
     /// The frame the renderer draws into when it cannot draw into the display's back buffer
     /// (a turned panel, or a backend whose buffer is not ordinary memory); made at the first
     /// such frame, so a kiosk that draws in place never holds a second full frame.
@@ -76,17 +68,14 @@ public final class MapView {
     /// The kiosk's one event loop. A host app adds its own descriptors and timers to it
     /// (`add(fd:interest:handler:)`, `schedule(at:handler:)`), before or during `run()`.
     public let eventLoop: EventLoop
-    var running = false
+    package private(set) var running = false
     /// The one device manager: the touchscreens the configuration selects, hotplug included.
-    let input: TouchInputHub
+    package let input: TouchInputHub
     /// Several touchscreens, one surface.
-    var merger = ContactMerger()
-    /// systemd's notify socket and watchdog (no-ops outside a Type=notify unit); SystemdNotify.swift.
-    let systemd = SystemdNotifier()
-    var pacer: FramePacer
-    var eventOut: EventStreamWriter?
-    /// The control socket for apps (`[control] socket`), while running.
-    var control: ControlServer?
+    package var merger = ContactMerger()
+    package var pacer: FramePacer
+    /// The touchscreens opened by the constructor, reported to the host (or the log) by `startInput`.
+    private var openedAtStart: [TouchInputHub.Event]? = nil
     var newestInput: Double?
     var closed = false
     /// Vector tiles decoded on the second core wake the loop through this (TileWorkerWake.swift).
@@ -101,7 +90,7 @@ public final class MapView {
     /// While another DRM master holds the display: when to try to take it back (MapView+DisplayFaults.swift).
     var displayRetryAt: Double?
     /// The display error last logged (each is logged once, not per frame).
-    var displayProblem: String?
+    package internal(set) var displayProblem: String?
 
     /// Stop the loop at this CLOCK_MONOTONIC time (for tests and measurements).
     public var stopTime: Double?
@@ -111,11 +100,7 @@ public final class MapView {
     /// Frames the display refused with no flip pending (reported at exit).
     public private(set) var refusedPresents = 0
     public private(set) var firstFrameTime: Double?
-    let createdAt = MonotonicClock.now()
-    /// Counters for `stats` and the metrics textfile (KioskStats.swift); kept across reloads.
-    package let stats: KioskStats
-    /// Blanking, the attract tour, the metrics textfile (MapView+Operations.swift).
-    let operations: KioskOperations
+    package let createdAt = MonotonicClock.now()
 
     /// Opens the display, the map data and the touchscreens the configuration names.
     /// - Parameter display: a backend to use instead of the configured one (tests, demo).
@@ -123,22 +108,14 @@ public final class MapView {
         try self.init(configuration: configuration, configPath: configPath, display: nil, log: log)
     }
 
-    /// The same on a display backend made by the caller (tests, the demo, the bench).
+    /// The same on a display backend made by the caller (tests, the demo, the bench). With
+    /// `startInput: false` the touchscreens are opened but reported, and read, only from
+    /// `startInput()`: a host sets itself as `host` first, so it hears them.
     package init(configuration: KioskConfiguration, configPath: String? = nil, display: DisplayBackend?,
-                 log: KioskLog? = nil) throws {
+                 log: KioskLog? = nil, startInput: Bool = true) throws {
         self.configuration = configuration
-        self.startFileConfiguration = configuration
         self.configPath = configPath
-        let stats = KioskStats(startedAt: MonotonicClock.now())
-        self.stats = stats
-        operations = KioskOperations(settings: configuration.operations, now: MonotonicClock.now())
-        var kioskLog = log ?? KioskLog(level: .init(name: configuration.log.level))
-        let appObserver = kioskLog.problemObserver
-        kioskLog.problemObserver = { level, text in
-            stats.problem(level, text, at: MonotonicClock.now())
-            appObserver?(level, text)
-        }
-        self.log = kioskLog
+        self.log = log ?? KioskLog(level: .init(name: configuration.log.level))
         _ = try BuiltInWorld.load() // a clear error now, not an empty map later
         let d = try display ?? MapView.openDisplay(configuration.display, log: self.log)
         self.display = d
@@ -168,7 +145,6 @@ public final class MapView {
         }
         let streetStyle = MapView.loadStyle(configuration.map.style, log: self.log)
         renderer = MapRenderer(raster: raster, vector: vector, streetStyle: streetStyle)
-        mapFileStamps = MapFileStamps(configuration.map)
         for w in renderer.spriteWarnings { self.log(.warning, w) }
         renderer.textScale = configuration.map.textScale
         renderer.labelLanguage = configuration.map.language
@@ -182,7 +158,6 @@ public final class MapView {
         let density = Replay.density(configuration: configuration, touch: found.first?.capabilities, screen: screen,
                                      displayMM: d.physicalSizeMillimetres)
         pipeline = MapPipeline(configuration: configuration, screen: screen, density: density)
-        pipeline.gestureObserver = { [stats, operations] e in if operations.attract == nil { stats.gesture(e) } }
         pipeline.logTransitions { [log = self.log] level, message in log(level, message) }
         if configuration.touchPrediction {
             pipeline.prediction = FramePrediction(settings: .init(pixelsPerMillimetre: density.pixelsPerMillimetre),
@@ -193,25 +168,7 @@ public final class MapView {
         for p in configuration.gestures.thresholds.problems { self.log(.warning, "gesture thresholds: \(p)") }
         for w in pipeline.overlayWarnings { self.log(.warning, w) }
         for line in MapView.missingTouchscreens(self.configuration, found: found.map(\.path)) { self.log(.warning, line) }
-        handle(opened)
-        try input.attach(to: eventLoop) { [weak self] events in self?.handle(events) }
-        // Write errors (full disk, closed pipe) are logged once per outage; the kiosk goes on.
-        let report: (String) -> Void = { [log = self.log] in log(.warning, $0) }
-        switch configuration.log.events {
-        case "": eventOut = nil
-        case "-": eventOut = EventStreamWriter(fd: STDOUT_FILENO, name: "standard output", report: report)
-        case let path:
-            do { eventOut = try EventStreamWriter.open(path: path, report: report) } catch {
-                throw ConfigError(file: configPath ?? "configuration", line: nil, key: "log.events",
-                                  message: "cannot write the event stream to \(path): \(error)")
-            }
-        }
-        pipeline.sink = { [weak self] line in
-            self?.eventOut?.write(line + "\n")
-            self?.control?.broadcast(line)
-        }
-        // No file and no subscriber: the pipeline encodes no lines at all.
-        pipeline.sinkHasReader = { [weak self] in self?.eventOut != nil || self?.control?.hasSubscribers == true }
+        openedAtStart = opened
         pipeline.measureInfoWindows(with: renderer)
         if let vector {
             tileWorker = try TileWorkerWake(vector: vector, loop: eventLoop) { [weak self] in
@@ -219,6 +176,16 @@ public final class MapView {
                 self?.pipeline.setNeedsRedraw()
             }
         }
+        if startInput { try self.startInput() }
+    }
+
+    /// Reports the touchscreens the constructor opened and starts reading them on the loop
+    /// (hotplug included). Once; the constructor calls it unless told not to.
+    package func startInput() throws {
+        guard let opened = openedAtStart else { return }
+        openedAtStart = nil
+        handle(opened)
+        try input.attach(to: eventLoop) { [weak self] events in self?.handle(events) }
     }
 
     deinit { close() }
@@ -300,7 +267,7 @@ public final class MapView {
     /// The log lines for touchscreens the configuration asks for that are not there: each
     /// [[touch]] table's match (a path also says whether the node exists), or "any" when
     /// the file names none and nothing was found. The kiosk waits for them (hotplug).
-    static func missingTouchscreens(_ cfg: KioskConfiguration, found: [String]) -> [String] {
+    package static func missingTouchscreens(_ cfg: KioskConfiguration, found: [String]) -> [String] {
         let waiting = "waiting for it to be plugged in (touchbridge devices lists input devices)"
         if cfg.touch.isEmpty {
             return found.isEmpty ? ["no touchscreen found yet (the file names none: any touchscreen is used); \(waiting)"] : []
@@ -353,16 +320,13 @@ public final class MapView {
             switch event {
             case .opened(let path, let name, let kind, let foundBy):
                 log(.info, "touchscreen \(path) \"\(name)\" (\(kind.description), found by \(foundBy))")
-                stats.opened(path, name: name)
-                systemdDevicesChanged()
+                host?.touchscreenOpened(path: path, name: name)
                 followDensity()
             case .frames(let path, let frames):
                 for f in frames { feed(f, from: path) }
             case .closed(let path, let reason):
                 merger.remove(device: path)
-                operations.realDown[path] = nil
-                stats.closed(path, at: MonotonicClock.now(), error: reason.isFault)
-                systemdDevicesChanged()
+                host?.touchscreenClosed(path: path, fault: reason.isFault)
                 switch reason {
                 case .gone: log(.warning, "touch device \(path) disappeared (unplugged?); its contacts were cancelled; waiting for it to come back")
                 case .removed: log(.warning, "touch device \(path) was removed; its contacts were cancelled")
@@ -377,7 +341,7 @@ public final class MapView {
     /// Gestures are judged at the density of the touchscreen opened first among those open (as
     /// `replay` judges a recording at its device's): a panel plugged in after the start, or in
     /// place of another, brings its own (MapPipeline.useDensity: once no finger is down).
-    func followDensity() {
+    package func followDensity() {
         guard let first = input.devices.values.min(by: { $0.fd < $1.fd }) else { return }
         let density = Replay.density(configuration: configuration, touch: first.capabilities, screen: screen,
                                      displayMM: display.physicalSizeMillimetres)
@@ -392,7 +356,7 @@ public final class MapView {
     /// devices are, so every event stamped before it has been read (and handled at its own
     /// time) when a deadline at or before `now` fires. After a stall (a busy board, SIGSTOP) a
     /// lift stamped before the long-press time is a tap, not a long press.
-    func catchUp(to now: Double) {
+    package func catchUp(to now: Double) {
         handle(input.readAll())
         pipeline.advance(to: now)
     }
@@ -401,14 +365,7 @@ public final class MapView {
     /// recogniser sees one surface.
     package func feed(_ f: ContactFrame, from path: String) {
         newestInput = max(newestInput ?? f.time, f.time)
-        // Touches are counted as new ids appear; a frame with the same fingers as the last
-        // (nearly every frame of a gesture) costs one comparison, no allocation.
-        let before = operations.realDown[path] ?? []
-        if !f.contacts.elementsEqual(before, by: { $0.id == $1 }) {
-            stats.touchesDown(f.contacts.reduce(0) { $0 + (before.contains($1.id) ? 0 : 1) })
-            operations.realDown[path] = f.contacts.isEmpty ? nil : f.contacts.map(\.id)
-        }
-        if operationsIntercept(f, from: path) { return }
+        if host?.intercept(f, from: path) == true { return }
         pipeline.handle(merger.merge(f, from: path))
     }
 
@@ -421,8 +378,7 @@ public final class MapView {
         defer { running = false }
         var displayFD: Int32?
         defer { if let displayFD { loop.remove(fd: displayFD) } }
-        defer { systemd.detachWatchdog(from: loop) }
-        do { try systemd.attachWatchdog(to: loop) } catch { log(.warning, "systemd watchdog: \(error)") }
+        defer { host?.didRun(on: loop) }
         if let fd = display.eventFileDescriptor {
             try loop.add(fd: fd) { [weak self] fd in
                 guard let self else { return }
@@ -444,18 +400,19 @@ public final class MapView {
         }
         try loop.handleSignals([SIGINT, SIGTERM, SIGHUP]) { [weak self] sig in
             guard let self else { return }
-            if sig == SIGHUP { self.reload() } else {
+            if sig == SIGHUP {
+                if let host = self.host { host.hangup() } else { self.log(.info, "SIGHUP: no configuration file to re-read; going on") }
+            } else {
                 self.log(.info, "signal \(sig): stopping")
-                self.systemd.stopping()
+                self.host?.stopping()
                 self.eventLoop.stop()
             }
         }
-        if !configuration.control.socket.isEmpty { try startControl(on: loop) }
+        try host?.willRun(on: loop)
         // A deadline that passed: the input waiting in the devices first (catchUp).
         loop.onTimer { [weak self] in self?.catchUp(to: MonotonicClock.now()) }
         watchDisplayOwnership(loop)
         pipeline.begin(at: MonotonicClock.now())
-        operations.lastTouch = MonotonicClock.now()   // idle (blanking, attract) counts from here
         try loop.run { [weak self] in self?.beforeWait() }
         close()
     }
@@ -464,7 +421,7 @@ public final class MapView {
 
     /// Right before sleeping: read what input has arrived, draw if something changed and the
     /// display may take a frame, and arm the timer for the earliest deadline.
-    func beforeWait() {
+    package func beforeWait() {
         let now = MonotonicClock.now() // before the read: see catchUp
         catchUp(to: now)
         var wakeAt = pipeline.nextDeadline
@@ -493,7 +450,7 @@ public final class MapView {
             presentRetryAt = nil
             wakeAt = min(wakeAt ?? retry, retry)
         }
-        if let t = operationsTick(now: now) { wakeAt = min(wakeAt ?? t, t) }
+        if let t = host?.tick(now: now) { wakeAt = min(wakeAt ?? t, t) }
         if let stopTime {
             if now >= stopTime { eventLoop.stop(); return }
             wakeAt = min(wakeAt ?? stopTime, stopTime)
@@ -517,7 +474,7 @@ public final class MapView {
     package func drawAndPresent(now: Double) {
         if let retry = displayRetryAt, now < retry { pipeline.setNeedsRedraw(); return } // someone else has the display
         // Blanked: nothing is drawn until a touch wakes the screen (then this frame is drawn).
-        if operations.blanked { pipeline.setNeedsRedraw(); return }
+        if host?.mayDraw == false { pipeline.setNeedsRedraw(); return }
         let drawStart = MonotonicClock.now()
         // While something moves, the renderer may resample its cached base map (fast); the
         // frame after the camera goes idle is drawn at full quality.
@@ -541,13 +498,13 @@ public final class MapView {
                     lastMeasuredInput = input
                 }
                 framesPresented += 1
-                stats.frameDrawn(seconds: MonotonicClock.now() - drawStart)
+                host?.framePresented(drawSeconds: MonotonicClock.now() - drawStart)
                 onFrameTime?(MonotonicClock.now() - drawStart)
                 if firstFrameTime == nil {
                     let first = MonotonicClock.now()
                     firstFrameTime = first
                     log(.info, String(format: "first frame on the display %.0f ms after start", (first - createdAt) * 1000))
-                    systemd.ready(status: systemdStatus())
+                    host?.firstFramePresented()
                 }
                 onFramePresented?(MonotonicClock.now(), newestInput)
                 displayRecovered()
@@ -586,7 +543,7 @@ public final class MapView {
     /// it and the panel is not turned (the frame is the same picture either way: the renderer
     /// paints every pixel of every frame), else a frame of the map view's own that is then
     /// copied (and turned) into the back buffer. True in the second element when in place.
-    func drawingTarget() -> (FrameBuffer, Bool) {
+    package func drawingTarget() -> (FrameBuffer, Bool) {
         let back = display.backBuffer()
         if display.backBufferIsDrawable, configuration.display.rotation == 0,
            back.width == Int(screen.width), back.height == Int(screen.height) {
@@ -601,8 +558,7 @@ public final class MapView {
     public func close() {
         guard !closed else { return }
         closed = true
-        control?.close()
-        control = nil
+        host?.closing()
         tileWorker?.close()
         tileWorker = nil
         if !touchToFlip.isEmpty {
@@ -617,6 +573,38 @@ public final class MapView {
         display.close()
         input.detach()
         input.closeAll()
-        eventOut?.sync()
+        host?.closed()
     }
+}
+
+/// What a composition root around a `MapView` (the kiosk, `Kiosk` in the Kiosk module) hears from
+/// the view's loop and decides for it. Package, not SDK: an app that embeds the view has its
+/// delegate instead. Every call is on the loop's thread.
+package protocol MapViewHost: AnyObject {
+    /// A touchscreen was opened (after the view logged it).
+    func touchscreenOpened(path: String, name: String)
+    /// A touchscreen was closed (its contacts cancelled); `fault`: it failed or vanished.
+    func touchscreenClosed(path: String, fault: Bool)
+    /// A real touchscreen's frame before the merger: true swallows it (the recogniser never sees it).
+    func intercept(_ frame: ContactFrame, from path: String) -> Bool
+    /// False while nothing may be drawn (the display is blanked): frames wait.
+    var mayDraw: Bool { get }
+    /// A frame reached the display; `drawSeconds` from the start of drawing to the present.
+    func framePresented(drawSeconds: Double)
+    /// The first frame reached the display.
+    func firstFramePresented()
+    /// Right before the loop sleeps, after the frame: the host's own work; returns when to be
+    /// called again (joins the loop's one timer), or nil.
+    func tick(now: Double) -> Double?
+    /// `run()` is starting on `loop` (after the display and signals are on it).
+    func willRun(on loop: EventLoop) throws
+    /// `run()` is returning.
+    func didRun(on loop: EventLoop)
+    /// SIGHUP.
+    func hangup()
+    /// SIGINT or SIGTERM: the loop stops after this.
+    func stopping()
+    /// `close()` began (before the display and the devices are closed), and ended.
+    func closing()
+    func closed()
 }

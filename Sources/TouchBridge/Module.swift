@@ -53,6 +53,8 @@
 // Platform
 @_exported import class Platform.EventLoop
 @_exported import enum Platform.MonotonicClock
+@_exported import enum Platform.ProcessSignal
+@_exported import enum Platform.ThreadCPUTime
 
 // TouchCore
 @_exported import enum TouchCore.ABS

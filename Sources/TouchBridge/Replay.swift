@@ -8,6 +8,7 @@ import MapEngine
 package enum Replay {
     public struct ReplayError: Error, CustomStringConvertible {
         public let description: String
+        package init(description: String) { self.description = description }
     }
 
     /// Loads a recording: a combined evemu file, or events plus a separate description.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import Kiosk
 
 /// Where the control socket is: --socket, else the configuration's [control] socket, else the
 /// documented default.

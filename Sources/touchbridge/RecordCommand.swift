@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TouchCore
 import TouchBridge
+import Kiosk
 import TouchDevices
 
 /// `touchbridge record`: a live device written in evemu format (description, then events) until

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import Kiosk
 import TouchCore
 import MapEngine
 import TouchDevices

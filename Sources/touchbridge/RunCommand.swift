@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import Kiosk
 
 /// `touchbridge run`: the kiosk. What a systemd unit starts.
 struct RunCommand: ParsableCommand {
@@ -51,16 +52,16 @@ struct RunCommand: ParsableCommand {
             cfg = KioskConfiguration()
             overrides(&cfg)
         }
-        let view: MapView
+        let kiosk: Kiosk
         do {
-            view = try MapView(configuration: cfg, configPath: FileManager.default.fileExists(atPath: config) ? config : nil)
+            kiosk = try Kiosk(configuration: cfg, configPath: FileManager.default.fileExists(atPath: config) ? config : nil)
         } catch let e as ConfigError {
             fail(e.description, code: 2)
         } catch {
             fail("\(error)", code: 1)
         }
-        view.startFileConfiguration = fileCfg
-        if let duration { view.stopTime = MonotonicClock.now() + duration }
-        do { try view.run() } catch { fail("\(error)", code: 1) }
+        kiosk.startFileConfiguration = fileCfg
+        if let duration { kiosk.stopTime = MonotonicClock.now() + duration }
+        do { try kiosk.run() } catch { fail("\(error)", code: 1) }
     }
 }

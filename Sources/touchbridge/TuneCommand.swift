@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import Kiosk
 import KioskTools
 import TouchCore
 
@@ -39,10 +40,11 @@ struct TuneCommand: ParsableCommand {
             cfg.display.backend = b
         }
         cfg.log.events = "-"
-        let view: MapView
-        do { view = try MapView(configuration: cfg, configPath: hasFile ? config : nil) } catch let e as ConfigError {
+        let kiosk: Kiosk
+        do { kiosk = try Kiosk(configuration: cfg, configPath: hasFile ? config : nil) } catch let e as ConfigError {
             fail(e.description, code: 2)
         } catch { fail("\(error)", code: 1) }
+        let view = kiosk.view
         view.pipeline.writesContacts = true
         var model = TuneModel()
         let ppm = view.pipeline.recognizer.pixelsPerMillimetre
@@ -50,7 +52,7 @@ struct TuneCommand: ParsableCommand {
         view.pipeline.gestureObserver = { model.add($0) }
         view.onFramePresented = { now, input in model.frameShown(at: now, inputTime: input) }
         view.overlay = { frame in TuneOverlay.draw(model, on: frame, pixelsPerMM: ppm) }
-        if let duration { view.stopTime = MonotonicClock.now() + duration }
-        do { try view.run() } catch { fail("\(error)", code: 1) }
+        if let duration { kiosk.stopTime = MonotonicClock.now() + duration }
+        do { try kiosk.run() } catch { fail("\(error)", code: 1) }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TouchCore
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 @Suite struct CalibrationTests {

@@ -6,6 +6,7 @@ import TouchDevices
 import Glibc
 #endif
 @testable import TouchBridge
+@testable import Kiosk
 
 /// `check` refuses what `run` would (issue 30): every error of a file, each with file, line,
 /// key and what to do; what the file names on this machine (tiles, style, folders); bounds.

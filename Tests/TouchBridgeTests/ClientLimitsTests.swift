@@ -5,21 +5,22 @@ import Platform
 import Rendering
 import Logging
 @testable import TouchBridge
+@testable import Kiosk
 
 /// Issue 31's client limits and the image a client names: markers per kiosk, a title's and a
 /// snippet's bytes and marks, refused with the limit named; an icon or a ground image is
 /// decoded from the bytes read through the descriptor that was checked, and never opened
 /// again by path (a file swapped for a symlink after the check draws nothing of the link's).
 @Suite(.serialized) struct ClientLimitsTests {
-    func kiosk(_ tree: HostileInputTests.Tree, width: Int = 64, height: Int = 48) throws -> MapView {
+    func kiosk(_ tree: HostileInputTests.Tree, width: Int = 64, height: Int = 48) throws -> Kiosk {
         var cfg = KioskConfiguration()
         cfg.touch = [.init(match: .path("/nonexistent/event99"))]
         cfg.control.filesDir = tree.allowed
         cfg.control.screenshotDir = tree.allowed
-        return try MapView(configuration: cfg, display: MemoryDisplay(width: width, height: height), log: KioskLog(level: .error))
+        return try Kiosk(configuration: cfg, display: MemoryDisplay(width: width, height: height), log: KioskLog(level: .error))
     }
 
-    func reply(_ view: MapView, _ line: String) throws -> JSONValue { try JSONValue.parse(view.answerControlLine(line)) }
+    func reply(_ view: Kiosk, _ line: String) throws -> JSONValue { try JSONValue.parse(view.answerControlLine(line)) }
 
     func request(_ pairs: [(String, JSONValue)]) -> String { JSONValue.object([("id", .number(1))] + pairs).text }
 

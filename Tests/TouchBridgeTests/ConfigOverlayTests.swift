@@ -3,6 +3,7 @@ import Testing
 import MapEngine
 import TouchCore
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 /// `[[overlays]]`, `[route]`, `[position]`, `[camera] following_tilt` and `[map] cluster_markers`:

@@ -2,6 +2,7 @@ import Testing
 import Display
 import TouchDevices
 @testable import TouchBridge
+@testable import Kiosk
 
 /// One parser each for mode and device-match strings: the file ([display] mode, [[touch]]
 /// match) and the command line (render --mode, calibrate/tune --device, replay --live --follow,

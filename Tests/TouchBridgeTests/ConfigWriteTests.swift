@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import KioskTools
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The calibration's configuration write (issue 19): mode, owner and symlink kept, the folder
 /// flushed, and failures named for what they are. Real files and links in a temporary folder;

@@ -4,6 +4,7 @@ import Testing
 import Gestures
 import TouchCore
 @testable import TouchBridge
+@testable import Kiosk
 
 let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

@@ -2,6 +2,7 @@ import MapEngine
 import Foundation
 import Testing
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The control socket's line format (docs/control.md) without a socket: parsing requests,
 /// writing replies, and `ctl`'s key=value arguments.

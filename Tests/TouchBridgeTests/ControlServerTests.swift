@@ -5,6 +5,7 @@ import Testing
 import SystemPackage
 import Logging
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The control socket's server on a real event loop and real Unix sockets: the bounds that keep
 /// one client (or the descriptor limit) from taking the kiosk's loop. The loop runs until a

@@ -3,6 +3,7 @@ import Testing
 import MapEngine
 import Rendering
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 /// `touchbridge demo` (issue 26): beside the gestures the tour shows a route with the puck

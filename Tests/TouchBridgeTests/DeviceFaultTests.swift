@@ -6,6 +6,7 @@ import MapEngine
 import Platform
 @testable import TouchDevices
 @testable import TouchBridge
+@testable import Kiosk
 
 /// Touchscreens that fail while the kiosk reads them: a scripted device (the same reading code
 /// as libevdev's, fed batch by batch, each batch one read) adopted by the kiosk's own device

@@ -5,6 +5,7 @@ import Testing
 import Display
 import Platform
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The kiosk with a display that fails: it keeps running, logs each problem once, and waits
 /// for a display another DRM master holds (a frame attempt every half second, no busy loop).

@@ -6,6 +6,7 @@ import Rendering
 import Display
 import Logging
 @testable import TouchBridge
+@testable import Kiosk
 
 /// MapView draws straight into the display's buffer when the display says it is ordinary
 /// memory and the panel is not turned; the picture on the display is the one a separate frame

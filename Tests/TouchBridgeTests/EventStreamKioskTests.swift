@@ -3,6 +3,7 @@ import Testing
 import TouchCore
 import MapEngine
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The kiosk's event stream (`[log] events`): a full disk does not stop the kiosk, and a FIFO
 /// nobody reads is a configuration error, not a hang at start.
@@ -15,7 +16,7 @@ import MapEngine
     }
 
     @Test func aFullDiskDropsLinesAndTheKioskGoesOn() throws {
-        let view = try MapView(configuration: config(events: "/dev/full"), display: MemoryDisplay(width: 640, height: 400),
+        let view = try Kiosk(configuration: config(events: "/dev/full"), display: MemoryDisplay(width: 640, height: 400),
                                log: KioskLog(level: .error))
         let before = view.controller.camera
         var s = TouchScript(screen: view.screen, start: 1)
@@ -36,7 +37,7 @@ import MapEngine
         #expect(mkfifo(path, 0o600) == 0)
         defer { unlink(path) }
         do {
-            _ = try MapView(configuration: config(events: path), display: MemoryDisplay(width: 64, height: 48), log: KioskLog(level: .error))
+            _ = try Kiosk(configuration: config(events: path), display: MemoryDisplay(width: 64, height: 48), log: KioskLog(level: .error))
             Issue.record("expected a ConfigError")
         } catch let e as ConfigError {
             #expect(e.key == "log.events")

@@ -4,6 +4,7 @@ import TouchCore
 import Gestures
 import MapEngine
 @testable import TouchBridge
+@testable import Kiosk
 
 /// Issue 30: the stream's first line shows the camera the kiosk really starts with and says
 /// its mode; didChange lines are not repeated.

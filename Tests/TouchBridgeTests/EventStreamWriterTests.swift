@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The event stream survives its reader: a full disk or a closed pipe is reported once and the
 /// writer goes on (the kiosk keeps running); when writing works again that is reported too.

@@ -3,6 +3,7 @@ import Testing
 import TouchCore
 import Gestures
 @testable import TouchBridge
+@testable import Kiosk
 import KioskTools
 
 /// Pinch and rotate end with the touch-down map points under the fingers (within a few px),

@@ -4,6 +4,7 @@ import TouchCore
 import Gestures
 import MapEngine
 @testable import TouchBridge
+@testable import Kiosk
 
 /// Issue 14 at the kiosk's level: the runtime mask API and SIGHUP end a running gesture
 /// cleanly and keep markers and the open info window; the shipped configurations start where

@@ -4,6 +4,7 @@ import Testing
 import Rendering
 import Display
 @testable import TouchBridge
+@testable import Kiosk
 
 /// A panel mounted at 90/180/270 degrees: the map drawn upright for the viewer is turned into
 /// the display's own orientation.

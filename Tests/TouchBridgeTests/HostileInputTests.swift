@@ -7,6 +7,7 @@ import Logging
 import TileSources
 import VectorTiles
 @testable import TouchBridge
+@testable import Kiosk
 
 /// Issue 31, the rest of "hostile input": paths a control client names confined to the folders
 /// the configuration allows (never through a symlink, never over a file the kiosk did not make),
@@ -50,15 +51,15 @@ import VectorTiles
         }
     }
 
-    func kiosk(_ tree: Tree, files: String? = nil, shots: String? = nil) throws -> MapView {
+    func kiosk(_ tree: Tree, files: String? = nil, shots: String? = nil) throws -> Kiosk {
         var cfg = KioskConfiguration()
         cfg.touch = [.init(match: .path("/nonexistent/event99"))]
         cfg.control.filesDir = files ?? tree.allowed
         cfg.control.screenshotDir = shots ?? tree.allowed
-        return try MapView(configuration: cfg, display: MemoryDisplay(width: 64, height: 48), log: KioskLog(level: .error))
+        return try Kiosk(configuration: cfg, display: MemoryDisplay(width: 64, height: 48), log: KioskLog(level: .error))
     }
 
-    func reply(_ view: MapView, _ line: String) throws -> JSONValue { try JSONValue.parse(view.answerControlLine(line)) }
+    func reply(_ view: Kiosk, _ line: String) throws -> JSONValue { try JSONValue.parse(view.answerControlLine(line)) }
 
     // MARK: confined paths
 
@@ -248,8 +249,8 @@ import VectorTiles
         cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.14, longitude: 9.52), zoom: 12)
         let out = WrittenText()
         let logger = Logger(label: "touchbridge") { JournalLogHandler(label: $0, style: .plain, write: out.append) }
-        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 320, height: 200), log: KioskLog(level: .info, logger: logger))
-        view.renderer = MapRenderer(vector: VectorTileSet(tiles: Tiles()))
+        let view = try Kiosk(configuration: cfg, display: MemoryDisplay(width: 320, height: 200), log: KioskLog(level: .info, logger: logger))
+        view.view.renderer = MapRenderer(vector: VectorTileSet(tiles: Tiles()))
         view.drawAndPresent(now: 10)
         view.drawAndPresent(now: 11)
         let lines = out.text.split(separator: "\n").filter { $0.contains("over the tile budget") }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import TouchBridge
+@testable import Kiosk
 #if canImport(Glibc)
 import Glibc
 #endif

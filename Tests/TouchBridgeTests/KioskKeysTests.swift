@@ -5,6 +5,7 @@ import MapEngine
 import Rendering
 import Display
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The keys issue 15 added: control socket, target bounds, home reset, marker looks, the udev
 /// calibration string and touch rotation that follows the display.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 /// `touchbridge soak --hours`, a few seconds of it: the whole kiosk with its loop and socket,

@@ -6,6 +6,7 @@ import MapEngine
 import Platform
 @testable import TouchDevices
 @testable import TouchBridge
+@testable import Kiosk
 
 /// Live is not replay (issue 29): a kiosk that was not scheduled for a while (a busy board,
 /// SIGSTOP) wakes with input waiting in its touchscreens and a deadline (long press, double tap,

@@ -5,6 +5,7 @@ import TouchCore
 import Gestures
 import MapEngine
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The façade as an app uses it: a MapView on a memory display, a delegate, markers; input
 /// through the same assembler as a panel's (scripted frames with explicit times).

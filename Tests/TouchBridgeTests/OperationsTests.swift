@@ -4,6 +4,7 @@ import TouchCore
 import Gestures
 import MapEngine
 @testable import TouchBridge
+@testable import Kiosk
 
 /// An operator's kiosk (issue 30): blanking and wake, the attract tour, stats and the metrics
 /// textfile, driven with explicit times through the map view's own entry points (`feed`, as
@@ -18,13 +19,13 @@ import MapEngine
 
     static let home = CameraPosition(target: Coordinate(latitude: 47, longitude: 6), zoom: 5)
 
-    func makeView(_ edit: (inout KioskConfiguration) -> Void = { _ in }) throws -> (MapView, MemoryDisplay, Recorder) {
+    func makeView(_ edit: (inout KioskConfiguration) -> Void = { _ in }) throws -> (Kiosk, MemoryDisplay, Recorder) {
         var cfg = KioskConfiguration()
         cfg.touch = [.init(match: .path("/nonexistent/event99"))] // no real devices on this host
         cfg.map.camera = Self.home
         edit(&cfg)
         let display = MemoryDisplay(width: 1280, height: 800)
-        let view = try MapView(configuration: cfg, display: display, log: KioskLog(level: .error))
+        let view = try Kiosk(configuration: cfg, display: display, log: KioskLog(level: .error))
         let rec = Recorder()
         view.delegate = rec
         view.operations.lastTouch = 0   // the idle clock starts at t = 0 (explicit times below)
@@ -33,7 +34,7 @@ import MapEngine
     }
 
     /// A tap's frames (down, lift) at `time`, as a touchscreen reports them.
-    func tapFrames(_ view: MapView, at time: Double, _ p: Point = Point(x: 500, y: 300)) -> [ContactFrame] {
+    func tapFrames(_ view: Kiosk, at time: Double, _ p: Point = Point(x: 500, y: 300)) -> [ContactFrame] {
         var s = TouchScript(screen: view.screen, start: time)
         s.tap(p)
         var asm = FrameAssembler(capabilities: s.device, screen: view.screen)
@@ -41,7 +42,7 @@ import MapEngine
     }
 
     /// Draws as the loop does when the map view says it needs to.
-    func drawIfNeeded(_ view: MapView, now: Double) {
+    func drawIfNeeded(_ view: Kiosk, now: Double) {
         view.pipeline.advance(to: now)
         if view.pipeline.takeNeedsRedraw() { view.drawAndPresent(now: now) }
     }
@@ -84,7 +85,7 @@ import MapEngine
         view.pipeline.sink = { lines.append($0) }
         view.pipeline.sinkHasReader = { true }
         #expect(view.operationsTick(now: 59) == 60)
-        #expect(view.operationsTick(now: 60) == 60 + MapView.attractLead)
+        #expect(view.operationsTick(now: 60) == 60 + Kiosk.attractLead)
         #expect(view.isAttractPlaying && view.stats.attractRuns == 1)
         // Play 8 s of the tour, as the loop would, waking when the next frame is due.
         #expect(playTour(view, from: 60, until: 69))
@@ -113,7 +114,7 @@ import MapEngine
 
     /// Plays the attract tour from `start` to `end` as the loop would (waking when the next
     /// frame is due); whether the camera left home on the way.
-    func playTour(_ view: MapView, from start: Double, until end: Double) -> Bool {
+    func playTour(_ view: Kiosk, from start: Double, until end: Double) -> Bool {
         var t = start
         var moved = false
         while t < end {
@@ -172,7 +173,7 @@ import MapEngine
         log.problemObserver = { l, t in observed.add(l, t) }
         var cfg = KioskConfiguration()
         cfg.touch = [.init(match: .path("/nonexistent/event99"))]
-        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 640, height: 400), log: log)
+        let view = try Kiosk(configuration: cfg, display: MemoryDisplay(width: 640, height: 400), log: log)
         view.handle([.opened(path: "/dev/input/event3", name: "ILITEK panel", kind: .protocolB(slots: 10), foundBy: "test")])
         view.handle([.closed(path: "/dev/input/event3", reason: .gone)])
         view.drawAndPresent(now: MonotonicClock.now())
@@ -201,7 +202,7 @@ import MapEngine
     @Test func aConfiguredTouchscreenThatIsNotThereIsListedAsWaitedFor() throws {
         var cfg = KioskConfiguration()
         cfg.touch = [.init(match: .path("/nonexistent/event99"))]
-        let view = try MapView(configuration: cfg, display: MemoryDisplay(width: 640, height: 400), log: KioskLog(level: .error))
+        let view = try Kiosk(configuration: cfg, display: MemoryDisplay(width: 640, height: 400), log: KioskLog(level: .error))
         func waiting() -> [String] {
             JSONValue.object(view.stats.json(view.statsSnapshot(now: MonotonicClock.now())))["touchscreens_waiting"]?.array?.compactMap(\.string) ?? []
         }
@@ -259,7 +260,7 @@ import MapEngine
         try "[display]\nbackend = \"png\"\n".write(toFile: path, atomically: true, encoding: .utf8)
         let cfg = try KioskConfiguration.load(path: path)
         let display = MemoryDisplay(width: 640, height: 400)
-        let view = try MapView(configuration: cfg, configPath: path, display: display, log: KioskLog(level: .error))
+        let view = try Kiosk(configuration: cfg, configPath: path, display: display, log: KioskLog(level: .error))
         view.operations.lastTouch = 0
         view.pipeline.begin(at: 0)
         for f in tapFrames(view, at: 1) { view.feed(f, from: "/dev/input/event3") }

@@ -3,6 +3,7 @@ import Testing
 import TouchCore
 import MapEngine
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 /// Touch prediction moves the picture only: a real recording through the kiosk façade (a

@@ -2,6 +2,7 @@ import Platform
 import Foundation
 import Testing
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 /// The one resident-memory reader (soak, bench and the kiosk probe use it).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TouchCore
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The real recordings (whot/evemu-devices, MIT) replayed through assembler, recogniser and
 /// controller give the gestures a person made.

@@ -7,6 +7,7 @@ import MapEngine
 import Glibc
 #endif
 @testable import TouchBridge
+@testable import Kiosk
 
 /// SIGHUP re-reads the configuration: a good file is applied, a bad one keeps the old one.
 @Suite(.serialized) struct ReloadTests {
@@ -32,7 +33,7 @@ import Glibc
 
     /// Runs the view's loop, sends itself SIGHUP once the first frame is up (after `edit`), and
     /// stops shortly after.
-    func runWithHangup(_ view: MapView, edit: @escaping () -> Void) throws {
+    func runWithHangup(_ view: Kiosk, edit: @escaping () -> Void) throws {
         var sent = false
         view.onFramePresented = { _, _ in
             guard !sent else { return }
@@ -48,7 +49,7 @@ import Glibc
 
     @Test func aGoodNewFileIsApplied() throws {
         let path = try tempConfig(base)
-        let view = try MapView(configuration: try KioskConfiguration.load(path: path), configPath: path,
+        let view = try Kiosk(configuration: try KioskConfiguration.load(path: path), configPath: path,
                                display: MemoryDisplay(width: 640, height: 400), log: KioskLog(level: .error))
         #expect(view.pipeline.recognizer.thresholds.tapMaxMovement == 3)
         try runWithHangup(view) {
@@ -61,7 +62,7 @@ import Glibc
 
     @Test func aBadNewFileKeepsTheRunningConfiguration() throws {
         let path = try tempConfig(base)
-        let view = try MapView(configuration: try KioskConfiguration.load(path: path), configPath: path,
+        let view = try Kiosk(configuration: try KioskConfiguration.load(path: path), configPath: path,
                                display: MemoryDisplay(width: 640, height: 400), log: KioskLog(level: .error))
         try runWithHangup(view) {
             try? (self.base + "\n[gestures]\ntap_slop_mm = \"wide\"\n").write(toFile: path, atomically: true, encoding: .utf8)
@@ -70,8 +71,8 @@ import Glibc
         #expect(view.controller.markers.map(\.id) == ["a"])
     }
 
-    func view(_ path: String) throws -> MapView {
-        try MapView(configuration: try KioskConfiguration.load(path: path), configPath: path,
+    func view(_ path: String) throws -> Kiosk {
+        try Kiosk(configuration: try KioskConfiguration.load(path: path), configPath: path,
                     display: MemoryDisplay(width: 640, height: 400), log: KioskLog(level: .error))
     }
 

@@ -5,6 +5,7 @@ import MapEngine
 import Rendering
 import Display
 @testable import TouchBridge
+@testable import Kiosk
 
 /// When a pinch ends, the picture the kiosk leaves on the glass is the one `render` draws for
 /// the camera the event stream reports (the kiosk VM test compares them), even when the pinch's

@@ -1,6 +1,7 @@
 import Testing
 import TouchCore
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 /// The soak's own checks work: a short run of random gestures (with unplugs and SYN_DROPPED

@@ -4,6 +4,7 @@ import TouchCore
 import Gestures
 import MapEngine
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The event stream's hand-written encoder gives the bytes Foundation's String(format:) gave,
 /// and a pipeline nobody reads encodes nothing yet moves the map and calls the delegate as

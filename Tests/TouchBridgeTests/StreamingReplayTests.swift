@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TouchCore
 @testable import TouchBridge
+@testable import Kiosk
 
 /// Recordings are streamed a line at a time (a 200 MB recording does not become 600 MB of
 /// memory), with LF or CRLF line ends, and the result is the same as reading them whole.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MapEngine
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 /// `touchbridge demo --street`: the scripted tour over Vaduz on the Liechtenstein tiles.

@@ -1,5 +1,6 @@
 import Testing
 @testable import TouchBridge
+@testable import Kiosk
 
 @Suite struct StreetMapConfigTests {
     @Test func tilesSourceAndTheOldSpellingsMeanTheSame() throws {

@@ -5,6 +5,7 @@ import MapEngine
 import Gestures
 import Rendering
 @testable import TouchBridge
+@testable import Kiosk
 
 /// The Liechtenstein OpenMapTiles extract the street-map tests use (Tests/StreetMapTests/Fixtures, ODbL).
 let liechtensteinTiles = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -2,6 +2,7 @@ import Platform
 import Foundation
 import Testing
 @testable import TouchBridge
+@testable import Kiosk
 
 /// A service manager's end of the notify protocol: a real AF_UNIX datagram socket.
 final class NotifyListener {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TouchBridge
+@testable import Kiosk
 
 /// Texts on which TOMLKit's toml++ asserts (SIGABRT) are refused before it sees them, with the
 /// file, line and column; the three inputs are the fuzzer's finds (Fuzz/crashes/fuzz-config).

@@ -2,6 +2,7 @@ import Testing
 import TouchCore
 import Gestures
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 @Suite struct TuneModelTests {

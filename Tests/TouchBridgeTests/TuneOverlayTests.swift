@@ -4,6 +4,7 @@ import TouchCore
 import Gestures
 import Rendering
 @testable import TouchBridge
+@testable import Kiosk
 @testable import KioskTools
 
 @Suite struct TuneOverlayTests {

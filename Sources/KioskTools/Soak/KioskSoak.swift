@@ -1,5 +1,6 @@
 import Foundation
 import TouchBridge
+import Kiosk
 import TouchDevices
 import TouchCore
 import Gestures
@@ -67,6 +68,7 @@ public final class KioskSoak: @unchecked Sendable {
     let settings: Settings
     let folder: String
     let display: SoakDisplay
+    let kiosk: Kiosk
     let view: MapView
     let touchPath = "/soak/touchscreen"
     /// Driver thread -> loop: frames and commands, with a pipe byte to wake the loop.
@@ -90,7 +92,8 @@ public final class KioskSoak: @unchecked Sendable {
         try KioskSoak.config(tiles: settings.tiles, folder: folder).write(toFile: configPath, atomically: true, encoding: .utf8)
         display = SoakDisplay(width: settings.width, height: settings.height)
         let cfg = try KioskConfiguration.load(path: configPath, checkFiles: false)
-        view = try MapView(configuration: cfg, configPath: configPath, display: display, log: KioskLog(level: .error))
+        kiosk = try Kiosk(configuration: cfg, configPath: configPath, display: display, log: KioskLog(level: .error))
+        view = kiosk.view
     }
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }

@@ -1,3 +1,4 @@
+import TouchBridge
 import Foundation
 import Platform
 
@@ -97,7 +98,7 @@ package final class SystemdNotifier {
     static func oneLine(_ s: String) -> String { s.replacingOccurrences(of: "\n", with: "; ") }
 }
 
-extension MapView {
+extension Kiosk {
     /// STATUS= for `systemctl status`: the display and the touchscreens in use.
     func systemdStatus() -> String {
         let touch = input.openPaths

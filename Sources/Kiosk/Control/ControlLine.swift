@@ -1,8 +1,9 @@
+import TouchBridge
 import Foundation
 import MapEngine
 import Platform
 
-extension MapView {
+extension Kiosk {
     /// One request line answered as the control socket answers it (`ControlServer`), without a
     /// socket: the same parser, the same commands, the same reply text. For tests and the
     /// fuzz-control target (Fuzz/README.md).

@@ -1,3 +1,4 @@
+import TouchBridge
 import Foundation
 import TouchCore
 import Gestures
@@ -7,7 +8,7 @@ import VectorTiles
 
 /// The commands of the control socket (docs/control.md), each a thin use of the SDK surface:
 /// the controller's programmatic moves, markers, modes and the position source.
-extension MapView {
+extension Kiosk {
     func startControl(on loop: EventLoop) throws {
         let server = try ControlServer(path: configuration.control.socket, log: log)
         server.handler = { [unowned self] request, client in try self.perform(request, client: client) }
@@ -128,8 +129,8 @@ extension MapView {
             if existing == nil && (lat == nil || lon == nil) { throw ControlError("add_marker needs \"latitude\" and \"longitude\"") }
             if let lat { m.position.latitude = lat }
             if let lon { m.position.longitude = lon }
-            if let t = try a.optionalString("title") { m.title = try MapView.markerText(t, "title", MarkerLimits.maxTitleBytes) }
-            if let t = try a.optionalString("snippet") { m.snippet = try MapView.markerText(t, "snippet", MarkerLimits.maxSnippetBytes) }
+            if let t = try a.optionalString("title") { m.title = try Kiosk.markerText(t, "title", MarkerLimits.maxTitleBytes) }
+            if let t = try a.optionalString("snippet") { m.snippet = try Kiosk.markerText(t, "snippet", MarkerLimits.maxSnippetBytes) }
             if let z = try a.number("z_index", in: -1_000_000...1_000_000) { m.zIndex = Int(z) }
             if let icon = try a.optionalString("icon") {
                 if let path = icon {

@@ -1,3 +1,4 @@
+import TouchBridge
 import Foundation
 import TouchCore
 import Gestures
@@ -78,15 +79,9 @@ struct AttractTour {
     }
 }
 
-extension MapView {
+extension Kiosk {
     /// Pause between the camera going home and the tour's first touch, and between two tours.
     static let attractLead = 1.0, attractPause = 3.0
-
-    /// Whether the attract tour is playing (its gestures reach the delegate like a visitor's;
-    /// the event stream marks its lines `"attract":true`).
-    public var isAttractPlaying: Bool { operations.attract != nil }
-    /// Whether the display is blanked after idle.
-    public var isBlanked: Bool { operations.blanked }
 
     /// A real touchscreen's frame, before the pipeline sees it. True: swallowed (it woke the
     /// screen, or stopped the tour: the first touch of a visitor is not a gesture).
@@ -198,7 +193,7 @@ extension MapView {
     private func beginTourRun(at now: Double) {
         controller.goHome(at: now)
         pipeline.advance(to: now)
-        operations.attract = AttractPlayback(startedAt: now + MapView.attractLead)
+        operations.attract = AttractPlayback(startedAt: now + Kiosk.attractLead)
         stats.attractStarted()
     }
 
@@ -210,7 +205,7 @@ extension MapView {
             var f = tour.frames[play.next]
             f.time += play.startedAt
             play.down = f.contacts.map(\.id)
-            pipeline.handle(merger.merge(f, from: AttractTour.device))
+            pipeline.handle(view.merger.merge(f, from: AttractTour.device))
             play.next += 1
         }
         if play.next < tour.frames.count {
@@ -218,10 +213,10 @@ extension MapView {
             return play.startedAt + tour.frames[play.next].time
         }
         // Done: the next run after a pause (and the camera's trip home).
-        let again = play.startedAt + tour.duration + MapView.attractPause
+        let again = play.startedAt + tour.duration + Kiosk.attractPause
         if now >= again {
             beginTourRun(at: now)
-            return now + MapView.attractLead
+            return now + Kiosk.attractLead
         }
         ops.attract = play
         return again
@@ -234,9 +229,9 @@ extension MapView {
         guard let play = ops.attract else { return }
         if !play.down.isEmpty {
             let cancel = ContactFrame(time: max(now, pipeline.lastTime ?? now), contacts: [], cancelled: play.down)
-            pipeline.handle(merger.merge(cancel, from: AttractTour.device))
+            pipeline.handle(view.merger.merge(cancel, from: AttractTour.device))
         }
-        merger.remove(device: AttractTour.device)
+        view.merger.remove(device: AttractTour.device)
         ops.attract = nil
         stats.attractPlaying = false
         pipeline.lineMark = nil
@@ -250,7 +245,7 @@ extension MapView {
 
     func statsSnapshot(now: Double) -> KioskStats.Snapshot {
         let v = renderer.vector?.cacheCounts ?? (0, 0), r = renderer.raster?.cacheCounts ?? (0, 0)
-        return KioskStats.Snapshot(now: now, touchToFlip: touchToFlip, displayName: display.name, displayProblem: displayProblem,
+        return KioskStats.Snapshot(now: now, touchToFlip: view.touchToFlip, displayName: display.name, displayProblem: view.displayProblem,
                                    residentBytes: ProcessMemory.residentBytes(), peakResidentBytes: ProcessMemory.peakResidentBytes(),
                                    cacheBytes: renderer.cacheSizes.reduce(0) { $0 + $1.bytes },
                                    tileHits: retiredTileCounts.hits + v.0 + r.0, tileMisses: retiredTileCounts.misses + v.1 + r.1,

@@ -1,3 +1,4 @@
+import TouchBridge
 import Foundation
 import TouchCore
 import MapEngine
@@ -18,7 +19,7 @@ struct OverlaySpec {
 }
 
 /// The overlay, route, position and clustering commands of the control socket (docs/control.md).
-extension MapView {
+extension Kiosk {
     /// Performs an overlay, route or clustering command (`ControlCommand.isOverlayCommand`).
     func performOverlayCommand(_ command: ControlCommand, _ a: inout ControlArguments, now: Double) throws -> [(String, JSONValue)] {
         switch command {

@@ -1,3 +1,4 @@
+import TouchBridge
 import Foundation
 import MapEngine
 import Rendering
@@ -17,7 +18,7 @@ public struct ReloadResult: Sendable, Equatable {
     public var applied: [String] = []
 }
 
-extension MapView {
+extension Kiosk {
     /// Keys `reload` cannot apply to a running kiosk, compared between the file the kiosk
     /// started with (`startFileConfiguration`) and the new one.
     static func restartNeeded(running a: KioskConfiguration, new b: KioskConfiguration) -> [String] {
@@ -53,7 +54,7 @@ extension MapView {
             return ReloadResult(error: "no configuration file to re-read")
         }
         systemd.reloading()
-        defer { if firstFrameTime != nil { systemd.ready(status: systemdStatus()) } }
+        defer { if view.firstFrameTime != nil { systemd.ready(status: systemdStatus()) } }
         let new: KioskConfiguration
         do {
             new = try KioskConfiguration.load(path: path)
@@ -74,7 +75,9 @@ extension MapView {
         let styleChanged = new.map.style != old.map.style || stamps.style != mapFileStamps.style
         if tilesChanged || styleChanged {
             do {
-                try switchMap(to: new.map)
+                let retired = try view.switchMap(to: new.map)
+                retiredTileCounts.hits += retired.hits
+                retiredTileCounts.misses += retired.misses
                 mapFileStamps = stamps
                 if tilesChanged { result.applied.append("tiles") }
                 if styleChanged { result.applied.append("style") }
@@ -94,10 +97,10 @@ extension MapView {
         }
         pipeline.reconfigure(new, at: now)
         result.applied += ["gestures", "markers", "overlays", "route", "map limits"]
-        applyCameraSettings(old: old, new: new, at: now)
+        view.applyCameraSettings(old: old, new: new, at: now)
         result.applied.append("camera settings")
         if new.display.maxFPS != old.display.maxFPS {
-            pacer = FramePacer(refreshHz: min(display.refreshHz > 0 ? display.refreshHz : 60, Double(new.display.maxFPS)))
+            view.pacer = FramePacer(refreshHz: min(display.refreshHz > 0 ? display.refreshHz : 60, Double(new.display.maxFPS)))
             result.applied.append("max_fps")
         }
         configuration.gestures = new.gestures
@@ -126,7 +129,7 @@ extension MapView {
         stats.reloaded()
         result.applied.append("blanking, attract and metrics settings")
         for w in pipeline.overlayWarnings { log(.warning, "reload: \(w)") }
-        result.restartNeeded = MapView.restartNeeded(running: startFileConfiguration, new: new)
+        result.restartNeeded = Kiosk.restartNeeded(running: startFileConfiguration, new: new)
         log(.info, "reload: re-read \(path): applied " + result.applied.joined(separator: ", "))
         if !result.restartNeeded.isEmpty {
             log(.warning, "reload: these keys changed but take effect only after a restart (systemctl restart touchbridge): "
@@ -134,85 +137,6 @@ extension MapView {
         }
         pipeline.setNeedsRedraw()
         return result
-    }
-
-    /// `[camera]` changed in the file: the position source (fixed position, heading, or the
-    /// track) and the start mode, when the file changed them (a mode a person or an app chose
-    /// since stays otherwise).
-    func applyCameraSettings(old: KioskConfiguration, new: KioskConfiguration, at now: Double) {
-        let o = old.camera, n = new.camera
-        if n.positionSource != o.positionSource || n.position != o.position || n.heading != o.heading
-            || new.position.accuracyMeters != old.position.accuracyMeters {
-            switch n.positionSource {
-            case .fixed:
-                if let p = n.position {
-                    var fix = PositionFix(coordinate: p, heading: n.heading)
-                    fix.accuracy = new.position.accuracyMeters
-                    controller.setPosition(fix, at: now)
-                } else {
-                    controller.positionSource = nil
-                }
-            case .track:
-                controller.positionSource = PositionSource.track(DemoTrack.points).shifted(by: now)
-            }
-        }
-        if n.mode != o.mode {
-            if n.mode == .following && controller.positionSource == nil {
-                log(.warning, "reload: camera mode following needs a position; staying in \(controller.cameraMode.rawValue)")
-            } else {
-                controller.setCameraMode(n.mode, at: now)
-            }
-        }
-        pipeline.advance(to: now)
-    }
-
-    /// A new tiles file or style: a new renderer (its caches sized as at start); the vector
-    /// worker's wake-up moves to the new tile set.
-    func switchMap(to map: KioskConfiguration.MapSettings) throws {
-        let w = Int(screen.width), h = Int(screen.height)
-        var raster: RasterTileSource? = nil
-        var vector: VectorTileSet? = nil
-        var warnings: [String] = []
-        if case .mbtiles(let path) = map.source {
-            let opened = MapRenderer.openTiles(path: path, rasterCacheCapacity: RasterTileSource.capacity(screenWidth: w, screenHeight: h),
-                                               vectorCacheBytes: VectorTileSet.cacheBytes(
-                screenWidth: w, screenHeight: h, margin: MapRenderer.cacheMargin(width: w, height: h)))
-            guard opened.raster != nil || opened.vector != nil else {
-                throw ConfigError(file: configPath ?? "configuration", line: nil, key: "map.tiles",
-                                  message: TileFileCheck.problem(path: path) ?? "\(path): cannot be opened")
-            }
-            raster = opened.raster
-            vector = opened.vector
-            warnings = opened.warnings
-        }
-        var style: StreetStyle? = nil
-        if let path = map.style {
-            do { style = try StreetStyle.load(path: path) } catch {
-                throw ConfigError(file: configPath ?? "configuration", line: nil, key: "map.style", message: "\(error)")
-            }
-        }
-        tileWorker?.close()
-        tileWorker = nil
-        let v = renderer.vector?.cacheCounts ?? (0, 0), rc = renderer.raster?.cacheCounts ?? (0, 0)
-        retiredTileCounts.hits += v.0 + rc.0
-        retiredTileCounts.misses += v.1 + rc.1
-        let r = MapRenderer(raster: raster, vector: vector, streetStyle: style)
-        r.textScale = renderer.textScale
-        r.labelLanguage = renderer.labelLanguage
-        r.usesBaseMapCache = renderer.usesBaseMapCache
-        r.usesOverlayLayer = renderer.usesOverlayLayer
-        r.decodedImages = renderer.decodedImages
-        renderer = r
-        pipeline.measureInfoWindows(with: r)
-        for warning in warnings + r.spriteWarnings { log(.warning, warning) }
-        if let style { MapView.logNotices(style, log: log) }
-        if let vector {
-            tileWorker = try TileWorkerWake(vector: vector, loop: eventLoop) { [weak self] in
-                self?.renderer.invalidateCache()
-                self?.pipeline.setNeedsRedraw()
-            }
-        }
-        log(.info, MapView.memoryPlan(display: display, rotation: configuration.display.rotation, width: w, height: h, raster: raster, vector: vector))
     }
 }
 

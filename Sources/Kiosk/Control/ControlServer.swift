@@ -1,3 +1,4 @@
+import TouchBridge
 import MapEngine
 import Foundation
 import Platform
