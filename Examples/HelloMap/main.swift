@@ -1,7 +1,7 @@
 import TouchBridge
 
 
-final class Kiosk: MapViewDelegate {
+final class MapApp: MapViewDelegate {
     func didTap(marker: Marker) -> Bool { false }            // false: the info window opens
     func idleAt(_ camera: CameraPosition) { print("idle at", camera) }
     func didLongPressAt(_ c: Coordinate) { print("long press at", c) }
@@ -11,8 +11,8 @@ final class Kiosk: MapViewDelegate {
 var config = try KioskConfiguration.load(path: "/etc/touchbridge/touchbridge.toml")
 config.gestures.enabled.remove(.tilt)                         // each gesture on or off by a mask
 let view = try MapView(configuration: config)
-let kiosk = Kiosk()
-view.delegate = kiosk
+let app = MapApp()
+view.delegate = app
 view.add(Marker(id: "cafe", position: Coordinate(latitude: 48.853, longitude: 2.349),
                 title: "Cafe", snippet: "Open 8:00 to 20:00"))
 // The way: a GeoJSON area styled by its simplestyle properties, a circle, the route, the puck.
