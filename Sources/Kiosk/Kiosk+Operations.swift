@@ -232,6 +232,9 @@ extension Kiosk {
             pipeline.handle(view.merger.merge(cancel, from: AttractTour.device))
         }
         view.merger.remove(device: AttractTour.device)
+        // A gesture of the tour still pending (its last tap waiting for doubleTapTimeout) is the
+        // tour's, not the visitor's: dropped while the lines are still marked.
+        pipeline.interruptGesture(at: now, reason: "the attract tour stopped")
         ops.attract = nil
         stats.attractPlaying = false
         pipeline.lineMark = nil

@@ -104,13 +104,22 @@ package final class MapPipeline {
     /// Changes which gestures move the map, at runtime. A gesture running at that moment ends
     /// cleanly (ended, then idleAt); fingers still down are ignored until they lift.
     public func setGestureMask(_ mask: GestureMask, at time: Double) {
-        let t = max(time, controller.now)
-        advance(to: t) // the last frame's didChange goes out before the gesture ends
-        deliver(recognizer.interrupt(at: t, reason: "gesture mask changed"))
+        let t = interruptGesture(at: time, reason: "gesture mask changed")
         controller.configuration.gestureMask = mask
         controller.advance(to: t)
         drainMapEvents()
         dirty = true
+    }
+
+    /// Ends the running gesture cleanly (ended, then idleAt) and drops a pending one (a tap
+    /// waiting for doubleTapTimeout is never confirmed); fingers still down are ignored until
+    /// they lift. Returns the time it happened at (never before the pipeline's clock).
+    @discardableResult
+    public func interruptGesture(at time: Double, reason: String) -> Double {
+        let t = max(time, controller.now)
+        advance(to: t) // the last frame's didChange goes out before the gesture ends
+        deliver(recognizer.interrupt(at: t, reason: reason))
+        return t
     }
 
     /// The pixel density the gestures are judged at (thresholds are millimetres on the glass).

@@ -112,6 +112,34 @@ import MapEngine
         #expect(view.operationsTick(now: 80).map { abs($0 - 129.56) < 0.01 } == true)
     }
 
+    /// The tour's last gesture is a tap, confirmed doubleTapTimeout after its lift: a visitor
+    /// who touches in between stops the tour, and that pending tap is dropped with it, not
+    /// reported (unmarked) or counted as the visitor's (a VM run under load caught it).
+    @Test func aTourTapStillPendingWhenAVisitorTouchesIsDroppedWithTheTour() throws {
+        let (view, _, rec) = try makeView { $0.operations.attractAfter = 60 }
+        var lines: [String] = []
+        view.pipeline.sink = { lines.append($0) }
+        view.pipeline.sinkHasReader = { true }
+        _ = view.operationsTick(now: 60)
+        let tour = try #require(view.operations.tour)
+        let start = try #require(view.operations.attract?.startedAt)
+        let lastLift = start + tour.duration
+        #expect(tour.frames.last?.contacts.isEmpty == true)
+        // Play up to 50 ms after the tour's last lift: its tap is pending.
+        _ = playTour(view, from: 60, until: lastLift + 0.05)
+        #expect(view.isAttractPlaying)
+        rec.calls = []
+        lines = []
+        let frames = tapFrames(view, at: lastLift + 0.1, Point(x: 300, y: 300))
+        for f in frames { view.feed(f, from: "/dev/input/event3") }
+        #expect(!view.isAttractPlaying)
+        view.pipeline.advance(to: lastLift + 2)
+        let taps = lines.filter { $0.contains("\"type\":\"gesture\"") && $0.contains("\"tap\"") }
+        #expect(taps.isEmpty, "\(taps)")
+        #expect(!rec.calls.contains("didTapAt"))
+        #expect(view.stats.gestures.values.reduce(0, +) == 0)
+    }
+
     /// Plays the attract tour from `start` to `end` as the loop would (waking when the next
     /// frame is due); whether the camera left home on the way.
     func playTour(_ view: Kiosk, from start: Double, until end: Double) -> Bool {
