@@ -195,7 +195,7 @@ public final class DRMDisplay: DisplayBackend {
             // flips on it. `eventFileDescriptor` becomes nil so the loop drops it, and every
             // later present says the display is lost instead of waiting for ever.
             let e = errno
-            failure = "drmHandleEvent: \(String(cString: strerror(e))) (errno \(e))"
+            failure = "drmHandleEvent: \(Errno(rawValue: e).readableDescription) (errno \(e))"
             isFlipPending = false
             throw DisplayError.lost(path: path, reason: failure ?? "")
         }

@@ -2,6 +2,7 @@ import SystemPackage
 import CDRM
 import Foundation
 import TouchCore
+import Platform
 
 /// A Linux framebuffer (/dev/fb0), for panels without a DRM driver. 32 bpp only. When the
 /// virtual height holds two screens, frames are double buffered by drawing into the hidden
@@ -21,7 +22,9 @@ public final class FBDevDisplay: DisplayBackend {
     /// write-combined, at `present()`), so the map may be drawn straight into it.
     public var backBufferIsDrawable: Bool { true }
 
-    private var fd: Int32
+    /// The framebuffer device, open until `close()`.
+    private var file: OwnedDescriptor?
+    private var fd: Int32 { file?.rawValue ?? -1 }
     private var map: UnsafeMutableRawPointer?
     private let mapLength: Int
     private let lineLength: Int
@@ -32,15 +35,17 @@ public final class FBDevDisplay: DisplayBackend {
 
     public init(path: String = "/dev/fb0") throws {
         self.path = path
-        let fd = open(path, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw DisplayError.opening(path, errno: errno) }
+        // Closed by its owner on every way out below (and by `close()` once the display is made).
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor(path: path, .readWrite) } catch let e as SystemError {
+            throw DisplayError.opening(path, errno: e.errno.rawValue)
+        }
+        let fd = file.rawValue
         var v = fb_var_screeninfo(), f = fb_fix_screeninfo()
         guard tb_fb_get_vscreeninfo(fd, &v) == 0, tb_fb_get_fscreeninfo(fd, &f) == 0 else {
-            Glibc.close(fd)
             throw DisplayError.notFramebuffer(path: path)
         }
         guard v.bits_per_pixel == 32 else {
-            Glibc.close(fd)
             throw DisplayError.unsupportedPixelFormat(path: path, bitsPerPixel: Int(v.bits_per_pixel))
         }
         let layout: FBLayout
@@ -48,7 +53,6 @@ public final class FBDevDisplay: DisplayBackend {
             layout = try FBLayout(path: path, xres: Int(v.xres), yres: Int(v.yres), yresVirtual: Int(v.yres_virtual),
                                   yoffset: Int(v.yoffset), lineLength: Int(f.line_length), smemLength: Int(f.smem_len))
         } catch {
-            Glibc.close(fd)
             throw error
         }
         width = layout.width
@@ -64,7 +68,6 @@ public final class FBDevDisplay: DisplayBackend {
         let m = mmap(nil, mapLength, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
         guard let m, m != MAP_FAILED else {
             let e = errno
-            Glibc.close(fd)
             throw DisplayError.systemCall(path: path, call: "mmap", errno: Errno(rawValue: e))
         }
         map = m
@@ -76,7 +79,7 @@ public final class FBDevDisplay: DisplayBackend {
             _ = tb_fb_pan_display(fd, &vinfo)
         }
         visiblePage = layout.visiblePage
-        self.fd = fd
+        self.file = file
         back = UnsafeMutableRawPointer.allocate(byteCount: width * 4 * height, alignment: 64)
         back.initializeMemory(as: UInt8.self, repeating: 0, count: width * 4 * height)
     }
@@ -119,9 +122,8 @@ public final class FBDevDisplay: DisplayBackend {
         }
         if let map { munmap(map, mapLength) }
         map = nil
-        Glibc.close(fd) // the drawing memory stays until deinit: a frame handed out earlier stays valid
-
-        fd = -1
+        file?.close() // the drawing memory stays until deinit: a frame handed out earlier stays valid
+        file = nil
     }
 }
 

@@ -33,16 +33,7 @@ public struct FileStatus: Sendable, Equatable {
     }
 
     private init(_ st: stat) {
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: kind = .regular
-        case S_IFDIR: kind = .directory
-        case S_IFSOCK: kind = .socket
-        case S_IFIFO: kind = .fifo
-        case S_IFLNK: kind = .symlink
-        case S_IFCHR: kind = .characterDevice
-        case S_IFBLK: kind = .blockDevice
-        default: kind = .other
-        }
+        kind = Kind(mode: st.st_mode)
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
         size = Int64(st.st_size)
@@ -51,5 +42,21 @@ public struct FileStatus: Sendable, Equatable {
     /// unlink(2); a path already gone is not an error.
     public static func remove(_ path: String) throws {
         if unlink(path) != 0 && Errno.current != .noSuchFileOrDirectory { throw SystemError("unlink", path: path) }
+    }
+}
+
+extension FileStatus.Kind {
+    /// The kind a stat mode's S_IFMT bits give.
+    init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        case S_IFSOCK: self = .socket
+        case S_IFIFO: self = .fifo
+        case S_IFLNK: self = .symlink
+        case S_IFCHR: self = .characterDevice
+        case S_IFBLK: self = .blockDevice
+        default: self = .other
+        }
     }
 }

@@ -34,6 +34,14 @@ public final class OwnedDescriptor {
         try? d.close()
     }
 
+    /// Closes the descriptor and reports the close's own failure (a write the kernel deferred,
+    /// on NFS or a full disk, can fail here); a second call does nothing.
+    public func closeReportingErrors() throws {
+        guard let d = descriptor else { return }
+        descriptor = nil
+        do { try d.close() } catch let e as Errno { throw SystemError("close", path: path, errno: e) }
+    }
+
     deinit { close() }
 
     /// Writes all of `bytes` to an existing file opened O_WRONLY | O_TRUNC (a sysfs attribute

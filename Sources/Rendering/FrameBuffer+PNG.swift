@@ -1,6 +1,7 @@
 import Foundation
 import TouchCore
 import Platform
+import SystemPackage
 
 import CCairo
 
@@ -24,14 +25,15 @@ extension FrameBuffer {
     /// symlink at `path` is replaced rather than followed, and a FIFO or a device is refused
     /// instead of blocking the kiosk's loop.
     public func writePNGReplacing(path: String) throws {
-        var st = stat()
-        if lstat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG && (st.st_mode & S_IFMT) != S_IFLNK {
+        if let st = try? FileStatus.of(path), st.kind != .regular && st.kind != .symlink {
             throw PNGWriteError(path: path, reason: "it exists and is not a regular file (a folder, a FIFO or a device): a screenshot replaces only a file", refused: true)
         }
         let folder = (path as NSString).deletingLastPathComponent
-        let dir = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dir >= 0 else { throw PNGWriteError(path: path, reason: "cannot open its folder \(folder): \(String(cString: strerror(errno)))") }
-        defer { close(dir) }
+        let dir: DirectoryHandle
+        do { dir = try DirectoryHandle.open(folder.isEmpty ? "." : folder) } catch let e as SystemError {
+            throw PNGWriteError(path: path, reason: "cannot open its folder \(folder): \(e.errno.readableDescription)")
+        }
+        defer { dir.close() }
         try writePNGReplacing(directory: dir, name: (path as NSString).lastPathComponent, path: path, replaceCheck: nil)
     }
 
@@ -39,40 +41,43 @@ extension FrameBuffer {
     /// confined paths (TouchBridge's ConfinedPath). `replaceCheck`, given the folder and the
     /// name, returns why an existing entry must not be replaced; it is asked once the new file
     /// is written, just before the rename.
-    public func writePNGReplacing(directory dir: Int32, name: String, path: String,
-                                  replaceCheck: ((Int32, String) -> String?)?) throws {
-        let tmp = ".\(name.prefix(100)).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        let fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw PNGWriteError(path: path, reason: "cannot create a file in its folder: \(String(cString: strerror(errno)))") }
-        final class Sink { let fd: Int32; var failed: Int32 = 0; init(_ fd: Int32) { self.fd = fd } }
-        let sink = Sink(fd)
+    public func writePNGReplacing(directory dir: DirectoryHandle, name: String, path: String,
+                                  replaceCheck: ((DirectoryHandle, String) -> String?)?) throws {
+        let tmp = ".\(name.prefix(100)).\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        let file: OwnedDescriptor
+        do { file = try dir.createNew(tmp) } catch let e as SystemError {
+            throw PNGWriteError(path: path, reason: "cannot create a file in its folder: \(e.errno.readableDescription)")
+        }
+        final class Sink { let fd: Int32; var failed: Errno?; init(_ fd: Int32) { self.fd = fd } }
+        let sink = Sink(file.rawValue)
         let s = cairo_image_surface_create_for_data(pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
                                                     Int32(width), Int32(height), Int32(stride))!
         let status = withExtendedLifetime(sink) {
             cairo_surface_write_to_png_stream(s, { closure, data, length in
                 let sink = Unmanaged<Sink>.fromOpaque(closure!).takeUnretainedValue()
                 do { try FileIO.writeAll(sink.fd, UnsafeRawBufferPointer(start: data, count: Int(length)), path: "screenshot") } catch {
-                    sink.failed = (error as? SystemError)?.errno.rawValue ?? EIO
+                    sink.failed = (error as? SystemError)?.errno ?? .ioError
                     return CAIRO_STATUS_WRITE_ERROR
                 }
                 return CAIRO_STATUS_SUCCESS
             }, Unmanaged.passUnretained(sink).toOpaque())
         }
         cairo_surface_destroy(s)
-        let closed = close(fd)
-        guard status == CAIRO_STATUS_SUCCESS, closed == 0 else {
-            unlinkat(dir, tmp, 0)
-            let why = sink.failed != 0 ? String(cString: strerror(sink.failed)) : String(cString: cairo_status_to_string(status))
+        var closeFailure: SystemError?
+        do { try file.closeReportingErrors() } catch { closeFailure = error as? SystemError }
+        guard status == CAIRO_STATUS_SUCCESS, closeFailure == nil else {
+            try? dir.remove(tmp)
+            let why = sink.failed?.readableDescription ?? (status != CAIRO_STATUS_SUCCESS ? String(cString: cairo_status_to_string(status))
+                                                          : closeFailure?.errno.readableDescription ?? "")
             throw PNGWriteError(path: path, reason: why)
         }
         if let problem = replaceCheck?(dir, name) {
-            unlinkat(dir, tmp, 0)
+            try? dir.remove(tmp)
             throw PNGWriteError(path: path, reason: problem, refused: true)
         }
-        guard renameat(dir, tmp, dir, name) == 0 else {
-            let e = errno
-            unlinkat(dir, tmp, 0)
-            throw PNGWriteError(path: path, reason: "cannot put the new file in place: \(String(cString: strerror(e)))")
+        do { try dir.rename(tmp, to: name) } catch let e as SystemError {
+            try? dir.remove(tmp)
+            throw PNGWriteError(path: path, reason: "cannot put the new file in place: \(e.errno.readableDescription)")
         }
     }
 }

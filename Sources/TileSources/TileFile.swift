@@ -1,4 +1,6 @@
 import Foundation
+import Platform
+import SystemPackage
 
 /// Opening a tile file that someone else wrote: read-only and without blocking. A FIFO would
 /// block `open(2)` until a writer comes (a frozen kiosk), a device node would be read for ever;
@@ -14,14 +16,14 @@ enum TileFile {
             switch e {
             case ENOENT, ENOTDIR: return .failure(Failure(reason: "no such file"))
             case EACCES, EPERM: return .failure(Failure(reason: "permission denied (the kiosk's user may not read it)"))
-            default: return .failure(Failure(reason: String(cString: strerror(e))))
+            default: return .failure(Failure(reason: Errno(rawValue: e).readableDescription))
             }
         }
         var st = stat()
         guard fstat(fd, &st) == 0 else {
             let e = errno
             close(fd)
-            return .failure(Failure(reason: String(cString: strerror(e))))
+            return .failure(Failure(reason: Errno(rawValue: e).readableDescription))
         }
         let kind = st.st_mode & S_IFMT
         guard kind == S_IFREG else {

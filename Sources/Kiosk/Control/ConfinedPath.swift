@@ -1,6 +1,7 @@
 import TouchBridge
 import Foundation
 import Platform
+import SystemPackage
 
 /// A path a control client names (a screenshot to write, an icon or a ground-overlay image to
 /// read), held inside the folder the configuration allows (`[control] screenshot_dir`,
@@ -55,29 +56,34 @@ public struct ConfinedPath: Sendable {
 
     /// Opens the folder that holds `path`'s last component, each folder below the configured
     /// one without following a symlink. Returns its descriptor (the caller closes it) and the name.
-    public func openParent(_ path: String) throws -> (fd: Int32, name: String) {
+    public func openParent(_ path: String) throws -> (dir: DirectoryHandle, name: String) {
         let parts = try components(of: path)
-        var fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw ControlError("cannot open \(folder) (\(key)): \(String(cString: strerror(errno)))") }
+        var dir: DirectoryHandle
+        do { dir = try DirectoryHandle.open(folder) } catch let e as SystemError {
+            throw ControlError("cannot open \(folder) (\(key)): \(e.errno.readableDescription)")
+        }
         var walked = folder == "/" ? "" : folder
         for part in parts.dropLast() {
             walked += "/" + part
-            let next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            let e = errno
-            close(fd)
-            guard next >= 0 else { throw ControlError("\(walked): \(ConfinedPath.reason(e, folder: true))") }
-            fd = next
+            do {
+                let next = try dir.openDirectory(part)
+                dir.close()
+                dir = next
+            } catch let e as SystemError {
+                dir.close()
+                throw ControlError("\(walked): \(ConfinedPath.reason(e.errno, folder: true))")
+            }
         }
-        return (fd, parts.last!)
+        return (dir, parts.last!)
     }
 
-    static func reason(_ e: Int32, folder: Bool) -> String {
+    static func reason(_ e: Errno, folder: Bool) -> String {
         switch e {
-        case ELOOP: return "a symbolic link: paths from clients are not followed through links"
-        case ENOTDIR: return folder ? "not a folder (or a symbolic link, which is not followed)" : "not a folder"
-        case ENOENT: return "no such file or folder"
-        case EACCES, EPERM: return "the kiosk's user may not open it"
-        default: return String(cString: strerror(e))
+        case .tooManySymbolicLinkLevels: return "a symbolic link: paths from clients are not followed through links"
+        case .notDirectory: return folder ? "not a folder (or a symbolic link, which is not followed)" : "not a folder"
+        case .noSuchFileOrDirectory: return "no such file or folder"
+        case .permissionDenied, .notPermitted: return "the kiosk's user may not open it"
+        default: return e.readableDescription
         }
     }
 
@@ -107,11 +113,12 @@ public struct ConfinedPath: Sendable {
     /// `checkReadable` share.
     private func openRegularFile(_ path: String, maxBytes: Int, what: String) throws -> (file: OwnedDescriptor, size: Int) {
         let (dir, name) = try openParent(path)
-        defer { close(dir) }
-        let fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { throw ControlError("cannot read the \(what) \(path): \(ConfinedPath.reason(errno, folder: false))") }
-        let file = OwnedDescriptor(adopting: fd, path: path)
-        guard let st = try? FileStatus.of(descriptor: fd), st.kind == .regular else {
+        defer { dir.close() }
+        let file: OwnedDescriptor
+        do { file = try dir.openForReading(name) } catch let e as SystemError {
+            throw ControlError("cannot read the \(what) \(path): \(ConfinedPath.reason(e.errno, folder: false))")
+        }
+        guard let st = try? FileStatus.of(descriptor: file.rawValue), st.kind == .regular else {
             throw ControlError("\(path) is not a regular file (a folder, a FIFO or a device): give a PNG file")
         }
         guard st.size <= Int64(maxBytes) else {
@@ -123,16 +130,16 @@ public struct ConfinedPath: Sendable {
     /// Whether an existing directory entry may be replaced by a file the kiosk writes: absent,
     /// or a regular file of the kiosk's own user with one link (one it made). Returns the
     /// problem otherwise.
-    public static func replaceProblem(dir: Int32, name: String, path: String) -> String? {
-        var st = stat()
-        guard fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil } // absent: a new file
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFLNK: return "\(path) is a symbolic link: a screenshot never replaces a link (nor writes through it)"
+    public static func replaceProblem(dir: DirectoryHandle, name: String, path: String) -> String? {
+        // Absent: a new file. (An entry that cannot be looked at is left to the rename, as before.)
+        guard let entry = try? dir.entry(name) else { return nil }
+        switch entry.kind {
+        case .regular: break
+        case .symlink: return "\(path) is a symbolic link: a screenshot never replaces a link (nor writes through it)"
         default: return "\(path) exists and is not a regular file (a folder, a FIFO or a device): a screenshot replaces only a file"
         }
-        guard st.st_uid == geteuid() else { return "\(path) belongs to another user: a screenshot replaces only a file the kiosk made" }
-        guard st.st_nlink == 1 else { return "\(path) has other hard links: a screenshot replaces only a file the kiosk made" }
+        guard entry.owner == DirectoryHandle.processOwner else { return "\(path) belongs to another user: a screenshot replaces only a file the kiosk made" }
+        guard entry.links == 1 else { return "\(path) has other hard links: a screenshot replaces only a file the kiosk made" }
         return nil
     }
 }

@@ -4,6 +4,7 @@ import TouchCore
 import Gestures
 import MapEngine
 import Rendering
+import Platform
 import VectorTiles
 
 /// The commands of the control socket (docs/control.md), each a thin use of the SDK surface:
@@ -244,9 +245,9 @@ extension Kiosk {
             // docs/control.md, Paths: inside [control] screenshot_dir, no symlink followed,
             // never over a file the kiosk did not make.
             let confined = ConfinedPath(folder: configuration.control.screenshotFolder, key: "control.screenshot_dir")
-            let (dir, name): (Int32, String)
+            let (dir, name): (DirectoryHandle, String)
             do { (dir, name) = try confined.openParent(path) } catch let e as ControlError { throw ControlError("\"path\": \(e.message)") }
-            defer { Glibc.close(dir) }
+            defer { dir.close() }
             let drawn = drawnFrame
             do {
                 try drawn.writePNGReplacing(directory: dir, name: name, path: path) { ConfinedPath.replaceProblem(dir: $0, name: $1, path: path) }
