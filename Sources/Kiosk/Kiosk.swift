@@ -56,7 +56,7 @@ public final class Kiosk {
         self.stats = stats
         operations = KioskOperations(settings: configuration.operations, now: MonotonicClock.now())
         // Every warning and error the view or the kiosk logs is counted (the last one shown by `stats`).
-        var kioskLog = log ?? KioskLog(level: .init(name: configuration.log.level))
+        var kioskLog = log ?? KioskLog.journal(level: .init(name: configuration.log.level))
         let appObserver = kioskLog.problemObserver
         kioskLog.problemObserver = { level, text in
             stats.problem(level, text, at: MonotonicClock.now())

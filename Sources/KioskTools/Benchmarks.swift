@@ -564,7 +564,7 @@ public struct Benchmarks {
         // renderer draws into a frame of its own and copies it): the "before" of drawing in place.
         let memory = MemoryDisplay(width: 1920, height: 1080)
         let display: DisplayBackend = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_COPY_FRAMES"] == "1" ? CopyOnlyDisplay(memory) : memory
-        let kiosk = try Kiosk(configuration: cfg, display: display, log: KioskLog(level: .error))
+        let kiosk = try Kiosk(configuration: cfg, display: display, log: KioskLog.journal(level: .error))
         defer { withExtendedLifetime(kiosk) {} }   // the kiosk closes its view when it goes
         let view = kiosk.view
         trace("MapView made")

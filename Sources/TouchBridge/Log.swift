@@ -1,10 +1,10 @@
 import Foundation
 import Logging
 
-/// Messages for the person running the kiosk, on stderr: the journal under systemd, with
-/// each line at its own priority (see `JournalLogHandler`). The call API stays
-/// `log(.warning, "...")`; underneath it is a swift-log `Logger`, so an app embedding
-/// `MapView` can route the same messages through its own `LogHandler`.
+/// Messages for the person running the map: the call API is `log(.warning, "...")`;
+/// underneath it is a swift-log `Logger`, so an app embedding `MapView` routes the messages
+/// through its own `LoggingSystem` (swift-log's default: standard error). The kiosk logs to
+/// the journal with each line at its own priority (`KioskLog.journal`, the Kiosk module).
 public struct KioskLog: Sendable {
     public enum Level: Int, Sendable, Comparable {
         case error = 0, warning, info, debug
@@ -34,9 +34,9 @@ public struct KioskLog: Sendable {
     }
     public private(set) var logger: Logger
 
-    /// Logs to stderr through `JournalLogHandler` (journal priorities or plain text).
+    /// Logs through the process's `LoggingSystem` (label "touchbridge").
     public init(level: Level = .info) {
-        self.init(level: level, logger: Logger(label: "touchbridge") { JournalLogHandler(label: $0) })
+        self.init(level: level, logger: Logger(label: "touchbridge"))
     }
 
     /// Logs through `logger` (e.g. one made by an app's own `LoggingSystem`).

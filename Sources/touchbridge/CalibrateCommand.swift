@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import Kiosk
 import KioskTools
 import TouchCore
 import TouchDevices
@@ -50,7 +51,7 @@ struct CalibrateCommand: ParsableCommand {
         let found: (TouchscreenInfo, KioskConfiguration.TouchSettings, Int)
         do { found = try BenchDevice.find(device, configuration: cfg) } catch { fail("\(error)", code: 1) }
         let (info, _, index) = found
-        let log = KioskLog(level: .warning)
+        let log = KioskLog.journal(level: .warning)
         let matrix: [Double]
         if let pointercal {
             guard let text = try? String(contentsOfFile: pointercal, encoding: .utf8) else { fail("cannot read \(pointercal)", code: 1) }

@@ -4,6 +4,7 @@ import MapEngine
 import Rendering
 import TouchCore
 import TouchBridge
+import Kiosk
 
 // What the subcommands share: parsing sizes and cameras, failing with a message, and the
 // check that the built-in map is installed.

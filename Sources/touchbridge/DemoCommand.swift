@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TouchBridge
+import Kiosk
 import KioskTools
 
 /// `touchbridge demo`: the main job on a machine with no touchscreen or display.
@@ -42,7 +43,7 @@ struct DemoCommand: ParsableCommand {
         if show {
             var cfg = KioskConfiguration()
             cfg.display.backend = .drm
-            do { screen = try BenchScreen(configuration: cfg, log: KioskLog(level: .warning)) } catch {
+            do { screen = try BenchScreen(configuration: cfg, log: KioskLog.journal(level: .warning)) } catch {
                 fail("--show needs a DRM display: \(error)", code: 1)
             }
             runner.onFrame = { frame in

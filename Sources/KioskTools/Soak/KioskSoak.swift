@@ -92,7 +92,7 @@ public final class KioskSoak: @unchecked Sendable {
         try KioskSoak.config(tiles: settings.tiles, folder: folder).write(toFile: configPath, atomically: true, encoding: .utf8)
         display = SoakDisplay(width: settings.width, height: settings.height)
         let cfg = try KioskConfiguration.load(path: configPath, checkFiles: false)
-        kiosk = try Kiosk(configuration: cfg, configPath: configPath, display: display, log: KioskLog(level: .error))
+        kiosk = try Kiosk(configuration: cfg, configPath: configPath, display: display, log: KioskLog.journal(level: .error))
         view = kiosk.view
     }
 

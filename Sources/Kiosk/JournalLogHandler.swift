@@ -1,3 +1,4 @@
+import TouchBridge
 import Foundation
 import Platform
 import Logging
@@ -96,5 +97,13 @@ package struct JournalLogHandler: LogHandler {
         guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return .plain }
         guard let st = try? FileStatus.of(descriptor: fd) else { return .plain }
         return st.device == dev && st.inode == ino ? .journal : .plain
+    }
+}
+
+extension KioskLog {
+    /// The kiosk's log: standard error through `JournalLogHandler` (journal priorities under
+    /// systemd, "touchbridge warning: ..." lines on a terminal).
+    public static func journal(level: Level = .info) -> KioskLog {
+        KioskLog(level: level, logger: Logger(label: "touchbridge") { JournalLogHandler(label: $0) })
     }
 }
