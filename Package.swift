@@ -57,15 +57,16 @@ let package = Package(
         // The façade an app uses, and the executable that is a thin user of it.
         .target(name: "TouchBridge", dependencies: [
             "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "CCairo", "VectorTiles", "TileSources",
-            .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),
-        // The kiosk: the composition root around a MapView that `touchbridge run` is (the control
-        // socket, systemd, the event stream writer, stats, blanking and the attract tour, reload).
+        // The kiosk: the composition root around a MapView that `touchbridge run` is (its TOML file,
+        // the control socket, systemd and journald, the event stream writer, stats, blanking and the
+        // attract tour, reload).
         .target(name: "Kiosk", dependencies: [
             "TouchBridge", "TouchCore", "TouchDevices", "Gestures", "MapEngine", "Rendering", "Display", "Platform", "VectorTiles", "TileSources",
+            .product(name: "TOMLKit", package: "TOMLKit"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "SystemPackage", package: "swift-system"),
         ]),

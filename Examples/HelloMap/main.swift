@@ -8,7 +8,10 @@ final class MapApp: MapViewDelegate {
     func didTapOverlay(_ overlay: Overlay, at c: Coordinate) { print("tapped", overlay.id, "at", c) }
 }
 
-var config = try KioskConfiguration.load(path: "/etc/touchbridge/touchbridge.toml")
+var config = KioskConfiguration()                              // set in code (the kiosk reads a TOML file)
+config.map.source = .mbtiles("/var/lib/touchbridge/paris.pmtiles")
+config.map.camera = CameraPosition(target: Coordinate(latitude: 48.855, longitude: 2.351), zoom: 16)
+config.display.backend = .drm                                  // or .fbdev, .png
 config.gestures.enabled.remove(.tilt)                         // each gesture on or off by a mask
 let view = try MapView(configuration: config)
 let app = MapApp()

@@ -20,7 +20,9 @@ extension DisplayBackend {
 /// configuration, set a delegate, add markers, and `run()` the one event loop. The
 /// `touchbridge run` executable is a thin user of this type.
 ///
-///     let view = try MapView(configuration: try KioskConfiguration.load(path: path))
+///     var configuration = KioskConfiguration()
+///     configuration.map.source = .mbtiles("/var/lib/touchbridge/city.pmtiles")
+///     let view = try MapView(configuration: configuration)
 ///     view.delegate = myDelegate
 ///     view.add(Marker(id: "cafe", position: Coordinate(latitude: 48.85, longitude: 2.35), title: "Cafe"))
 ///     try view.run()
@@ -251,7 +253,7 @@ public final class MapView {
         case .png:
             do { try FileManager.default.createDirectory(atPath: s.pngDirectory, withIntermediateDirectories: true) } catch {
                 throw ConfigError(file: "configuration", line: nil, key: "display.png_dir",
-                                  message: ConfigReader.folderProblem(s.pngDirectory, create: true, for: "PNG frames")
+                                  message: FolderCheck.folderProblem(s.pngDirectory, create: true, for: "PNG frames")
                                     ?? "cannot create the folder \(s.pngDirectory) for the PNG frames")
             }
             let (w, h) = FrameCopy.logicalSize(width: s.pngSize.0, height: s.pngSize.1, rotation: s.rotation)

@@ -76,5 +76,6 @@ package enum MarkerLook {
 
 package struct MarkerLookError: Error, CustomStringConvertible {
     public let message: String
+    package init(message: String) { self.message = message }
     public var description: String { message }
 }

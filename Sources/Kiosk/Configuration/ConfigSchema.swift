@@ -1,3 +1,7 @@
+import TouchBridge
+import Gestures
+import Foundation
+
 /// Every key the configuration file may hold, with its type and documentation. The reader
 /// checks the file against this list (unknown keys are errors with a suggestion), and
 /// Configs/default.toml documents the same keys.

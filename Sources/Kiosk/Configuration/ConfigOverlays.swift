@@ -1,3 +1,4 @@
+import TouchBridge
 import Foundation
 import TileSources
 import TouchCore

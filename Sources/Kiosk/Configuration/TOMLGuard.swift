@@ -1,3 +1,7 @@
+import TouchBridge
+import Gestures
+import Foundation
+
 /// What TOML never allows and TOMLKit's bundled toml++ does not refuse but asserts on (SIGABRT,
 /// in release builds too, since SwiftPM compiles C++ without NDEBUG): a control character, and
 /// a table header whose name starts with neither a bare-key character nor a quote ("[\u{1}]",
