@@ -42,6 +42,14 @@ public final class OwnedDescriptor {
         do { try d.close() } catch let e as Errno { throw SystemError("close", path: path, errno: e) }
     }
 
+    /// Gives the descriptor up without closing it (to an owner of another kind, such as
+    /// Foundation's `FileHandle(fileDescriptor:closeOnDealloc:)`); -1 when closed.
+    public func release() -> Int32 {
+        let fd = rawValue
+        descriptor = nil
+        return fd
+    }
+
     deinit { close() }
 
     /// Writes all of `bytes` to an existing file opened O_WRONLY | O_TRUNC (a sysfs attribute

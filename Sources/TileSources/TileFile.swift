@@ -10,50 +10,42 @@ enum TileFile {
     /// A read-only descriptor on the regular file at `path`, or why not (a sentence part:
     /// "no such file", "it is a FIFO (named pipe), not a regular file", ...).
     static func openRegular(_ path: String) -> Result<Int32, Failure> {
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else {
-            let e = errno
-            switch e {
-            case ENOENT, ENOTDIR: return .failure(Failure(reason: "no such file"))
-            case EACCES, EPERM: return .failure(Failure(reason: "permission denied (the kiosk's user may not read it)"))
-            default: return .failure(Failure(reason: Errno(rawValue: e).readableDescription))
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor(path: path, .readOnly, options: [.nonBlocking, FileDescriptor.OpenOptions(rawValue: O_NOCTTY)]) } catch {
+            switch (error as? SystemError)?.errno {
+            case .noSuchFileOrDirectory?, .notDirectory?: return .failure(Failure(reason: "no such file"))
+            case .permissionDenied?, .notPermitted?: return .failure(Failure(reason: "permission denied (the kiosk's user may not read it)"))
+            default: return .failure(Failure(reason: (error as? SystemError)?.errno.readableDescription ?? "\(error)"))
             }
         }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            let e = errno
-            close(fd)
-            return .failure(Failure(reason: Errno(rawValue: e).readableDescription))
+        let kind: FileStatus.Kind
+        do { kind = try FileStatus.of(descriptor: file.rawValue).kind } catch {
+            return .failure(Failure(reason: (error as? SystemError)?.errno.readableDescription ?? "\(error)"))
         }
-        let kind = st.st_mode & S_IFMT
-        guard kind == S_IFREG else {
-            close(fd)
-            return .failure(Failure(reason: "it is \(describe(kind)), not a regular file"))
-        }
+        guard kind == .regular else { return .failure(Failure(reason: "it is \(describe(kind)), not a regular file")) }
         // Regular files never block; clear the flag so reads behave as usual.
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-        return .success(fd)
+        try? file.setNonBlocking(false)
+        return .success(file.release())
     }
 
     /// Checks that `path` is a readable regular file without blocking on it (for SQLite, which
     /// opens the file itself).
     static func checkRegular(_ path: String) -> Failure? {
         switch openRegular(path) {
-        case let .success(fd): close(fd); return nil
+        case let .success(fd): OwnedDescriptor(adopting: fd, path: path).close(); return nil
         case let .failure(f): return f
         }
     }
 
     struct Failure: Error { let reason: String }
 
-    static func describe(_ kind: mode_t) -> String {
+    static func describe(_ kind: FileStatus.Kind) -> String {
         switch kind {
-        case S_IFIFO: return "a FIFO (named pipe)"
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFDIR: return "a folder"
-        case S_IFSOCK: return "a socket"
+        case .fifo: return "a FIFO (named pipe)"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .directory: return "a folder"
+        case .socket: return "a socket"
         default: return "a special file"
         }
     }
