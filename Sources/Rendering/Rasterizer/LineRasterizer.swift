@@ -241,22 +241,22 @@ enum LineRasterizer {
     @inline(__always)
     private static func blend(_ m: UnsafeMutablePointer<UInt8>, from l: Int, to r: Int, into row: UnsafeMutablePointer<UInt32>,
                               source: (r: UInt32, g: UInt32, b: UInt32)) {
-        let solid = 0xff00_0000 | source.r << 16 | source.g << 8 | source.b
-        @inline(__always) func mix(_ s: UInt32, _ d: UInt32, _ a: UInt32) -> UInt32 {
-            let t = s * a + d * (255 - a) + 128
-            return (t + (t >> 8)) >> 8
-        }
+        let blend = SolidBlend(r: source.r, g: source.g, b: source.b)
+        let solid = blend.solid
         var x = l & ~7
         while x <= r {
             let word = UnsafeMutableRawPointer(m + x).assumingMemoryBound(to: UInt64.self)
-            if word.pointee != 0 {
+            let bits = word.pointee
+            if bits == ~0 {
+                // Eight fully covered pixels (a wide opaque line's inside).
+                for i in x..<x + 8 { row[i] = solid }
+                word.pointee = 0
+            } else if bits != 0 {
                 for i in x..<x + 8 {
                     let a = UInt32(m[i])
                     if a == 0 { continue }
                     if a == 255 { row[i] = solid; continue }
-                    let d = row[i]
-                    row[i] = 0xff00_0000 | mix(source.r, (d >> 16) & 0xff, a) << 16 | mix(source.g, (d >> 8) & 0xff, a) << 8
-                        | mix(source.b, d & 0xff, a)
+                    row[i] = blend.over(row[i], a)
                 }
                 word.pointee = 0
             }
