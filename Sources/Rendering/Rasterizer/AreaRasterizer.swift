@@ -81,6 +81,9 @@ enum AreaRasterizer {
             for x in 0..<skip { sum += line[x] }
             var al = sum == 0 ? 0 : alphaOf(sum)
             let cells = line + skip
+            // The last blend's pixel, coverage and result: inside a polygon over the sea or the
+            // land the next pixel is mostly the same colour at the same coverage.
+            var lastD: UInt32 = 0, lastAl: UInt32 = 0, lastOut: UInt32 = 0
             for i in 0..<n {
                 let v = cells[i]
                 if v != 0 {
@@ -89,7 +92,11 @@ enum AreaRasterizer {
                 }
                 if al == 0 { continue }
                 if al >= 255 { out[i] = solid; continue }
-                out[i] = blend.over(out[i], al)
+                let d = out[i]
+                if d == lastD && al == lastAl { out[i] = lastOut; continue }
+                lastD = d; lastAl = al
+                lastOut = blend.over(d, al)
+                out[i] = lastOut
             }
         }
         return true
