@@ -55,33 +55,48 @@ enum AreaRasterizer {
         }
         let a255 = Float(min(alpha, 1) * 255)
         let s = LineRasterizer.pixel(color)
-        let solid = 0xff00_0000 | s.r << 16 | s.g << 8 | s.b
+        let blend = SolidBlend(r: s.r, g: s.g, b: s.b)
+        let solid = blend.solid
+        // A pixel's coverage is a function of the running sum alone, and the sum changes only
+        // where an edge left area: across the polygon's inside and the rows' empty ends the
+        // coverage of the pixel before holds (the same bytes as working it out every pixel).
+        @inline(__always) func alphaOf(_ sum: Float) -> UInt32 {
+            var c = sum < 0 ? -sum : sum
+            if c > 1 {
+                if evenOdd {
+                    c -= Float(2 * Int(c * 0.5))      // |w| mod 2 (c >= 0: truncation is floor)
+                    if c > 1 { c = 2 - c }
+                } else {
+                    c = 1
+                }
+            }
+            return UInt32(c * a255 + 0.5)
+        }
+        let skip = x0 - left, n = x1 - x0
         for row in 0..<h {
             let line = acc + row * w
-            let out = (pixels + (y0 + row) * stride).assumingMemoryBound(to: UInt32.self)
+            let out = (pixels + (y0 + row) * stride).assumingMemoryBound(to: UInt32.self) + x0
             var sum: Float = 0
             // The winding left of the clip still counts.
-            for x in 0..<(x0 - left) { sum += line[x] }
-            for x in x0..<x1 {
-                sum += line[x - left]
-                var c = sum < 0 ? -sum : sum
-                if c > 1 {
-                    if evenOdd {
-                        c -= Float(2 * Int(c * 0.5))      // |w| mod 2 (c >= 0: truncation is floor)
-                        if c > 1 { c = 2 - c }
-                    } else {
-                        c = 1
-                    }
+            for x in 0..<skip { sum += line[x] }
+            var al = sum == 0 ? 0 : alphaOf(sum)
+            let cells = line + skip
+            // The last blend's pixel, coverage and result: inside a polygon over the sea or the
+            // land the next pixel is mostly the same colour at the same coverage.
+            var lastD: UInt32 = 0, lastAl: UInt32 = 0, lastOut: UInt32 = 0
+            for i in 0..<n {
+                let v = cells[i]
+                if v != 0 {
+                    sum += v
+                    al = alphaOf(sum)
                 }
-                let al = UInt32(c * a255 + 0.5)
                 if al == 0 { continue }
-                if al >= 255 { out[x] = solid; continue }
-                let d = out[x]
-                @inline(__always) func mix(_ sv: UInt32, _ dv: UInt32) -> UInt32 {
-                    let t = sv * al + dv * (255 - al) + 128
-                    return (t + (t >> 8)) >> 8
-                }
-                out[x] = 0xff00_0000 | mix(s.r, (d >> 16) & 0xff) << 16 | mix(s.g, (d >> 8) & 0xff) << 8 | mix(s.b, d & 0xff)
+                if al >= 255 { out[i] = solid; continue }
+                let d = out[i]
+                if d == lastD && al == lastAl { out[i] = lastOut; continue }
+                lastD = d; lastAl = al
+                lastOut = blend.over(d, al)
+                out[i] = lastOut
             }
         }
         return true

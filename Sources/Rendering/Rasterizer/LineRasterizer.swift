@@ -117,8 +117,13 @@ enum LineRasterizer {
         let mask = UnsafeMutablePointer<UInt8>.allocate(capacity: maskStride * chunkRows)
         mask.initialize(repeating: 0, count: maskStride * chunkRows)
         defer { mask.deallocate() }
-        var rowMin = [Int](repeating: Int.max, count: chunkRows)
-        var rowMax = [Int](repeating: -1, count: chunkRows)
+        // Each mask row's touched columns (unchecked: a row index is within the chunk).
+        let rowMin = UnsafeMutablePointer<Int>.allocate(capacity: chunkRows)
+        rowMin.initialize(repeating: Int.max, count: chunkRows)
+        defer { rowMin.deallocate() }
+        let rowMax = UnsafeMutablePointer<Int>.allocate(capacity: chunkRows)
+        rowMax.initialize(repeating: -1, count: chunkRows)
+        defer { rowMax.deallocate() }
         let source = pixel(color)
         segments.withUnsafeBufferPointer { s in
             for c in 0..<chunks {
@@ -133,10 +138,10 @@ enum LineRasterizer {
                     if abs(ha - hb) < 1.0 / 16 {
                         let h = ha == hb ? ha : (ha + hb) / 2
                         cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: antialias,
-                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: &rowMin, rowMax: &rowMax)
+                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax)
                     } else {
                         cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
-                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: &rowMin, rowMax: &rowMax)
+                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax)
                     }
                 }
                 for y in y0..<y1 {
@@ -172,7 +177,7 @@ enum LineRasterizer {
     @inline(__always)
     private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double, antialias: Bool,
                               mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
-                              rowMin: inout [Int], rowMax: inout [Int]) {
+                              rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>) {
         let half = taper ? max(h0, h1) : h0
         let reach = half + 0.5
         let dh = h1 - h0
@@ -241,26 +246,36 @@ enum LineRasterizer {
     @inline(__always)
     private static func blend(_ m: UnsafeMutablePointer<UInt8>, from l: Int, to r: Int, into row: UnsafeMutablePointer<UInt32>,
                               source: (r: UInt32, g: UInt32, b: UInt32)) {
-        let solid = 0xff00_0000 | source.r << 16 | source.g << 8 | source.b
-        @inline(__always) func mix(_ s: UInt32, _ d: UInt32, _ a: UInt32) -> UInt32 {
-            let t = s * a + d * (255 - a) + 128
-            return (t + (t >> 8)) >> 8
-        }
-        var x = l & ~7
-        while x <= r {
-            let word = UnsafeMutableRawPointer(m + x).assumingMemoryBound(to: UInt64.self)
-            if word.pointee != 0 {
+        let blend = SolidBlend(r: source.r, g: source.g, b: source.b)
+        let solid = blend.solid
+        // The mask's 8-pixel words from l's to r's; four empty words (32 pixels) are passed
+        // over with one test.
+        let first = l & ~7
+        let words = ((r & ~7) - first) / 8 + 1
+        let base = UnsafeMutableRawPointer(m + first).assumingMemoryBound(to: UInt64.self)
+        var w = 0
+        while w < words {
+            if w + 4 <= words && (base[w] | base[w + 1] | base[w + 2] | base[w + 3]) == 0 {
+                w += 4
+                continue
+            }
+            let x = first + 8 * w
+            let word = base + w
+            let bits = word.pointee
+            if bits == ~0 {
+                // Eight fully covered pixels (a wide opaque line's inside).
+                for i in x..<x + 8 { row[i] = solid }
+                word.pointee = 0
+            } else if bits != 0 {
                 for i in x..<x + 8 {
                     let a = UInt32(m[i])
                     if a == 0 { continue }
                     if a == 255 { row[i] = solid; continue }
-                    let d = row[i]
-                    row[i] = 0xff00_0000 | mix(source.r, (d >> 16) & 0xff, a) << 16 | mix(source.g, (d >> 8) & 0xff, a) << 8
-                        | mix(source.b, d & 0xff, a)
+                    row[i] = blend.over(row[i], a)
                 }
                 word.pointee = 0
             }
-            x += 8
+            w += 1
         }
     }
 }
