@@ -21,6 +21,24 @@ extension Benchmarks {
         let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         renderer.render(scene, into: frame.buffer)   // fonts, tiles, cache
+        let env = ProcessInfo.processInfo.environment
+        if let dir = env["TOUCHBRIDGE_BENCH_FRAMES"] {
+            writeStreetFrames(renderer: renderer, vaduz: vaduz, frame: frame, into: dir)
+            return
+        }
+        if let n = env["TOUCHBRIDGE_BENCH_PROFILE"].flatMap({ Int($0) }), n > 0 {
+            // Only settled tilted frames (as the bench's tilted key), for a profiler: nothing
+            // else. Each at a tilt of its own (45 to 55 degrees), so no frame repeats another's
+            // label shapes (a settled frame after a real tilt gesture is a camera not seen before).
+            renderer.usesBaseMapCache = false
+            var tilted = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
+            for i in 0..<n {
+                tilted.camera.tilt = 45 + 10 * Double(i) / Double(n)
+                renderer.render(tilted, into: frame.buffer)
+            }
+            progress("  \(n) tilted street frames drawn for profiling")
+            return
+        }
         var k = 0
         let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
             k += 1
@@ -109,6 +127,34 @@ extension Benchmarks {
         add("street_cache_mib", Double(vector.cachedBytes) / 1_048_576, "MiB", "decoded vector tiles kept (bench bound 48 MiB; the kiosk sizes it from the screen)")
         add("street_rss_growth_mib", (BenchSupport.currentRSSMiB() ?? 0) - rssBefore, "MiB", "resident memory added by the street map")
         add("street_peak_rss_mib", BenchSupport.peakRSSMiB() ?? 0, "MiB", "peak RSS of this bench process so far")
+    }
+}
+
+extension Benchmarks {
+    /// TOUCHBRIDGE_BENCH_FRAMES=DIR (with TOUCHBRIDGE_BENCH_ONLY=street): the street bench's
+    /// frames as PNG files, to compare two binaries: full frames, tilted frames at the timed
+    /// tilts, zoom 17 (icons) and a pan frame from the cache.
+    func writeStreetFrames(renderer: MapRenderer, vaduz: Coordinate, frame: OwnedFrameBuffer, into dir: String) {
+        var cams: [(String, CameraPosition)] = []
+        for k in [0, 3] {
+            let t = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k) * 40, y: 0), zoom: 15.5)
+            cams.append(("full-\(k)", CameraPosition(target: t, zoom: 15.5)))
+        }
+        for tilt in [45.0, 50, 54] { cams.append(("tilted-\(Int(tilt))", CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: tilt))) }
+        cams.append(("turned-135", CameraPosition(target: vaduz, zoom: 16, bearing: 135)))
+        cams.append(("zoom17", CameraPosition(target: vaduz, zoom: 17)))
+        renderer.usesBaseMapCache = false
+        for (name, c) in cams {
+            renderer.render(MapScene(camera: c), into: frame.buffer)
+            try? frame.buffer.writePNG(to: dir + "/" + name + ".png")
+        }
+        let cached = MapRenderer(vector: renderer.vector!)
+        var s = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
+        cached.render(s, into: frame.buffer)
+        s.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: 37, y: 11), zoom: 15.5)
+        cached.render(s, into: frame.buffer, quality: .interactive)
+        try? frame.buffer.writePNG(to: dir + "/pan.png")
+        progress("  street frames written to \(dir)")
     }
 }
 

@@ -132,15 +132,83 @@ import TouchCore
         let turned = renderer.textRenderer.lineTexts.made
         renderer.render(scene, into: frame.buffer)
         #expect(renderer.textRenderer.lineTexts.made == turned, "\(turned) -> \(renderer.textRenderer.lineTexts.made)")
-        // A pan moves the names without changing their shape: their composed images are reused.
-        let composed = renderer.textRenderer.lineTexts.composedMade
+        // A pan by whole pixels moves the names without changing their shape: their turned
+        // glyphs are copied again, none is turned anew; a second frame at a camera rasterises
+        // no glyph and turns none.
+        let bitmaps = renderer.textRenderer.glyphBitmaps
+        let rasterized = bitmaps.rasterized, turnedMade = bitmaps.turnedMade
+        #expect(turnedMade > 0, "a turned view turns glyphs")
+        let proj = Projection(camera: scene.camera, screen: Size(width: 800, height: 600))
         var cam = scene.camera
         for step in 1...4 {
-            let w = WebMercator.worldPoint(Self.vaduz, zoom: 16) + Point(x: Double(step) * 3.3, y: Double(step) * 1.7)
-            cam.target = WebMercator.coordinate(world: w, zoom: 16)
+            cam.target = proj.coordinate(at: Point(x: 400 + Double(step) * 3, y: 300 + Double(step) * 2))!
             renderer.render(MapScene(camera: cam), into: frame.buffer, quality: .interactive)
         }
-        #expect(renderer.textRenderer.lineTexts.composedMade <= composed + 2, "\(composed) -> \(renderer.textRenderer.lineTexts.composedMade)")
+        #expect(bitmaps.turnedMade == turnedMade, "\(turnedMade) -> \(bitmaps.turnedMade)")
+        renderer.render(scene, into: frame.buffer)
+        #expect(bitmaps.rasterized == rasterized && bitmaps.turnedMade == turnedMade, "the first camera again turns nothing anew")
+    }
+
+    /// Names share their letters' images: each glyph of a font, size and colours is rasterised
+    /// once whatever the names it appears in, and a shared image has the bytes of one made alone.
+    @Test func namesShareTheirGlyphImages() {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        let bitmaps = GlyphBitmaps()
+        let black = StyleColor(r: 0, g: 0, b: 0), white = StyleColor(r: 1, g: 1, b: 1)
+        let style = TextRenderer.Style(sizePx: 14, bold: false, width: nil, maxLines: 1)
+        let a = LineText.make(text.layout("Aeulestrasse", style), color: black, halo: white, radius: 1, bitmaps: bitmaps)
+        let afterFirst = bitmaps.rasterized
+        let b = LineText.make(text.layout("Austrasse", style), color: black, halo: white, radius: 1, bitmaps: bitmaps)
+        // "Austrasse" has no letter "Aeulestrasse" lacks.
+        #expect(bitmaps.rasterized == afterFirst, "\(afterFirst) -> \(bitmaps.rasterized)")
+        #expect(a.glyphs[0].image === b.glyphs[0].image, "the same A")
+        let alone = LineText.make(text.layout("Austrasse", style), color: black, halo: white, radius: 1)
+        for (g, h) in zip(b.glyphs, alone.glyphs) {
+            #expect(g.image?.pixels == h.image?.pixels && g.dx == h.dx && g.dy == h.dy)
+        }
+        // Another colour is another image.
+        _ = LineText.make(text.layout("Austrasse", style), color: StyleColor(r: 0.5, g: 0, b: 0), halo: white, radius: 1, bitmaps: bitmaps)
+        #expect(bitmaps.rasterized > afterFirst)
+    }
+
+    /// A turned glyph copied onto a frame: its ink where the glyph turned about its centre lies
+    /// (the upright image's ink centre, turned), whatever the angle.
+    @Test func aTurnedGlyphKeepsItsCentre() {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
+                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        func inkCentre(angle: Double) -> (Double, Double) {
+            let frame = OwnedFrameBuffer(width: 100, height: 100)
+            frame.buffer.pixels.initializeMemory(as: UInt8.self, repeating: 0xff, count: frame.buffer.stride * 100)
+            let surface = cairo_image_surface_create_for_data(frame.buffer.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                              100, 100, Int32(frame.buffer.stride))!
+            let cr = cairo_create(surface)!
+            t.draw([LineGlyph(x: 50.25, y: 49.75, angle: angle, coordinate: Coordinate(latitude: 0, longitude: 0))], cr: cr)
+            cairo_destroy(cr)
+            cairo_surface_destroy(surface)
+            var sx = 0.0, sy = 0.0, sw = 0.0
+            for y in 0..<100 { for x in 0..<100 {
+                let p = frame.buffer.pixels.load(fromByteOffset: y * frame.buffer.stride + 4 * x, as: UInt32.self)
+                let ink = Double(255 - (p & 0xff))
+                sx += ink * Double(x); sy += ink * Double(y); sw += ink
+            } }
+            return (sx / sw, sy / sw)
+        }
+        // The glyph image's ink centre, from the glyph's centre (the turning point) before turning.
+        let g = t.glyphs[0], image = g.image!
+        var cu = 0.0, cv = 0.0, cw = 0.0
+        for v in 0..<image.height { for u in 0..<image.width {
+            let a = Double(image.pixels[v * image.width + u] >> 24)
+            cu += a * Double(u); cv += a * Double(v); cw += a
+        } }
+        let rx = -g.advance / 2 + g.dx + cu / cw + 0.5, ry = t.baseline - t.height / 2 + g.dy + cv / cw + 0.5
+        for degrees in [10.0, 45, 90, -60, 170] {
+            let a = degrees * .pi / 180
+            let c = inkCentre(angle: a)
+            // Pixel (x, y)'s centre is at (x + 0.5, y + 0.5).
+            let ex = 50.25 + cos(a) * rx - sin(a) * ry - 0.5, ey = 49.75 + sin(a) * rx + cos(a) * ry - 0.5
+            #expect(hypot(c.0 - ex, c.1 - ey) < 0.4, "at \(degrees) degrees the ink centre is \(c), expected (\(ex), \(ey))")
+        }
     }
 
     @Test func wrapsOnlyBetweenWords() {

@@ -163,14 +163,15 @@ enum LinePlacement {
 }
 
 /// A text laid out once for drawing along lines: each glyph's position on the baseline and its
-/// sprite (the glyph with its halo, drawn once into a small image, then composited turned to
-/// the line every frame: glyphs are rasterized once, never per frame).
+/// image (the glyph with its halo, as plain pixels, rasterised once and shared by every name
+/// with that glyph of the same font and colours; see GlyphBitmaps). Each frame copies every
+/// glyph straight onto the frame, turned to its line: glyphs are rasterised once, never per frame.
 final class LineText {
     struct Glyph {
         /// The glyph's pen position from the text's left edge and its advance, px.
         let penX: Double, advance: Double
-        /// Its sprite and the sprite's top left relative to the pen position on the baseline.
-        let image: CairoImage?
+        /// Its image and the image's top left relative to the pen position on the baseline.
+        let image: GlyphBitmap?
         let dx: Double, dy: Double
         var center: Double { penX + advance / 2 }
     }
@@ -184,13 +185,15 @@ final class LineText {
     init(glyphs: [Glyph], width: Double, height: Double, baseline: Double) {
         self.glyphs = glyphs
         self.width = width; self.height = height; self.baseline = baseline
-        bytes = glyphs.reduce(64) { $0 + ($1.image.map { $0.width * $0.height * 4 } ?? 0) + 48 }
+        bytes = glyphs.reduce(64) { $0 + ($1.image?.bytes ?? 0) + 48 }
     }
 
     var placement: [(center: Double, advance: Double)] { glyphs.map { ($0.center, $0.advance) } }
 
-    /// Lays out a pango layout's glyphs (one line) and draws their sprites.
-    static func make(_ layout: OpaquePointer, color: StyleColor, halo: StyleColor?, radius: Double) -> LineText {
+    /// Lays out a pango layout's glyphs (one line) and takes their images from `bitmaps` (made
+    /// there on first use; without it, rasterised for this text alone: the same pixels).
+    static func make(_ layout: OpaquePointer, color: StyleColor, halo: StyleColor?, radius: Double, bitmaps: GlyphBitmaps? = nil) -> LineText {
+        let bitmaps = bitmaps ?? GlyphBitmaps()
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
         let scale = Double(PANGO_SCALE)
@@ -207,14 +210,24 @@ final class LineText {
             var rInk = PangoRectangle(), rLogical = PangoRectangle()
             pango_layout_iter_get_run_extents(iter, &rInk, &rLogical)
             guard let gs = run.pointee.glyphs, let font = run.pointee.item.pointee.analysis.font else { continue }
+            // The font by its description (family, weight, style, size in px): a key that holds
+            // no font object.
+            let desc = pango_font_describe_with_absolute_size(font)
+            let fontName: String
+            if let desc, let cs = pango_font_description_to_string(desc) {
+                fontName = String(cString: cs)
+                g_free(cs)
+            } else {
+                fontName = ""
+            }
+            if let desc { pango_font_description_free(desc) }
             var pen = Double(rLogical.x) / scale - Double(logical.x)
             for i in 0..<Int(gs.pointee.num_glyphs) {
                 let info = gs.pointee.glyphs[i]
                 let advance = Double(info.geometry.width) / scale
                 var gInk = PangoRectangle(), gLogical = PangoRectangle()
                 pango_font_get_glyph_extents(font, info.glyph, &gInk, &gLogical)
-                var image: CairoImage?
-                var dx = 0.0, dy = 0.0
+                var image: GlyphBitmap?
                 let empty = gInk.width <= 0 || gInk.height <= 0
                 if !empty {
                     let pad = Int(radius.rounded(.up)) + 1
@@ -223,55 +236,68 @@ final class LineText {
                     let y0 = Int((Double(gInk.y) / scale + oy).rounded(.down)) - pad
                     let x1 = Int((Double(gInk.x + gInk.width) / scale + ox).rounded(.up)) + pad
                     let y1 = Int((Double(gInk.y + gInk.height) / scale + oy).rounded(.up)) + pad
-                    let w = x1 - x0, h = y1 - y0
-                    if w > 0, h > 0, w < 1024, h < 1024, let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h)),
-                       cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface) {
-                        var one = info
-                        one.geometry.width = 0
-                        gs1.pointee.glyphs[0] = one
-                        let bx = Double(-x0), by = Double(-y0)
-                        if let halo, radius > 0 {
-                            cairo_set_source_rgba(cr, halo.r, halo.g, halo.b, halo.a)
-                            for (hx, hy) in [(-1.0, -1.0), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
-                                cairo_move_to(cr, bx + hx * radius, by + hy * radius)
-                                pango_cairo_show_glyph_string(cr, font, gs1)
+                    let key = GlyphBitmaps.Key(font: fontName, glyph: info.glyph, xOffset: info.geometry.x_offset, yOffset: info.geometry.y_offset,
+                                               color: color, halo: radius > 0 ? halo : nil, radius: halo == nil ? 0 : radius)
+                    image = bitmaps.glyph(key) { serial in
+                        GlyphBitmap.rasterize(width: x1 - x0, height: y1 - y0, dx: x0, dy: y0, serial: serial) { cr, bx, by in
+                            var one = info
+                            one.geometry.width = 0
+                            gs1.pointee.glyphs[0] = one
+                            if let halo, radius > 0 {
+                                cairo_set_source_rgba(cr, halo.r, halo.g, halo.b, halo.a)
+                                for (hx, hy) in [(-1.0, -1.0), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+                                    cairo_move_to(cr, bx + hx * radius, by + hy * radius)
+                                    pango_cairo_show_glyph_string(cr, font, gs1)
+                                }
                             }
+                            cairo_set_source_rgba(cr, color.r, color.g, color.b, color.a)
+                            cairo_move_to(cr, bx, by)
+                            pango_cairo_show_glyph_string(cr, font, gs1)
                         }
-                        cairo_set_source_rgba(cr, color.r, color.g, color.b, color.a)
-                        cairo_move_to(cr, bx, by)
-                        pango_cairo_show_glyph_string(cr, font, gs1)
-                        cairo_destroy(cr)
-                        cairo_surface_flush(surface)
-                        image = CairoImage(owning: surface)
-                        dx = Double(x0); dy = Double(y0)
                     }
                 }
-                glyphs.append(Glyph(penX: pen, advance: advance, image: image, dx: dx, dy: dy))
+                glyphs.append(Glyph(penX: pen, advance: advance, image: image, dx: Double(image?.dx ?? 0), dy: Double(image?.dy ?? 0)))
                 pen += advance
             }
         } while pango_layout_iter_next_run(iter) != 0
         return LineText(glyphs: glyphs, width: Double(logical.width), height: Double(logical.height), baseline: baseline)
     }
 
-    /// Draws the glyphs at their placed points: each sprite turned to its glyph's angle, the
-    /// text's vertical middle on the line.
-    /// Each glyph is one paint of its sprite: a glyph turned less than about 2 degrees is copied
-    /// at a whole-pixel position (pixman's plain blit); a turned one is painted through the
-    /// rotation (bilinear), bounded by the sprite, with no path to rasterize.
-    func draw(_ placed: [LineGlyph], cr: OpaquePointer) {
+    /// Draws the glyphs at their placed points, the text's vertical middle on the line, each
+    /// glyph copied straight onto cr's target: a glyph turned less than about 2 degrees as its
+    /// image at a whole pixel, a turned one as its image turned (to a degree, its centre to half
+    /// a pixel; `bitmaps` keeps those, without it they are made for this call: the same pixels).
+    /// A target that is not an image moved by whole pixels is painted through cairo instead.
+    func draw(_ placed: [LineGlyph], cr: OpaquePointer, bitmaps: GlyphBitmaps? = nil) {
         let up = baseline - height / 2
-        var base = cairo_matrix_t()
-        cairo_get_matrix(cr, &base)
+        guard let target = GlyphTarget(cr) else { paintThroughCairo(placed, cr: cr); return }
+        let bitmaps = bitmaps ?? GlyphBitmaps()
+        cairo_surface_flush(cairo_get_target(cr))
         for (g, p) in zip(glyphs, placed) {
             guard let image = g.image else { continue }
             let sx = -g.advance / 2 + g.dx, sy = up + g.dy
             let c = cos(p.angle), s = sin(p.angle)
             if abs(s) < 0.035 && c > 0 {
-                cairo_set_source_surface(cr, image.surface, (p.x + sx).rounded(), (p.y + sy).rounded())
-                cairo_paint(cr)
+                let x = (p.x + sx).rounded(), y = (p.y + sy).rounded()
+                guard abs(x) < 1e9, abs(y) < 1e9 else { continue }
+                target.over(image, x: Int(x), y: Int(y))
                 continue
             }
-            var local = cairo_matrix_t(xx: c, yx: s, xy: -s, yy: c, x0: p.x, y0: p.y)
+            guard let (t, ix, iy) = bitmaps.turned(image, ox: sx, oy: sy, angle: p.angle, cx: p.x, cy: p.y) else { continue }
+            target.over(t.image, x: ix + t.x0, y: iy + t.y0)
+        }
+        cairo_surface_mark_dirty(cairo_get_target(cr))
+    }
+
+    /// The glyphs painted through cairo's transform (bilinear), for a target `draw` cannot write.
+    private func paintThroughCairo(_ placed: [LineGlyph], cr: OpaquePointer) {
+        let up = baseline - height / 2
+        var base = cairo_matrix_t()
+        cairo_get_matrix(cr, &base)
+        for (g, p) in zip(glyphs, placed) {
+            guard let bitmap = g.image, let image = CairoImage.argb(bitmap.pixels, width: bitmap.width, height: bitmap.height) else { continue }
+            let sx = -g.advance / 2 + g.dx, sy = up + g.dy
+            var local = cairo_matrix_t(xx: cos(p.angle), yx: sin(p.angle), xy: -sin(p.angle), yy: cos(p.angle), x0: p.x, y0: p.y)
             var m = cairo_matrix_t()
             cairo_matrix_multiply(&m, &local, &base)
             cairo_set_matrix(cr, &m)
@@ -297,94 +323,21 @@ final class LineTexts {
     private var texts: [Key: LineText] = [:]
     private var clock: UInt64 = 0
     private(set) var bytes = 0
-    /// Texts whose glyphs were rasterized (tests: a second frame rasterizes none).
+    /// Texts laid out (tests: a second frame lays out none).
     private(set) var made = 0
 
     init(maxBytes: Int = 4 << 20) { self.maxBytes = maxBytes }
 
-    /// A name's glyphs composed into one image for one shape (the glyphs' offsets from the first
-    /// and their angles, to 1/4 px and 1/1024 rad): a pan moves a name without changing its
-    /// shape, so its frames copy one image at a whole pixel, as point labels do.
-    struct ComposedKey: Hashable { let text: Key; let shape: [Int32] }
-    final class Composed {
-        let image: CairoImage
-        let x0: Double, y0: Double
-        let bytes: Int
-        var lastUse: UInt64
-        init(image: CairoImage, x0: Double, y0: Double, bytes: Int, lastUse: UInt64) {
-            self.image = image; self.x0 = x0; self.y0 = y0; self.bytes = bytes; self.lastUse = lastUse
-        }
-    }
-    private var composed: [ComposedKey: Composed] = [:]
-    private(set) var composedBytes = 0
-    let maxComposedBytes = 4 << 20
-    /// Composed images made (tests: a pan makes none).
-    private(set) var composedMade = 0
-
-    /// Draws a name along its line: from its composed image when cr moves by whole pixels (the
-    /// name lands within half a pixel of its place), else glyph by glyph.
+    /// Draws a name along its line, glyph by glyph straight onto the frame (see LineText.draw).
     func draw(_ key: Key, _ placed: [LineGlyph], cr: OpaquePointer, renderer: TextRenderer) {
-        let t = text(key, renderer: renderer)
-        guard let first = placed.first else { return }
-        guard isWholePixelTranslation(cr) else { t.draw(placed, cr: cr); return }
-        var shape: [Int32] = []
-        shape.reserveCapacity(placed.count * 3)
-        var relative: [LineGlyph] = []
-        relative.reserveCapacity(placed.count)
-        for p in placed {
-            let rx = ((p.x - first.x) * 4).rounded(), ry = ((p.y - first.y) * 4).rounded(), ra = (p.angle * 1024).rounded()
-            guard abs(rx) < 1e6, abs(ry) < 1e6, abs(ra) < 1e6 else { t.draw(placed, cr: cr); return }
-            shape.append(Int32(rx)); shape.append(Int32(ry)); shape.append(Int32(ra))
-            relative.append(LineGlyph(x: rx / 4, y: ry / 4, angle: ra / 1024, coordinate: p.coordinate))
-        }
-        let ck = ComposedKey(text: key, shape: shape)
-        clock += 1
-        let c: Composed
-        if let hit = composed[ck] {
-            hit.lastUse = clock
-            c = hit
-        } else {
-            // The glyph sprites' reach round each glyph's centre bounds the image.
-            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-            let up = t.baseline - t.height / 2
-            for (g, p) in zip(t.glyphs, relative) {
-                guard let image = g.image else { continue }
-                let sx = -g.advance / 2 + g.dx, sy = up + g.dy
-                let r = hypot(max(abs(sx), abs(sx + Double(image.width))), max(abs(sy), abs(sy + Double(image.height))))
-                minX = min(minX, p.x - r); maxX = max(maxX, p.x + r); minY = min(minY, p.y - r); maxY = max(maxY, p.y + r)
-            }
-            guard minX.isFinite else { return }
-            let x0 = minX.rounded(.down) - 1, y0 = minY.rounded(.down) - 1
-            let w = Int((maxX - x0).rounded(.up)) + 2, h = Int((maxY - y0).rounded(.up)) + 2
-            guard w > 0, h > 0, w <= 2048, h <= 2048, w * h * 4 <= maxComposedBytes / 4,
-                  let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(w), Int32(h)),
-                  cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let c2 = cairo_create(surface) else {
-                t.draw(placed, cr: cr); return
-            }
-            cairo_translate(c2, -x0, -y0)
-            t.draw(relative, cr: c2)
-            cairo_destroy(c2)
-            cairo_surface_flush(surface)
-            let bytes = w * h * 4
-            while composedBytes + bytes > maxComposedBytes, let old = composed.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                composedBytes -= old.value.bytes
-                composed.removeValue(forKey: old.key)
-            }
-            c = Composed(image: CairoImage(owning: surface), x0: x0, y0: y0, bytes: bytes, lastUse: clock)
-            composed[ck] = c
-            composedBytes += bytes
-            composedMade += 1
-        }
-        let px = (first.x + c.x0).rounded(), py = (first.y + c.y0).rounded()
-        cairo_set_source_surface(cr, c.image.surface, px, py)
-        cairo_paint(cr)
+        text(key, renderer: renderer).draw(placed, cr: cr, bitmaps: renderer.glyphBitmaps)
     }
 
     func text(_ key: Key, renderer: TextRenderer) -> LineText {
         clock += 1
         if let hit = texts[key] { hit.lastUse = clock; return hit }
         let layout = renderer.layout(key.text, TextRenderer.Style(sizePx: key.sizePx, bold: key.bold, width: nil, maxLines: 1))
-        let t = LineText.make(layout, color: key.color, halo: key.halo, radius: key.radius)
+        let t = LineText.make(layout, color: key.color, halo: key.halo, radius: key.radius, bitmaps: renderer.glyphBitmaps)
         t.lastUse = clock
         while bytes + t.bytes > maxBytes, let old = texts.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             bytes -= old.value.bytes

@@ -136,6 +136,8 @@ final class TextRenderer {
     let sprites = LabelSprites()
     /// Labels along lines kept as glyph sprites (see LineText).
     let lineTexts = LineTexts()
+    /// Glyph images of labels along lines, as plain pixels, upright and turned (see GlyphBitmaps).
+    let glyphBitmaps = GlyphBitmaps()
     /// Draw haloed labels from their sprites (false: the nine pango runs every time, for tests
     /// and measuring).
     var usesLabelSprites = true
