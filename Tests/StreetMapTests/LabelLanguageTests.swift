@@ -152,6 +152,20 @@ struct MVT {
         #expect(ko.contains("파두츠") && ko.contains("Landstrasse"), "\(ko)")
     }
 
+    /// The Liechtenstein fixture keeps the names OpenStreetMap has in other scripts (tilemaker's
+    /// `additional_languages`, scripts/street-fixture-languages.py): Vaduz in Japanese, Chinese,
+    /// Korean, Arabic and Russian; without a language it stays "Vaduz".
+    @Test func theFixtureKeepsNamesInOtherScripts() {
+        let expected = ["ja": "ファドゥーツ", "zh": "瓦都茲", "ko": "파두츠", "ar": "فادوز", "ru": "Вадуц"]
+        for (language, name) in expected.sorted(by: { $0.key < $1.key }) + [(nil, "Vaduz")] as [(String?, String)] {
+            let renderer = MapRenderer(vector: MapRenderer.openTiles(path: pmtilesPath).vector)
+            renderer.labelLanguage = language
+            let frame = OwnedFrameBuffer(width: 800, height: 600)
+            renderer.render(MapScene(camera: CameraPosition(target: Coordinate(latitude: 47.1395, longitude: 9.5225), zoom: 14.6)), into: frame.buffer)
+            #expect(renderer.streetLabels.contains { $0.text == name }, "\(language ?? "local"): \(renderer.streetLabels.map(\.text))")
+        }
+    }
+
     /// Inked pixels of a text drawn black on white at 24 px.
     static func ink(_ s: String, text: TextRenderer) -> (pixels: [Bool], unknown: Int32) {
         let layout = text.layout(s, TextRenderer.Style(sizePx: 24, bold: false, width: nil, maxLines: 1))
