@@ -40,6 +40,8 @@ public final class MapRenderer {
     public let streetStyle: StreetStyle
     /// The street style's layers' styled features per tile at the last zoom drawn.
     let streetLayerCache = StreetLayerCache()
+    /// The built-in world's land cut into cells, for the sea under the street map (`StreetSea`).
+    let streetSeaCache = StreetSeaCache()
     /// The street style's sprite (POI icons), loaded once with the renderer; nil without one.
     public let streetIcons: SpriteIcons?
     /// Draw the street style's icons (false: symbol layers place and draw their text alone, as
@@ -59,6 +61,8 @@ public final class MapRenderer {
     public var usesBaseMapCache = true
     /// The street map's lines drawn by `LineRasterizer` (off: by cairo_stroke, for comparing).
     var rasterizesStreetLines = true
+    /// The Natural Earth ocean under the street map's layers (`StreetSea`; off: tests compare).
+    var drawsStreetSea = true
     public private(set) var lastFrameKind: FrameKind = .full
     /// The last frame was final, flat and north-up, but drawn directly because its zoom was new
     /// (a zoom animation whose frames are all final, or the first frame after a pinch whose last

@@ -53,7 +53,13 @@ extension MapRenderer {
         var painter = StreetMapPainter(set: vector, style: streetStyle, antialias: antialias)
         painter.rasterizesLines = rasterizesStreetLines
         painter.layerCache = streetLayerCache
-        if let b = streetBounds(vector, zoom: zoom) {
+        let bounds = streetBounds(vector, zoom: zoom)
+        // The Natural Earth ocean under the tile layers, for tiles made without a coastline.
+        let world = world, seaCache = streetSeaCache
+        painter.seaColor = StreetSea.waterColor(style: streetStyle, styleZoom: StreetMapPainter.styleZoom(zoom))
+            ?? StyleColor(r: style.sea.r, g: style.sea.g, b: style.sea.b)
+        if drawsStreetSea { painter.sea = { cr in StreetSea.addPath(world: world, cache: seaCache, view: view, zoom: zoom, area: bounds, cr: cr) } }
+        if let b = bounds {
             // An extract: the built-in world shows around it, so the style's background covers
             // only the extract's bounds on the ground (the features lie inside them anyway).
             // Not a cairo clip: a clip that is not a screen rectangle (rotated, tilted) makes

@@ -20,6 +20,10 @@ struct StreetMapPainter {
     var layerCache: StreetLayerCache?
     /// Adds the area the background layer covers to cairo's path (an extract's bounds); nil: everywhere.
     var backgroundArea: ((OpaquePointer) -> Void)?
+    /// Adds the sea the tiles may lack to cairo's path (even-odd; `StreetSea`) and says whether
+    /// there is any in the view; nil: none is drawn. Painted in `seaColor` over the background.
+    var sea: ((OpaquePointer) -> Bool)?
+    var seaColor = StyleColor(r: 0, g: 0, b: 0)
     /// Most tiles per frame; the tile zoom drops a level while more would be needed (tilted views).
     static let maxTiles = 64
 
@@ -130,6 +134,8 @@ struct StreetMapPainter {
         enum Op {
             /// Paint the whole clip, or fill a path.
             case background(color: StyleColor, area: UnsafeMutablePointer<cairo_path_t>?)
+            /// The Natural Earth ocean where the tiles may have no sea (an even-odd path).
+            case sea(UnsafeMutablePointer<cairo_path_t>, color: StyleColor)
             /// With an outline, its segments when `LineRasterizer` draws it (1 px wide).
             case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double]?)
             /// The segments, and (when `LineRasterizer` draws them, or the view is tilted) the
@@ -156,6 +162,7 @@ struct StreetMapPainter {
             for op in ops {
                 switch op {
                 case .background(_, let area?): cairo_path_destroy(area)
+                case .sea(let path, _): cairo_path_destroy(path)
                 case .fill(let path, _, _, _), .circles(let path, _, _, _): cairo_path_destroy(path)
                 default: break
                 }
@@ -199,6 +206,12 @@ struct StreetMapPainter {
             }
             slots[i] = [.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area)]
         }
+        // The sea goes over the background layers the style starts with, under everything else.
+        if let sea, let last = shown.prefix(while: { $0.type == .background }).indices.last,
+           let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) {
+            if sea(cr), let path = cairo_copy_path(cr) { slots[last] = slots[last] + [.sea(path, color: seaColor)] }
+            cairo_destroy(cr); cairo_surface_destroy(scratch)
+        }
         let painter = UncheckedSendable(self), shared = UncheckedSendable((shown, tiles, view, cacheSlots))
         let build: @Sendable (Int) -> Void = { i in
             let (shown, tiles, view, cacheSlots) = shared.value
@@ -234,6 +247,13 @@ struct StreetMapPainter {
                 } else {
                     cairo_paint(cr)
                 }
+            case let .sea(path, c):
+                cairo_new_path(cr)
+                cairo_append_path(cr, path)
+                cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+                cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
+                cairo_fill(cr)
+                cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
             case let .fill(path, c, outline, outlineSegments):
                 cairo_new_path(cr)
                 cairo_append_path(cr, path)
