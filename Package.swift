@@ -106,12 +106,12 @@ if Context.environment["TOUCHBRIDGE_FUZZ"] != nil {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("fuzz-evemu", ["TouchCore"]),
         ("fuzz-pipeline", ["TouchCore", "Gestures", "MapEngine"]),
-        ("fuzz-config", ["TouchBridge"]),
+        ("fuzz-config", ["TouchBridge", "Kiosk"]),
         ("fuzz-mbtiles", ["Rendering", "TileSources", "MapEngine"]),
         ("fuzz-mvt", ["Rendering", "TileSources", "VectorTiles", "MapEngine"]),
         ("fuzz-pmtiles", ["TileSources"]),
         ("fuzz-geojson", ["MapEngine"]),
-        ("fuzz-control", ["TouchBridge"]),
+        ("fuzz-control", ["TouchBridge", "Kiosk"]),
         ("fuzz-style", ["VectorTiles"]),
         ("fuzz-street", ["Rendering", "TileSources", "VectorTiles", "MapEngine"]),
     ]

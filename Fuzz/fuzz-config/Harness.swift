@@ -1,4 +1,5 @@
 import TouchBridge
+import Kiosk
 
 /// libFuzzer target: any bytes as the kiosk's TOML configuration, through the public loader only
 /// (so it survives changes to the configuration model). It either loads or throws a ConfigError

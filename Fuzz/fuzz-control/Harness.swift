@@ -1,9 +1,10 @@
 import Foundation
 import TouchBridge
+import Kiosk
 
 /// libFuzzer target: any bytes as lines a control-socket client sends (docs/control.md), each
 /// answered by one kiosk (a 64x48 memory display, no touchscreen) through the socket's own
-/// parser and commands (`MapView.answerControlLine`). Every reply is one line of JSON: an
+/// parser and commands (`Kiosk.answerControlLine`). Every reply is one line of JSON: an
 /// object whose first key is the request's id and second `ok`, with `error` a non-empty string
 /// when ok is false. Paths a client names lie in a temporary folder the configuration allows
 /// (`[control] files_dir`, `screenshot_dir`). Between inputs the kiosk is cleared (markers,
@@ -14,13 +15,13 @@ let folder: String = {
     return d
 }()
 
-nonisolated(unsafe) let view: MapView = {
+nonisolated(unsafe) let view: Kiosk = {
     var cfg = KioskConfiguration()
     cfg.touch = [.init(match: .path("/nonexistent/event99"))]
     cfg.control.filesDir = folder
     cfg.control.screenshotDir = folder
     do {
-        return try MapView(configuration: cfg, display: MemoryDisplay(width: 64, height: 48), log: KioskLog(level: .error))
+        return try Kiosk(configuration: cfg, display: MemoryDisplay(width: 64, height: 48), log: KioskLog(level: .error))
     } catch {
         fatalError("the kiosk did not start: \(error)")
     }
