@@ -173,6 +173,29 @@ import TouchCore
 
     /// A turned glyph copied onto a frame: its ink where the glyph turned about its centre lies
     /// (the upright image's ink centre, turned), whatever the angle.
+    /// A glyph at a position or angle no frame can show (NaN, infinite, far off) is skipped
+    /// rather than turned into an integer that traps.
+    @Test func aGlyphAtANonFinitePlaceIsSkipped() {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
+                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        let frame = OwnedFrameBuffer(width: 64, height: 64)
+        frame.buffer.pixels.initializeMemory(as: UInt8.self, repeating: 0xff, count: frame.buffer.stride * 64)
+        let surface = cairo_image_surface_create_for_data(frame.buffer.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                          64, 64, Int32(frame.buffer.stride))!
+        let cr = cairo_create(surface)!
+        for (x, y, angle) in [(32.0, 32.0, Double.nan), (Double.nan, 32.0, 0.3), (32.0, .infinity, 0.3), (1e300, 32.0, 0.3), (32.0, 32.0, Double.infinity)] {
+            t.draw([LineGlyph(x: x, y: y, angle: angle, coordinate: Coordinate(latitude: 0, longitude: 0))], cr: cr)
+        }
+        cairo_destroy(cr)
+        cairo_surface_destroy(surface)
+        let g = t.glyphs[0], image = g.image!
+        let b = GlyphBitmaps()
+        #expect(b.turned(image, ox: 0, oy: 0, angle: .nan, cx: 10, cy: 10) == nil)
+        #expect(b.turned(image, ox: .infinity, oy: 0, angle: 0.2, cx: 10, cy: 10) == nil)
+        #expect(b.turned(image, ox: 0, oy: 0, angle: 0.2, cx: 10, cy: 10) != nil)
+    }
+
     @Test func aTurnedGlyphKeepsItsCentre() {
         let text = TextRenderer(family: MapStyle.standard.fontFamily)
         let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),

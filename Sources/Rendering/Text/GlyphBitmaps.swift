@@ -114,7 +114,9 @@ final class GlyphBitmaps {
     func turned(_ b: GlyphBitmap, ox: Double, oy: Double, angle: Double, cx: Double, cy: Double) -> (Turned, x: Int, y: Int)? {
         let p = Double(Self.phases)
         let qx = (cx * p).rounded(), qy = (cy * p).rounded()
-        guard abs(qx) < 1e9, abs(qy) < 1e9 else { return nil }
+        // A glyph at a position or angle no frame can show (NaN, infinite, far off) is skipped,
+        // never turned into an Int that traps.
+        guard abs(qx) < 1e9, abs(qy) < 1e9, angle.isFinite, abs(ox) < 1e6, abs(oy) < 1e6 else { return nil }
         let ix = Int((qx / p).rounded(.down)), iy = Int((qy / p).rounded(.down))
         let fx = Int(qx) - ix * Self.phases, fy = Int(qy) - iy * Self.phases
         var a = Int((angle * Double(Self.angleSteps) / (2 * .pi)).rounded()) % Self.angleSteps
@@ -161,6 +163,10 @@ final class GlyphBitmaps {
         for (u, v) in [(ox, oy), (ox + w, oy), (ox, oy + h), (ox + w, oy + h)] {
             let x = fx + c * u - s * v, y = fy + s * u + c * v
             minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+        }
+        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite, maxX - minX < 1e4, maxY - minY < 1e4,
+              abs(minX) < 1e9, abs(minY) < 1e9 else {
+            return Turned(image: GlyphBitmap(width: 0, height: 0, pixels: [], dx: 0, dy: 0, serial: serial), x0: 0, y0: 0)
         }
         let x0 = Int(minX.rounded(.down)), y0 = Int(minY.rounded(.down))
         let tw = Int(maxX.rounded(.up)) - x0, th = Int(maxY.rounded(.up)) - y0
