@@ -57,6 +57,8 @@ struct OverlayPainter {
     /// read) a grey pin drawn as a path.
     struct PlacedMarker {
         var image: CairoImage?
+        /// The image as runs (`SpriteRuns`), when it is a small ARGB32 sprite.
+        var runs: SpriteRuns? = nil
         var x: Double, y: Double
         var fallbackTip: Point?
         /// The rows it may touch.
@@ -112,20 +114,36 @@ struct OverlayPainter {
                                         top: y, bottom: y + Double(sprite.height)))
             }
         }
+        for i in out.indices {
+            if let image = out[i].image { out[i].runs = icons.runs(for: image) }
+        }
         return out
     }
 
     /// Draws planned markers; with `rows`, only those that reach them (cr clipped to them).
+    /// A sprite with runs is copied straight into cr's target when that is an image cr moves by
+    /// whole pixels (the bytes cairo_paint gives; `SpriteRuns`), else painted by cairo.
     static func blit(_ plan: [PlacedMarker], cr: OpaquePointer, rows: Range<Double>? = nil) {
+        let target = GlyphTarget(cr)
+        var direct = false
+        if target != nil, let t = cairo_get_target(cr) { cairo_surface_flush(t) }
         for m in plan {
             if let rows, m.bottom < rows.lowerBound || m.top > rows.upperBound { continue }
-            if let img = m.image {
+            if let runs = m.runs, let target, abs(m.x) < 1e7, abs(m.y) < 1e7, m.x == m.x.rounded(), m.y == m.y.rounded() {
+                target.over(runs, x: Int(m.x), y: Int(m.y))
+                direct = true
+            } else if let img = m.image {
+                if direct, let t = cairo_get_target(cr) { cairo_surface_mark_dirty(t); direct = false }
                 cairo_set_source_surface(cr, img.surface, m.x, m.y)
                 cairo_paint(cr)
+                if target != nil, let t = cairo_get_target(cr) { cairo_surface_flush(t) }
             } else if let tip = m.fallbackTip {
+                if direct, let t = cairo_get_target(cr) { cairo_surface_mark_dirty(t); direct = false }
                 OverlayPainter(style: MapStyle()).paintPin(cr: cr, tip: tip, color: RGBColor(hex: 0x888888))
+                if target != nil, let t = cairo_get_target(cr) { cairo_surface_flush(t) }
             }
         }
+        if direct, let t = cairo_get_target(cr) { cairo_surface_mark_dirty(t) }
     }
 
     /// Where the pin sprite's tip is, px from its top left corner, and the sprite's size.
@@ -378,6 +396,24 @@ final class IconCache {
     private var pins: [(color: UInt32, phase: Int, image: CairoImage)] = []
     /// Cluster bubble sprites by count (`clusterSprite`).
     var clusters: [Int: CairoImage] = [:]
+    /// Sprites as runs (`SpriteRuns`) by image, made once; at most `maxRunPixels` pixels kept.
+    private var spriteRuns: [ObjectIdentifier: SpriteRuns] = [:]
+    private var runPixels = 0
+    static let maxRunPixels = 1 << 22
+
+    /// The image as runs, made the first time it is asked for; nil for an image larger than
+    /// 256 px a side (drawn by cairo).
+    func runs(for image: CairoImage) -> SpriteRuns? {
+        if let r = spriteRuns[ObjectIdentifier(image)], r.image === image { return r }
+        guard image.width <= 256, image.height <= 256, let r = SpriteRuns(image) else { return nil }
+        if runPixels + r.width * r.height > IconCache.maxRunPixels {
+            spriteRuns.removeAll(keepingCapacity: true)
+            runPixels = 0
+        }
+        spriteRuns[ObjectIdentifier(image)] = r
+        runPixels += r.width * r.height
+        return r
+    }
 
     func pinSprite(color: RGBColor, phase: Int, draw: (OpaquePointer) -> Void) -> CairoImage {
         let key = color.pixel
