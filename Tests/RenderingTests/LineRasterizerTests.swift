@@ -116,6 +116,45 @@ import Testing
         }
     }
 
+    /// Layers drawn in one pass (a route's casings and lines, 32 rows at a time through them
+    /// all) give the bytes of one `stroke` call per layer in the same order, tapered or not.
+    @Test func layersInOnePassGiveOneCallPerLayer() {
+        var g = SystemRandomNumberGenerator()
+        func line(_ n: Int) -> [Double] {
+            var seg: [Double] = []
+            var x = Double.random(in: 0...150, using: &g), y = Double.random(in: 0...140, using: &g)
+            for _ in 0..<n {
+                let nx = x + Double.random(in: -30...30, using: &g), ny = y + Double.random(in: -30...30, using: &g)
+                seg += [x, y, nx, ny]
+                x = nx; y = ny
+            }
+            return seg
+        }
+        let a = line(40), b = line(40)
+        let taper = (0..<80).map { _ in Double.random(in: 1...9, using: &g) }
+        let layers = [
+            LineRasterizer.Layer(segments: a, lineWidth: 8, color: RGBColor(r: 0.1, g: 0.2, b: 0.6)),
+            LineRasterizer.Layer(segments: b, endWidths: taper.map { $0 + 3 }, lineWidth: 0, color: RGBColor(r: 0.3, g: 0.3, b: 0.3), alpha: 0.8),
+            LineRasterizer.Layer(segments: a, lineWidth: 5, color: RGBColor(r: 0.2, g: 0.5, b: 1)),
+            LineRasterizer.Layer(segments: b, endWidths: taper, lineWidth: 0, color: RGBColor(r: 0.6, g: 0.6, b: 0.6), alpha: 0.5),
+        ]
+        let w = 160, h = 150
+        let one = Canvas(w, h), each = Canvas(w, h)
+        LineRasterizer.stroke(layers: layers, antialias: true, pixels: UnsafeMutableRawPointer(one.pixels), stride: w * 4, width: w, rows: 0..<h)
+        for l in layers {
+            LineRasterizer.stroke(l.segments, endWidths: l.endWidths, lineWidth: l.lineWidth, color: l.color, alpha: l.alpha, antialias: true,
+                                  pixels: UnsafeMutableRawPointer(each.pixels), stride: w * 4, width: w, rows: 0..<h)
+        }
+        let same = withExtendedLifetime((one, each)) { memcmp(one.pixels, each.pixels, w * h * 4) == 0 }
+        #expect(same)
+        // The layers overlap, so their order shows: reversed, the bytes differ.
+        let reversed = Canvas(w, h)
+        LineRasterizer.stroke(layers: layers.reversed(), antialias: true, pixels: UnsafeMutableRawPointer(reversed.pixels), stride: w * 4,
+                              width: w, rows: 0..<h)
+        let differs = withExtendedLifetime((one, reversed)) { memcmp(one.pixels, reversed.pixels, w * h * 4) != 0 }
+        #expect(differs)
+    }
+
     @Test func withoutAntialiasingEveryPixelIsLineOrBackground() {
         let c = Self.rasterized([3.3, 5.1, 58.7, 49.9, 10, 60, 55, 12], width: 1.2, antialias: false)
         let q = LineRasterizer.pixel(Self.color)

@@ -138,15 +138,22 @@ struct ShapePainter {
     /// grey meets the blue without a casing's cap across it), the part ahead over the travelled.
     func paintRoute(travelled: PreparedShape?, ahead: PreparedShape?, cr: OpaquePointer) {
         let parts = [travelled, ahead].compactMap { $0 }
-        var drawn: [(PreparedShape, ClosedRange<Int>)] = []
+        var casings: [(layer: LineRasterizer.Layer, scales: [Double]?)] = [], lines: [(layer: LineRasterizer.Layer, scales: [Double]?)] = []
         for p in parts {
-            if let ks = copies(of: p.box, pad: p.style.strokeWidth / 2 + p.style.casingWidth) { drawn.append((p, ks)) }
+            guard let ks = copies(of: p.box, pad: p.style.strokeWidth / 2 + p.style.casingWidth) else { continue }
+            for k in ks {
+                guard let l = lineLayers(p.rings(worldSize: worldSize), closed: false, k: k, style: p.style) else { continue }
+                if let c = l.casing { casings.append((c, l.scales)) }
+                lines.append((l.line, l.scales))
+            }
         }
-        for (p, ks) in drawn { for k in ks { strokeLine(p.rings(worldSize: worldSize), closed: false, k: k, style: p.style, cr: cr, layer: .casing) } }
-        for (p, ks) in drawn { for k in ks { strokeLine(p.rings(worldSize: worldSize), closed: false, k: k, style: p.style, cr: cr, layer: .stroke) } }
+        // Both casings, then both lines, 32 rows at a time through the four layers.
+        let layers = casings + lines
+        guard !layers.isEmpty, !ShapePainter.rasterize(layers: layers.map(\.layer), cr: cr) else { return }
+        for (l, scales) in layers {
+            stroke(l.segments, scales: scales, width: l.lineWidth, color: l.color, alpha: l.alpha, cr: cr)
+        }
     }
-
-    enum StrokeLayer { case casing, stroke, both }
 
     // MARK: lines
 
@@ -277,10 +284,23 @@ struct ShapePainter {
 
     /// Strokes rings (a polyline, or closed outlines) at copy k with the style's casing and
     /// stroke (or one of them).
-    func strokeLine(_ rings: [PreparedShape.Ring], closed: Bool, k: Int, style: ShapeStyle, cr: OpaquePointer, layer: StrokeLayer = .both) {
-        guard let color = style.stroke, style.strokeWidth > 0, style.strokeOpacity > 0 else { return }
+    func strokeLine(_ rings: [PreparedShape.Ring], closed: Bool, k: Int, style: ShapeStyle, cr: OpaquePointer) {
+        guard let l = lineLayers(rings, closed: closed, k: k, style: style) else { return }
+        // Casing and line 32 rows at a time through both (straight into an XRGB8888 image).
+        if ShapePainter.rasterize(layers: [l.casing, l.line].compactMap { $0 }, cr: cr) { return }
+        if let casing = l.casing {
+            stroke(casing.segments, scales: l.scales, width: casing.lineWidth, color: casing.color, alpha: casing.alpha, cr: cr)
+        }
+        stroke(l.line.segments, scales: l.scales, width: l.line.lineWidth, color: l.line.color, alpha: l.line.alpha, cr: cr)
+    }
+
+    /// A line's screen segments as `LineRasterizer` layers: its casing (when the style has one)
+    /// and its stroke, with each end's width on a tilted view (and the scale there, `scales`).
+    func lineLayers(_ rings: [PreparedShape.Ring], closed: Bool, k: Int, style: ShapeStyle)
+        -> (casing: LineRasterizer.Layer?, line: LineRasterizer.Layer, scales: [Double]?)? {
+        guard let color = style.stroke, style.strokeWidth > 0, style.strokeOpacity > 0 else { return nil }
         var runs = runs(rings, closed: closed, k: k)
-        guard !runs.isEmpty else { return }
+        guard !runs.isEmpty else { return nil }
         let width = min(style.strokeWidth, OverlayLimits.maxStrokeWidth)
         if let d = style.dash, !d.isEmpty { runs = ShapePainter.dashed(runs, pattern: d, trim: width / 2) }
         // Screen segments x0, y0, x1, y1 (consecutive ones continue their line) and, tilted,
@@ -298,14 +318,16 @@ struct ShapePainter {
                 ax = bx; ay = by
             }
         }
-        let casing = (style.casing != nil && style.casingWidth > 0) ? style.casing : nil
-        if layer != .stroke, let casing {
-            stroke(seg, scales: persp == nil ? nil : scales, width: width + 2 * min(style.casingWidth, OverlayLimits.maxStrokeWidth),
-                   color: RGBColor(hex: casing), alpha: style.strokeOpacity, cr: cr)
+        guard !seg.isEmpty else { return nil }
+        let endScales = persp == nil ? nil : scales
+        let alpha = min(style.strokeOpacity, 1)
+        var casing: LineRasterizer.Layer?
+        if let c = style.casing, style.casingWidth > 0 {
+            let w = width + 2 * min(style.casingWidth, OverlayLimits.maxStrokeWidth)
+            casing = LineRasterizer.Layer(segments: seg, endWidths: endScales?.map { $0 * w }, lineWidth: w, color: RGBColor(hex: c), alpha: alpha)
         }
-        if layer != .casing {
-            stroke(seg, scales: persp == nil ? nil : scales, width: width, color: RGBColor(hex: color), alpha: style.strokeOpacity, cr: cr)
-        }
+        let line = LineRasterizer.Layer(segments: seg, endWidths: endScales?.map { $0 * width }, lineWidth: width, color: RGBColor(hex: color), alpha: alpha)
+        return (casing, line, endScales)
     }
 
     /// Screen segments drawn `width` px wide (times each end's scale when given).
@@ -334,14 +356,26 @@ struct ShapePainter {
     /// whole clip: a frame of 500 small outlines would otherwise clear a mask the frame's width
     /// 500 times. False when cr is not an XRGB8888 image at a whole-pixel offset.
     static func rasterize(_ seg: [Double], endWidths: [Double]?, width: Double, color: RGBColor, alpha: Double, cr: OpaquePointer) -> Bool {
+        rasterize(layers: [LineRasterizer.Layer(segments: seg, endWidths: endWidths, lineWidth: width, color: color, alpha: alpha)], cr: cr)
+    }
+
+    /// `rasterize` for layers drawn in order (`LineRasterizer.stroke(layers:...)`) over the box
+    /// of them all.
+    static func rasterize(layers: [LineRasterizer.Layer], cr: OpaquePointer) -> Bool {
         guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
               cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, isWholePixelTranslation(cr),
               let data = cairo_image_surface_get_data(target) else { return false }
         var m = cairo_matrix_t()
         cairo_get_matrix(cr, &m)
         var box = PreparedShape.Box()
-        for i in stride(from: 0, to: seg.count, by: 2) { box.add(seg[i], seg[i + 1]) }
-        let reach = (endWidths?.max() ?? width) / 2 + 2
+        var widest = 0.0
+        for l in layers {
+            l.segments.withUnsafeBufferPointer { seg in
+                for i in Swift.stride(from: 0, to: seg.count - 1, by: 2) { box.add(seg[i], seg[i + 1]) }
+            }
+            widest = max(widest, l.endWidths?.max() ?? l.lineWidth)
+        }
+        let reach = widest / 2 + 2
         var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
         cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
         x0 = max(x0, box.minX - reach); y0 = max(y0, box.minY - reach)
@@ -351,10 +385,14 @@ struct ShapePainter {
         let r0 = min(max(0, (y0 + m.y0).rounded(.down)), sh), r1 = min(max(0, (y1 + m.y0).rounded(.up)), sh)
         guard c0 < c1, r0 < r1 else { return true }
         let shiftX = m.x0 - c0, shiftY = m.y0
-        var shifted = seg
-        for k in 0..<seg.count / 2 { shifted[2 * k] += shiftX; shifted[2 * k + 1] += shiftY }
+        var shifted = layers
+        for i in shifted.indices {
+            shifted[i].segments.withUnsafeMutableBufferPointer { seg in
+                for k in 0..<seg.count / 2 { seg[2 * k] += shiftX; seg[2 * k + 1] += shiftY }
+            }
+        }
         cairo_surface_flush(target)
-        LineRasterizer.stroke(shifted, endWidths: endWidths, lineWidth: width, color: color, alpha: alpha, antialias: true,
+        LineRasterizer.stroke(layers: shifted, antialias: true,
                               pixels: UnsafeMutableRawPointer(data) + Int(c0) * 4, stride: Int(cairo_image_surface_get_stride(target)),
                               width: Int(c1 - c0), rows: Int(r0)..<Int(r1))
         cairo_surface_mark_dirty(target)

@@ -65,52 +65,66 @@ enum LineRasterizer {
     /// gives (it fades out rather than staying a pixel wide).
     static func stroke(_ segments: [Double], endWidths: [Double]? = nil, lineWidth: Double, color: RGBColor, alpha: Double = 1, antialias: Bool,
                        pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
-        let count = segments.count / 4
-        guard count > 0, width > 0, !rows.isEmpty, alpha > 0 else { return }
-        if let endWidths { guard endWidths.count >= 2 * count else { return } } else { guard lineWidth > 0 else { return } }
-        let full = min(alpha, 1) * 255            // a fully covered pixel's mask value
-        // Half the width of segment k at its start and end. Without antialiasing a line is at
-        // least a pixel wide: a thinner one would keep only the pixels whose centres it passes
-        // near, a dotted trail.
-        @inline(__always) func halves(_ k: Int) -> (Double, Double) {
-            guard let w = endWidths else {
-                let h = antialias ? lineWidth / 2 : max(lineWidth / 2, 0.5)
-                return (h, h)
-            }
-            let a = w[2 * k] / 2, b = w[2 * k + 1] / 2
-            guard a.isFinite, b.isFinite, a >= 0, b >= 0 else { return (0, 0) }
-            return antialias ? (a, b) : (max(a, 0.5), max(b, 0.5))
-        }
+        stroke(layers: [Layer(segments: segments, endWidths: endWidths, lineWidth: lineWidth, color: color, alpha: alpha)],
+               antialias: antialias, pixels: pixels, stride: stride, width: width, rows: rows)
+    }
+
+    /// One layer of lines for `stroke(layers:...)`: what `stroke(_:endWidths:lineWidth:...)`
+    /// takes for one colour.
+    struct Layer {
+        var segments: [Double]
+        var endWidths: [Double]? = nil
+        var lineWidth: Double
+        var color: RGBColor
+        var alpha: Double = 1
+    }
+
+    /// Draws layers of lines in order, as that many `stroke` calls give, byte for byte (each
+    /// layer's coverage is its own, blended over what the layers before left), but 32 rows at a
+    /// time through all the layers: a route's casing and its line, or a road's casing and fill,
+    /// blend into rows still in the cache.
+    static func stroke(layers: [Layer], antialias: Bool, pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
+        guard width > 0, !rows.isEmpty else { return }
         let chunks = (rows.count + chunkRows - 1) / chunkRows
-        // Bucket the segments by the chunks of rows they reach (counting sort, no hashing).
-        var first = [Int32](repeating: 0, count: chunks + 1)
-        var spans = [Int32](repeating: -1, count: 2 * count)   // chunk range per segment
-        segments.withUnsafeBufferPointer { s in
-            for k in 0..<count {
-                let y0 = s[4 * k + 1], y1 = s[4 * k + 3]
-                let x0 = s[4 * k], x1 = s[4 * k + 2]
-                let (ha, hb) = halves(k)
-                let reach = max(ha, hb) + 0.5
-                guard y0.isFinite, y1.isFinite, x0.isFinite, x1.isFinite, max(ha, hb) > 0 else { continue }
-                if max(x0, x1) + reach < 0 || min(x0, x1) - reach > Double(width) { continue }
-                let top = (min(y0, y1) - reach - Double(rows.lowerBound)) / Double(chunkRows)
-                let bottom = (max(y0, y1) + reach - Double(rows.lowerBound)) / Double(chunkRows)
-                guard bottom >= 0, top < Double(chunks) else { continue }
-                let c0 = Int(max(0, top.rounded(.down))), c1 = Int(min(Double(chunks - 1), bottom.rounded(.down)))
-                guard c0 <= c1 else { continue }
-                spans[2 * k] = Int32(c0); spans[2 * k + 1] = Int32(c1)
-                for c in c0...c1 { first[c + 1] += 1 }
+        // Per layer: its segments bucketed by the chunks of rows they reach (counting sort, no
+        // hashing): `first[c]..<first[c + 1]` index `order`, segment numbers.
+        var buckets: [(layer: Int, first: [Int32], order: [Int32])] = []
+        for (li, layer) in layers.enumerated() {
+            let count = layer.segments.count / 4
+            guard count > 0, layer.alpha > 0 else { continue }
+            if let endWidths = layer.endWidths { guard endWidths.count >= 2 * count else { continue } } else { guard layer.lineWidth > 0 else { continue } }
+            var first = [Int32](repeating: 0, count: chunks + 1)
+            var spans = [Int32](repeating: -1, count: 2 * count)   // chunk range per segment
+            layer.segments.withUnsafeBufferPointer { s in
+                for k in 0..<count {
+                    let y0 = s[4 * k + 1], y1 = s[4 * k + 3]
+                    let x0 = s[4 * k], x1 = s[4 * k + 2]
+                    let (ha, hb) = halves(layer, k, antialias: antialias)
+                    let reach = max(ha, hb) + 0.5
+                    guard y0.isFinite, y1.isFinite, x0.isFinite, x1.isFinite, max(ha, hb) > 0 else { continue }
+                    if max(x0, x1) + reach < 0 || min(x0, x1) - reach > Double(width) { continue }
+                    let top = (min(y0, y1) - reach - Double(rows.lowerBound)) / Double(chunkRows)
+                    let bottom = (max(y0, y1) + reach - Double(rows.lowerBound)) / Double(chunkRows)
+                    guard bottom >= 0, top < Double(chunks) else { continue }
+                    let c0 = Int(max(0, top.rounded(.down))), c1 = Int(min(Double(chunks - 1), bottom.rounded(.down)))
+                    guard c0 <= c1 else { continue }
+                    spans[2 * k] = Int32(c0); spans[2 * k + 1] = Int32(c1)
+                    for c in c0...c1 { first[c + 1] += 1 }
+                }
             }
-        }
-        for c in 0..<chunks { first[c + 1] += first[c] }
-        var fill = Array(first[0..<chunks])
-        var order = [Int32](repeating: 0, count: Int(first[chunks]))
-        for k in 0..<count where spans[2 * k] >= 0 {
-            for c in Int(spans[2 * k])...Int(spans[2 * k + 1]) {
-                order[Int(fill[c])] = Int32(k)
-                fill[c] += 1
+            for c in 0..<chunks { first[c + 1] += first[c] }
+            guard first[chunks] > 0 else { continue }
+            var fill = Array(first[0..<chunks])
+            var order = [Int32](repeating: 0, count: Int(first[chunks]))
+            for k in 0..<count where spans[2 * k] >= 0 {
+                for c in Int(spans[2 * k])...Int(spans[2 * k + 1]) {
+                    order[Int(fill[c])] = Int32(k)
+                    fill[c] += 1
+                }
             }
+            buckets.append((li, first, order))
         }
+        guard !buckets.isEmpty else { return }
 
         // Rows padded to whole 8-byte words: the blend skips empty words of the mask.
         let maskStride = (width + 7) & ~7
@@ -124,26 +138,30 @@ enum LineRasterizer {
         let rowMax = UnsafeMutablePointer<Int>.allocate(capacity: chunkRows)
         rowMax.initialize(repeating: -1, count: chunkRows)
         defer { rowMax.deallocate() }
-        let source = pixel(color)
-        segments.withUnsafeBufferPointer { s in
-            for c in 0..<chunks {
-                let y0 = rows.lowerBound + c * chunkRows, y1 = min(rows.upperBound, y0 + chunkRows)
-                let lo = Int(first[c]), hi = Int(first[c + 1])
+        for c in 0..<chunks {
+            let y0 = rows.lowerBound + c * chunkRows, y1 = min(rows.upperBound, y0 + chunkRows)
+            for b in buckets {
+                let lo = Int(b.first[c]), hi = Int(b.first[c + 1])
                 guard lo < hi else { continue }
-                for j in lo..<hi {
-                    let k = Int(order[j])
-                    let (ha, hb) = halves(k)
-                    // Two copies of the pixel loop: one for a width that does not change (or by
-                    // under 1/16 px: the mean).
-                    if abs(ha - hb) < 1.0 / 16 {
-                        let h = ha == hb ? ha : (ha + hb) / 2
-                        cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: antialias,
-                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax)
-                    } else {
-                        cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
-                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax)
+                let layer = layers[b.layer]
+                let full = min(layer.alpha, 1) * 255            // a fully covered pixel's mask value
+                layer.segments.withUnsafeBufferPointer { s in
+                    for j in lo..<hi {
+                        let k = Int(b.order[j])
+                        let (ha, hb) = halves(layer, k, antialias: antialias)
+                        // Two copies of the pixel loop: one for a width that does not change (or
+                        // by under 1/16 px: the mean).
+                        if abs(ha - hb) < 1.0 / 16 {
+                            let h = ha == hb ? ha : (ha + hb) / 2
+                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: antialias,
+                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax)
+                        } else {
+                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
+                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax)
+                        }
                     }
                 }
+                let source = pixel(layer.color)
                 for y in y0..<y1 {
                     let r = y - y0
                     guard rowMax[r] >= rowMin[r] else { continue }
@@ -153,6 +171,20 @@ enum LineRasterizer {
                 }
             }
         }
+    }
+
+    /// Half the width of a layer's segment k at its start and end. Without antialiasing a line
+    /// is at least a pixel wide: a thinner one would keep only the pixels whose centres it
+    /// passes near, a dotted trail.
+    @inline(__always)
+    private static func halves(_ layer: Layer, _ k: Int, antialias: Bool) -> (Double, Double) {
+        guard let w = layer.endWidths else {
+            let h = antialias ? layer.lineWidth / 2 : max(layer.lineWidth / 2, 0.5)
+            return (h, h)
+        }
+        let a = w[2 * k] / 2, b = w[2 * k + 1] / 2
+        guard a.isFinite, b.isFinite, a >= 0, b >= 0 else { return (0, 0) }
+        return antialias ? (a, b) : (max(a, 0.5), max(b, 0.5))
     }
 
     /// The colour as cairo makes a solid source of it (components to 16 bits, then the top 8).
