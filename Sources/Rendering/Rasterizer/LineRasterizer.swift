@@ -326,8 +326,15 @@ extension LineRasterizer {
     @discardableResult
     static func stroke(_ seg: [Double], endWidths: [Double]? = nil, cr: OpaquePointer, lineWidth: Double, color: RGBColor, alpha: Double = 1,
                        antialias: Bool) -> Bool {
+        stroke(layers: [Layer(segments: seg, endWidths: endWidths, lineWidth: lineWidth, color: color, alpha: alpha)], cr: cr, antialias: antialias)
+    }
+
+    /// `stroke(layers:antialias:pixels:...)` straight into cr's target image within its clip,
+    /// segments in cr's user space; false, drawing nothing, as `stroke(_:cr:...)`.
+    @discardableResult
+    static func stroke(layers: [Layer], cr: OpaquePointer, antialias: Bool) -> Bool {
         guard canDraw(into: cr), let target = cairo_get_target(cr), let data = cairo_image_surface_get_data(target) else { return false }
-        guard !seg.isEmpty else { return true }
+        guard layers.contains(where: { !$0.segments.isEmpty }) else { return true }
         var m = cairo_matrix_t()
         cairo_get_matrix(cr, &m)
         let sw = Double(cairo_image_surface_get_width(target)), sh = Double(cairo_image_surface_get_height(target))
@@ -337,12 +344,16 @@ extension LineRasterizer {
         let r0 = min(max(0, (y0 + m.y0).rounded(.down)), sh), r1 = min(max(0, (y1 + m.y0).rounded(.up)), sh)
         guard c0 < c1, r0 < r1 else { return true }
         let shiftX = m.x0 - c0, shiftY = m.y0
-        var shifted = seg
+        var shifted = layers
         if shiftX != 0 || shiftY != 0 {
-            for k in 0..<seg.count / 2 { shifted[2 * k] += shiftX; shifted[2 * k + 1] += shiftY }
+            for i in shifted.indices {
+                shifted[i].segments.withUnsafeMutableBufferPointer { seg in
+                    for k in 0..<seg.count / 2 { seg[2 * k] += shiftX; seg[2 * k + 1] += shiftY }
+                }
+            }
         }
         cairo_surface_flush(target)
-        stroke(shifted, endWidths: endWidths, lineWidth: lineWidth, color: color, alpha: alpha, antialias: antialias,
+        stroke(layers: shifted, antialias: antialias,
                pixels: UnsafeMutableRawPointer(data) + Int(c0) * 4, stride: Int(cairo_image_surface_get_stride(target)),
                width: Int(c1 - c0), rows: Int(r0)..<Int(r1))
         cairo_surface_mark_dirty(target)

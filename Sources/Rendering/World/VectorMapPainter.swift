@@ -75,12 +75,12 @@ struct VectorMapPainter {
             cairo_set_source_rgb(cr, style.land.r, style.land.g, style.land.b)
             cairo_fill(cr)
         }
-        if paths.rivers != nil {
-            strokeLines(paths.riverSegments, cr: cr, lineWidth: riverWidth(zoom), color: style.river)
-        }
-        if paths.borders != nil {
-            strokeLines(paths.borderSegments, cr: cr, lineWidth: borderWidth(zoom), color: style.border)
-        }
+        // Rivers, then borders, 32 rows at a time through both (`LineRasterizer.stroke(layers:)`).
+        var layers: [LineRasterizer.Layer] = []
+        if paths.rivers != nil { layers.append(LineRasterizer.Layer(segments: paths.riverSegments, lineWidth: riverWidth(zoom), color: style.river)) }
+        if paths.borders != nil { layers.append(LineRasterizer.Layer(segments: paths.borderSegments, lineWidth: borderWidth(zoom), color: style.border)) }
+        guard !layers.isEmpty, !LineRasterizer.stroke(layers: layers, cr: cr, antialias: antialias) else { return }
+        for l in layers { strokeLines(l.segments, cr: cr, lineWidth: l.lineWidth, color: l.color) }
     }
 
     func paint(cr: OpaquePointer, view: GroundView, zoom: Double) {
