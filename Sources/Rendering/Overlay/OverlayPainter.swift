@@ -127,9 +127,16 @@ struct OverlayPainter {
         let target = GlyphTarget(cr)
         var direct = false
         if target != nil, let t = cairo_get_target(cr) { cairo_surface_flush(t) }
-        for m in plan {
+        func copiesDirectly(_ m: PlacedMarker) -> Bool {
+            m.runs != nil && target != nil && abs(m.x) < 1e7 && abs(m.y) < 1e7 && m.x == m.x.rounded() && m.y == m.y.rounded()
+        }
+        for (i, m) in plan.enumerated() {
             if let rows, m.bottom < rows.lowerBound || m.top > rows.upperBound { continue }
-            if let runs = m.runs, let target, abs(m.x) < 1e7, abs(m.y) < 1e7, m.x == m.x.rounded(), m.y == m.y.rounded() {
+            if let runs = m.runs, let target, copiesDirectly(m) {
+                // The next sprite's lines asked for while this one is copied.
+                if i + 1 < plan.count, copiesDirectly(plan[i + 1]) {
+                    target.prefetch(plan[i + 1].runs!, x: Int(plan[i + 1].x), y: Int(plan[i + 1].y))
+                }
                 target.over(runs, x: Int(m.x), y: Int(m.y))
                 direct = true
             } else if let img = m.image {

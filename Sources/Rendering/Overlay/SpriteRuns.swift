@@ -108,6 +108,30 @@ extension GlyphTarget {
         }
     }
 
+    /// Asks for the frame's cache lines a copy of the sprite at (x, y) will blend into (each
+    /// run's first and last pixel): issued for the next sprite while one is copied, the loads
+    /// of the frame's pixels (lines last written by another pass, seldom in the core's cache)
+    /// overlap instead of stalling one after the other.
+    func prefetch(_ s: SpriteRuns, x: Int, y: Int) {
+        let dx0 = x + tx, dy0 = y + ty
+        let j0 = max(0, y0 - dy0), j1 = min(s.height, y1 - dy0)
+        let cl = max(0, x0 - dx0), cr = min(s.width, x1 - dx0)
+        guard j0 < j1, cl < cr else { return }
+        s.runs.withUnsafeBufferPointer { runs in
+            s.rowFirst.withUnsafeBufferPointer { first in
+                for j in j0..<j1 {
+                    let r0 = Int(first[j]), r1 = Int(first[j + 1])
+                    guard r0 < r1 else { continue }
+                    let a = max(Int(runs[3 * r0]), cl), b = min(Int(runs[3 * (r1 - 1) + 1]), cr)
+                    guard a < b else { continue }
+                    let row = (pixels + (dy0 + j) * stride).assumingMemoryBound(to: UInt32.self) + dx0
+                    tb_prefetch_write(row + a)
+                    tb_prefetch_write(row + b - 1)
+                }
+            }
+        }
+    }
+
     /// `over(p, d)` for a valid premultiplied p (each channel at most its alpha, which keeps the
     /// sum within 255: pixman's saturation never acts): the four channels in 16-bit lanes of
     /// one 64-bit word (blue 0-15, red 16-31, green 32-47, alpha 48-63), one multiplication.

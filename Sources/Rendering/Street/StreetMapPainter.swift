@@ -236,7 +236,25 @@ struct StreetMapPainter {
     /// Draws built layers into cr (clipped or translated as the caller likes).
     static func draw(_ layers: Layers, cr: OpaquePointer) {
         cairo_set_antialias(cr, layers.antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
-        for op in layers.ops {
+        let ops = layers.ops
+        var i = 0
+        while i < ops.count {
+            // A run of line layers (a road's casing and fill, the road classes one over the
+            // other) in one pass of 32-row chunks through them all: the bytes of one call each.
+            var batch: [LineRasterizer.Layer] = []
+            var j = i
+            while j < ops.count, case let .lines(segments, pieces?, width, c, _, _, _) = ops[j] {
+                if !segments.isEmpty {
+                    batch.append(LineRasterizer.Layer(segments: pieces.segments, endWidths: pieces.endWidths, lineWidth: width, color: c.rgb, alpha: c.a))
+                }
+                j += 1
+            }
+            if j > i + 1, LineRasterizer.stroke(layers: batch, cr: cr, antialias: layers.antialias) {
+                i = j
+                continue
+            }
+            let op = ops[i]
+            i += 1
             switch op {
             case let .background(c, area):
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
