@@ -73,7 +73,18 @@ enum AreaRasterizer {
             return UInt32(c * a255 + 0.5)
         }
         let skip = x0 - left, n = x1 - x0
+        // The frame's lines under the rows a few rows ahead are asked for while a row blends:
+        // each row of a small polygon starts on a line not in the core's cache.
+        let ahead = 3
+        @inline(__always) func prefetchRow(_ row: Int) {
+            let out = (pixels + (y0 + row) * stride).assumingMemoryBound(to: UInt32.self) + x0
+            var i = 0
+            while i < n { tb_prefetch_write(out + i); i += 16 }
+            tb_prefetch_write(out + n - 1)
+        }
+        for row in 0..<min(ahead, h) { prefetchRow(row) }
         for row in 0..<h {
+            if row + ahead < h { prefetchRow(row + ahead) }
             let line = acc + row * w
             let out = (pixels + (y0 + row) * stride).assumingMemoryBound(to: UInt32.self) + x0
             var sum: Float = 0
