@@ -9,8 +9,7 @@ import Testing
     /// Runs `body` on a thread of its own (the mask is per thread: the test's own thread keeps its
     /// mask) and returns what it returned.
     static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-        final class Box: @unchecked Sendable { var value: T?; let done = DispatchSemaphore(value: 0) }
-        let box = Box()
+        let box = ThreadResult<T>()
         let t = Thread { box.value = body(); box.done.signal() }
         t.start()
         box.done.wait()
@@ -56,4 +55,10 @@ import Testing
         }
         #expect(out == "1")
     }
+}
+
+/// What a test's own thread returned, handed over through a semaphore.
+final class ThreadResult<T>: @unchecked Sendable {
+    var value: T?
+    let done = DispatchSemaphore(value: 0)
 }
