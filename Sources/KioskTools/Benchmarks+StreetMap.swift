@@ -47,7 +47,7 @@ extension Benchmarks {
             renderer.render(scene, into: frame.buffer, quality: .interactive)
         }
         add("street_pan_1080p_ms", BenchSupport.median(pans), "ms", "street map pan frame (cached base map)")
-        streetFrames(renderer: renderer, vaduz: vaduz, frame: frame, panMS: BenchSupport.median(pans), k: &k)
+        streetFrames(renderer: renderer, vaduz: vaduz, frame: frame, k: &k)
         // POI icons: how many a full frame places, and full frames with and without them,
         // interleaved (a busy machine slows both alike). At zoom 17: the view above (15.5, style
         // zoom 14.5) shows no POIs, which the built-in style draws from style zoom 15.
@@ -114,19 +114,24 @@ extension Benchmarks {
         add("street_cache_mib", Double(vector.cachedBytes) / 1_048_576, "MiB", "decoded vector tiles kept (bench bound 48 MiB; the kiosk sizes it from the screen)")
         add("street_rss_growth_mib", (BenchSupport.currentRSSMiB() ?? 0) - rssBefore, "MiB", "resident memory added by the street map")
         add("street_peak_rss_mib", BenchSupport.peakRSSMiB() ?? 0, "MiB", "peak RSS of this bench process so far")
-        // After the peak above, so that key keeps meaning a 1080p street map (a 2160p frame is 32 MiB).
+        // After the peak above, so that key keeps meaning a 1080p street map (a 2160p frame is
+        // 32 MiB, the cold copy's 16 buffers 127 MiB).
+        streetPanRatio(panMS: BenchSupport.median(pans))
         streetFull(vector: vector, vaduz: vaduz, width: 3840, height: 2160)
     }
 
-    /// The street frames after the pan (the renderer's base-map cache is turned off here): the
-    /// pan against a cold frame copy, full redraws, settled tilted frames, and tilted frames as a
-    /// tilt gesture draws them (interactive quality, the tilt a little different every frame).
-    /// Also the one-core probe's street figures (`bench --probe-frames`).
-    mutating func streetFrames(renderer: MapRenderer, vaduz: Coordinate, frame: OwnedFrameBuffer, panMS: Double, k: inout Int) {
-        // The renderer stage's cold copy when it ran (the copy's 16 buffers are 127 MiB).
+    /// `street_pan_1080p_cold_copy_ratio`: the pan frame over a cold frame copy (the renderer
+    /// stage's when it ran, else one measured here).
+    mutating func streetPanRatio(panMS: Double) {
         let cold = figures.first { $0.key == "frame_copy_cold_1080p_ms" }?.value
             ?? BenchSupport.median(BenchSupport.coldFrameCopyMS(width: 1920, height: 1080))
         add("street_pan_1080p_cold_copy_ratio", panMS / cold, "x", "street map pan frame / frame copy (not in cache)")
+    }
+
+    /// The street frames after the pan (the renderer's base-map cache is turned off here): full redraws, settled tilted frames, and tilted frames as a
+    /// tilt gesture draws them (interactive quality, the tilt a little different every frame).
+    /// Also the one-core probe's street figures (`bench --probe-frames`).
+    mutating func streetFrames(renderer: MapRenderer, vaduz: Coordinate, frame: OwnedFrameBuffer, k: inout Int) {
         renderer.usesBaseMapCache = false
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
@@ -195,7 +200,8 @@ extension Benchmarks {
             renderer.render(scene, into: frame.buffer, quality: .interactive)
         }
         add("street_pan_1080p_ms", BenchSupport.median(pans), "ms", "street map pan frame (cached base map)")
-        streetFrames(renderer: renderer, vaduz: vaduz, frame: frame, panMS: BenchSupport.median(pans), k: &k)
+        streetFrames(renderer: renderer, vaduz: vaduz, frame: frame, k: &k)
+        streetPanRatio(panMS: BenchSupport.median(pans))
         streetFull(vector: vector, vaduz: vaduz, width: 3840, height: 2160)
     }
 }
