@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "MapEngineTests", dependencies: ["MapEngine"]),
         .testTarget(name: "StreetMapTests", dependencies: ["Rendering", "TileSources", "VectorTiles", "MapEngine", "TouchCore", "CSQLite"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources", "CSQLite"],
+        .testTarget(name: "RenderingTests", dependencies: ["Rendering", "TileSources", "CSQLite", "Platform"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "DisplayTests", dependencies: ["Display", "TouchCore"]),
         .testTarget(name: "TouchBridgeTests", dependencies: ["TouchBridge", "Kiosk", "KioskTools"]),

@@ -20,4 +20,32 @@ extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 extern int pipe2(int fds[2], int flags);
 static inline int tb_accept4(int fd, int flags) { return accept4(fd, 0, 0, flags); }
 static inline int tb_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+/* CPU affinity (sched_getaffinity and sched_setaffinity are GNU: declared here as accept4 is).
+   The calling thread's mask, which taskset and systemd's CPUAffinity= set, and which a thread
+   passes to the threads and processes it starts. */
+#include <sched.h>
+extern int sched_getaffinity(pid_t pid, size_t size, cpu_set_t *mask);
+extern int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *mask);
+/* How many CPUs the calling thread may run on; 0 when the kernel does not say. */
+static inline int tb_affinity_cpu_count(void) {
+    cpu_set_t s;
+    if (sched_getaffinity(0, sizeof s, &s) != 0) return 0;
+    int n = 0;
+    for (size_t i = 0; i < sizeof s.__bits / sizeof s.__bits[0]; i++) n += __builtin_popcountl(s.__bits[i]);
+    return n;
+}
+/* Narrows the calling thread's mask to its first n CPUs (lowest numbers); returns how many it
+   keeps (fewer when the mask had fewer), or -1 on error. */
+static inline int tb_affinity_keep_first(int n) {
+    cpu_set_t s, keep;
+    if (n < 1 || sched_getaffinity(0, sizeof s, &s) != 0) return -1;
+    __builtin_memset(&keep, 0, sizeof keep);
+    int kept = 0;
+    const int bits = (int)(8 * sizeof s.__bits[0]);
+    for (int cpu = 0; cpu < (int)(8 * sizeof s) && kept < n; cpu++) {
+        if (s.__bits[cpu / bits] & (1UL << (cpu % bits))) { keep.__bits[cpu / bits] |= 1UL << (cpu % bits); kept++; }
+    }
+    if (kept == 0 || sched_setaffinity(0, sizeof keep, &keep) != 0) return -1;
+    return kept;
+}
 #endif

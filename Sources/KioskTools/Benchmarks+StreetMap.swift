@@ -47,20 +47,7 @@ extension Benchmarks {
             renderer.render(scene, into: frame.buffer, quality: .interactive)
         }
         add("street_pan_1080p_ms", BenchSupport.median(pans), "ms", "street map pan frame (cached base map)")
-        renderer.usesBaseMapCache = false
-        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
-            k += 1
-            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 7) * 40, y: 0), zoom: 15.5)
-            renderer.render(scene, into: frame.buffer)
-        }
-        add("street_full_1080p_ms", BenchSupport.median(full), "ms", "street map full redraw (layers + label placement)")
-        var tilted = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
-        let tilts = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
-            k += 1
-            tilted.camera.tilt = 45 + Double(k % 10)
-            renderer.render(tilted, into: frame.buffer)
-        }
-        add("street_tilted_1080p_ms", BenchSupport.median(tilts), "ms", "street map tilted frame (50 deg, bearing 30)")
+        streetFrames(renderer: renderer, vaduz: vaduz, frame: frame, k: &k)
         // POI icons: how many a full frame places, and full frames with and without them,
         // interleaved (a busy machine slows both alike). At zoom 17: the view above (15.5, style
         // zoom 14.5) shows no POIs, which the built-in style draws from style zoom 15.
@@ -127,6 +114,95 @@ extension Benchmarks {
         add("street_cache_mib", Double(vector.cachedBytes) / 1_048_576, "MiB", "decoded vector tiles kept (bench bound 48 MiB; the kiosk sizes it from the screen)")
         add("street_rss_growth_mib", (BenchSupport.currentRSSMiB() ?? 0) - rssBefore, "MiB", "resident memory added by the street map")
         add("street_peak_rss_mib", BenchSupport.peakRSSMiB() ?? 0, "MiB", "peak RSS of this bench process so far")
+        // After the peak above, so that key keeps meaning a 1080p street map (a 2160p frame is
+        // 32 MiB, the cold copy's 16 buffers 127 MiB).
+        streetPanRatio(panMS: BenchSupport.median(pans))
+        streetFull(vector: vector, vaduz: vaduz, width: 3840, height: 2160)
+    }
+
+    /// `street_pan_1080p_cold_copy_ratio`: the pan frame over a cold frame copy (the renderer
+    /// stage's when it ran, else one measured here).
+    mutating func streetPanRatio(panMS: Double) {
+        let cold = figures.first { $0.key == "frame_copy_cold_1080p_ms" }?.value
+            ?? BenchSupport.median(BenchSupport.coldFrameCopyMS(width: 1920, height: 1080))
+        add("street_pan_1080p_cold_copy_ratio", panMS / cold, "x", "street map pan frame / frame copy (not in cache)")
+    }
+
+    /// The street frames after the pan (the renderer's base-map cache is turned off here): full redraws, settled tilted frames, and tilted frames as a
+    /// tilt gesture draws them (interactive quality, the tilt a little different every frame).
+    /// Also the one-core probe's street figures (`bench --probe-frames`).
+    mutating func streetFrames(renderer: MapRenderer, vaduz: Coordinate, frame: OwnedFrameBuffer, k: inout Int) {
+        renderer.usesBaseMapCache = false
+        var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
+        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            k += 1
+            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 7) * 40, y: 0), zoom: 15.5)
+            renderer.render(scene, into: frame.buffer)
+        }
+        add("street_full_1080p_ms", BenchSupport.median(full), "ms", "street map full redraw (layers + label placement)")
+        var tilted = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
+        let tilts = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            k += 1
+            tilted.camera.tilt = 45 + Double(k % 10)
+            renderer.render(tilted, into: frame.buffer)
+        }
+        add("street_tilted_1080p_ms", BenchSupport.median(tilts), "ms", "street map tilted frame (50 deg, bearing 30)")
+        // A tilt gesture: two fingers moving up and down tilt the view by a fraction of a degree
+        // a frame (0.4 here, 40 to 60 degrees and back); every frame a camera not seen before,
+        // drawn as the kiosk draws a frame while fingers are down. With the cache on, as in the
+        // kiosk (a tilted frame is drawn in full whatever the cache holds).
+        renderer.usesBaseMapCache = true
+        var gesture = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
+        var step = 0
+        let gestureTilts = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            step += 1
+            let phase = step % 100
+            gesture.camera.tilt = 40 + 0.4 * Double(phase < 50 ? phase : 100 - phase)
+            renderer.render(gesture, into: frame.buffer, quality: .interactive)
+        }
+        add("street_interactive_tilted_1080p_ms", BenchSupport.median(gestureTilts), "ms",
+            "street map frame during a tilt gesture (40-60 deg, bearing 30, interactive)")
+        renderer.usesBaseMapCache = false
+    }
+
+    /// `street_full_<H>p_ms`: full redraws of the street map over Vaduz as at 1080p, on a screen
+    /// of `width` x `height` (a renderer and frame of its own, dropped after).
+    mutating func streetFull(vector: VectorTileSet, vaduz: Coordinate, width: Int, height: Int) {
+        let renderer = MapRenderer(vector: vector)
+        renderer.usesBaseMapCache = false
+        let frame = OwnedFrameBuffer(width: width, height: height)
+        var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
+        var k = 0
+        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+            k += 1
+            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 7) * 40, y: 0), zoom: 15.5)
+            renderer.render(scene, into: frame.buffer)
+        }
+        add("street_full_\(height)p_ms", BenchSupport.median(full), "ms", "street map full redraw at \(width)x\(height)")
+    }
+
+    /// The frames of the one-core figures (`bench --probe-frames`, run pinned by `--cores 1`):
+    /// the built-in world's full redraw at 1080p and 2160p, and the street map's pan, full,
+    /// tilted and tilt-gesture frames at 1080p and full frame at 2160p, as the main run takes them.
+    mutating func frameFigures() {
+        worldFull(width: 1920, height: 1080)
+        worldFull(width: 3840, height: 2160)
+        guard let path = options.streetTiles, let vector = MapRenderer.openTiles(path: path).vector else { return }
+        let renderer = MapRenderer(vector: vector)
+        let frame = OwnedFrameBuffer(width: 1920, height: 1080)
+        let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+        var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
+        renderer.render(scene, into: frame.buffer)
+        var k = 0
+        let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
+            k += 1
+            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 30) * 3, y: 0), zoom: 15.5)
+            renderer.render(scene, into: frame.buffer, quality: .interactive)
+        }
+        add("street_pan_1080p_ms", BenchSupport.median(pans), "ms", "street map pan frame (cached base map)")
+        streetFrames(renderer: renderer, vaduz: vaduz, frame: frame, k: &k)
+        streetPanRatio(panMS: BenchSupport.median(pans))
+        streetFull(vector: vector, vaduz: vaduz, width: 3840, height: 2160)
     }
 }
 

@@ -88,8 +88,14 @@ public struct Benchmarks {
             sections.header("Renderer \(w)x\(h)")
             try render(width: w, height: h)
         }
-        sections.header("Street map 1920x1080 (vector tiles, Vaduz)")
+        sections.header("Street map 1920x1080 (vector tiles, Vaduz), and its full frame at 3840x2160")
         streetMap()
+        sections.header("Renderer 3840x2160")
+        worldFull(width: 3840, height: 2160)
+        if let exe = options.executable, CPUAffinity.usableCount() > 1 {
+            sections.header("One core: the frames above in a fresh process pinned to one CPU, one band (bench --probe-frames --cores 1)")
+            try oneCoreFrames(executable: exe)
+        }
         sections.header("End to end, a recording replayed at real timing (1920x1080)")
         try endToEnd()
         sections.header("End to end, every real recording of the repo one after the other, at real timing (1920x1080)")
@@ -110,6 +116,8 @@ public struct Benchmarks {
             if options.streetTiles != nil {
                 sections.header("The same on the street map (vector tiles, Vaduz), in a fresh process")
                 try kioskProbe(executable: exe, street: true)
+                sections.header("The street map kiosk run on a 3840x2160 screen, in a fresh process")
+                try kioskProbe(executable: exe, street: true, size: (3840, 2160))
             }
         }
         if let exe = options.staticExecutable {
@@ -299,6 +307,18 @@ public struct Benchmarks {
         add("render_full_\(tag)_copy_ratio", BenchSupport.median(full) / copyMS, "x", "full redraw / frame copy")
     }
 
+    /// `render_full_<H>p_ms` alone: the built-in world's full redraw as `render` takes it (Europe
+    /// at zoom 5 with the demo's pins, no base-map cache), on a renderer and frame of its own.
+    mutating func worldFull(width: Int, height: Int) {
+        let frame = OwnedFrameBuffer(width: width, height: height)
+        let markers = DemoTour.markers.map { MarkerSprite(id: $0.id, coordinate: $0.coordinate) }
+        let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 48.5, longitude: 9.0), zoom: 5), markers: markers)
+        let renderer = MapRenderer()
+        renderer.usesBaseMapCache = false
+        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) { renderer.render(scene, into: frame.buffer) }
+        add("render_full_\(height)p_ms", BenchSupport.median(full), "ms", "full redraw, built-in map, \(width)x\(height)")
+    }
+
     /// A recording through pipeline + renderer at its real timing: from handing a frame to the
     /// pipeline (the moment it was read) to the frame being ready in the back buffer.
     /// Zoom steps at a screen size, over Europe, as people make them: a double tap (in), a
@@ -478,7 +498,10 @@ public struct Benchmarks {
     /// first frame presented, and peak RSS after panning a 1080p MBTiles map for a while.
     /// `linkedStatic`: `executable` is the package's build; only its memory is reported, as
     /// `peak_rss_static_mib` and `street_kiosk_peak_rss_static_mib`.
-    mutating func kioskProbe(executable: String, street: Bool = false, linkedStatic: Bool = false) throws {
+    /// `size`: the kiosk's screen (1920x1080 unless given); another size is reported only for the
+    /// street map, as `street_kiosk_peak_rss_mib_<H>p`.
+    mutating func kioskProbe(executable: String, street: Bool = false, linkedStatic: Bool = false,
+                             size: (width: Int, height: Int) = (1920, 1080)) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw ProbeFailed(description: "\(executable) is not an executable file: build it first (make static-build for --static-binary)")
         }
@@ -487,6 +510,8 @@ public struct Benchmarks {
         var args = ["bench", "--probe-kiosk"]
         if street, let t = options.streetTiles { args += ["--mbtiles", t, "--street-camera"] } else if let m = options.mbtiles { args += ["--mbtiles", m] }
         if options.quick { args.append("--quick") }
+        let atOtherSize = size.width != 1920 || size.height != 1080
+        if atOtherSize { args += ["--probe-size", "\(size.width)x\(size.height)"] }
         p.arguments = args
         let pipe = Pipe()
         p.standardOutput = pipe
@@ -530,6 +555,15 @@ public struct Benchmarks {
             }
             return
         }
+        if atOtherSize {
+            guard p.terminationStatus == 0, let r = rss else {
+                throw ProbeFailed(description: "\(executable) bench --probe-kiosk --probe-size \(size.width)x\(size.height) failed (exit \(p.terminationStatus))")
+            }
+            if street {
+                add("street_kiosk_peak_rss_mib_\(size.height)p", r, "MiB", "peak resident memory of a \(size.width)x\(size.height) kiosk run on the street map (fresh process)")
+            }
+            return
+        }
         if street {
             if let r = rss { add("street_kiosk_peak_rss_mib", r, "MiB", "peak resident memory of a 1080p kiosk run on the street map (fresh process)") }
             return
@@ -541,7 +575,8 @@ public struct Benchmarks {
 
     /// The child side of `kioskProbe`: a MapView on a memory display at 1080p with the tile set,
     /// a first frame, then two-finger and one-finger gestures for a few seconds of frames.
-    public static func probeKiosk(mbtiles: String?, quick: Bool, memoryTrace: Bool = false, street: Bool = false) throws {
+    public static func probeKiosk(mbtiles: String?, quick: Bool, memoryTrace: Bool = false, street: Bool = false,
+                                  width: Int = 1920, height: Int = 1080) throws {
         var lastPeak = 0
         /// With --memory-trace: where the resident memory is at a point of the run ("mem" lines,
         /// ignored by the parent), and after each frame that raised the peak by 1 MiB or more.
@@ -562,7 +597,7 @@ public struct Benchmarks {
         cfg.touch = [.init(match: .path("/nonexistent"))] // no devices: the probe drives the pipeline itself
         // TOUCHBRIDGE_PROBE_COPY_FRAMES=1: a display whose buffer may not be drawn into (the
         // renderer draws into a frame of its own and copies it): the "before" of drawing in place.
-        let memory = MemoryDisplay(width: 1920, height: 1080)
+        let memory = MemoryDisplay(width: width, height: height)
         let display: DisplayBackend = ProcessInfo.processInfo.environment["TOUCHBRIDGE_PROBE_COPY_FRAMES"] == "1" ? CopyOnlyDisplay(memory) : memory
         let kiosk = try Kiosk(configuration: cfg, display: display, log: KioskLog.journal(level: .error))
         defer { withExtendedLifetime(kiosk) {} }   // the kiosk closes its view when it goes
@@ -573,9 +608,12 @@ public struct Benchmarks {
         trace("first frame")
         var script = TouchScript(screen: view.screen, start: 1)
         let c = view.screen.center
+        // The gestures' distances in 1080p pixels, scaled to the screen (the same hand on a 2160p screen).
+        let u = view.screen.height / 1080
         for k in 0..<(quick ? 1 : 4) {
-            script.move([0: c + Point(x: 300, y: 100)], [0: c - Point(x: 300, y: 50 * Double(k))], duration: 0.8)
-            script.move([0: c - Point(x: 100, y: 0), 1: c + Point(x: 100, y: 0)], [0: c - Point(x: 300, y: 60), 1: c + Point(x: 300, y: 60)], duration: 0.6)
+            script.move([0: c + Point(x: 300 * u, y: 100 * u)], [0: c - Point(x: 300 * u, y: 50 * Double(k) * u)], duration: 0.8)
+            script.move([0: c - Point(x: 100 * u, y: 0), 1: c + Point(x: 100 * u, y: 0)],
+                        [0: c - Point(x: 300 * u, y: 60 * u), 1: c + Point(x: 300 * u, y: 60 * u)], duration: 0.6)
             script.wait(0.5)
         }
         var assembler = FrameAssembler(capabilities: script.device, screen: view.screen)

@@ -1,6 +1,7 @@
 import CCairo
 import Foundation
 import MapEngine
+import Platform
 import TileSources
 import TouchCore
 import VectorTiles
@@ -462,9 +463,16 @@ public final class MapRenderer {
     // MARK: drawing on both cores
 
     /// Horizontal bands a base map is split into, drawn in parallel (1: one thread): one per core
-    /// unless `MapRenderer.defaults.bands` says otherwise.
-    public var bands = MapRenderer.defaults.bands.map { max(1, min($0, 16)) }
-        ?? max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+    /// the process may run on (its affinity mask: `taskset -c 0` or `bench --cores 1` means one
+    /// band) unless `MapRenderer.defaults.bands` says otherwise.
+    public var bands = MapRenderer.defaultBands()
+
+    /// The band count a new renderer takes: `defaults.bands` (1 to 16), else one per CPU the
+    /// calling thread may run on (at most 8). Foundation's `activeProcessorCount` counts the
+    /// machine's CPUs whatever the mask (2 under `taskset -c 0` on the 2-core bench machine).
+    public static func defaultBands() -> Int {
+        defaults.bands.map { max(1, min($0, 16)) } ?? max(1, min(CPUAffinity.usableCount(), 8))
+    }
 
     /// What a new renderer starts with. The library reads no environment: the `touchbridge`
     /// program sets these from its measurement switches (TOUCHBRIDGE_RENDER_BANDS,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import MapEngine
 import TouchCore
+import Platform
 @testable import Rendering
 
 /// The base map drawn in horizontal bands on several threads is the single-threaded frame,
@@ -67,5 +68,30 @@ import TouchCore
         tiles.usesBaseMapCache = false
         tiles.render(MapScene(camera: CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 1)), into: f.buffer)
         #expect(tiles.lastFrameKind == .full)
+    }
+}
+
+/// One band per CPU the process may run on, from the affinity mask (issue 28): under `taskset -c 0`
+/// or `bench --cores 1` a renderer draws on one thread, where Foundation's `activeProcessorCount`
+/// (the machine's count) gave two bands.
+@Suite struct BandCountTests {
+    @Test func aRendererMadeOnAThreadPinnedToOneCPUDrawsOneBand() {
+        final class Box: @unchecked Sendable { var bands: (Int, Int, Int?) = (0, 0, nil); let done = DispatchSemaphore(value: 0) }
+        let box = Box()
+        let t = Thread {
+            let kept = CPUAffinity.pin(toFirst: 1)
+            box.bands = (MapRenderer.defaultBands(), MapRenderer().bands, kept)
+            box.done.signal()
+        }
+        t.start()
+        box.done.wait()
+        #expect(box.bands.2 == 1)
+        #expect(box.bands.0 == 1)
+        #expect(box.bands.1 == 1)
+    }
+
+    @Test func unpinnedTheBandsFollowTheMask() {
+        #expect(MapRenderer.defaultBands() == max(1, min(CPUAffinity.usableCount(), 8)))
+        #expect(MapRenderer().bands == MapRenderer.defaultBands())
     }
 }

@@ -18,3 +18,14 @@ import Testing
         #expect(printed == ["Renderer 1280x800", "frame 4.1 ms", "pan 0.6 ms", "Markers", "300 markers 2.0 ms"])
     }
 }
+
+/// The one-core figures' keys (issue 28): `_1core` after the screen size, the unit last.
+@Suite struct OneCoreKeyTests {
+    @Test func oneCoreGoesAfterTheScreenSize() {
+        #expect(Benchmarks.oneCoreKey("street_full_1080p_ms") == "street_full_1080p_1core_ms")
+        #expect(Benchmarks.oneCoreKey("render_full_2160p_ms") == "render_full_2160p_1core_ms")
+        #expect(Benchmarks.oneCoreKey("street_interactive_tilted_1080p_ms") == "street_interactive_tilted_1080p_1core_ms")
+        #expect(Benchmarks.oneCoreKey("street_pan_1080p_cold_copy_ratio") == "street_pan_1080p_1core_cold_copy_ratio")
+        #expect(Benchmarks.oneCoreKey("geojson_load_10k_ms") == "geojson_load_10k_1core_ms")
+    }
+}
