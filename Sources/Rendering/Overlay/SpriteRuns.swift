@@ -73,13 +73,21 @@ final class SpriteRuns: @unchecked Sendable {
 }
 
 extension GlyphTarget {
+    /// Where a width x height image with its top left at user-space pixel (x, y) meets the
+    /// clip: its top left in device pixels, and its rows j0..<j1 and columns cl..<cr inside;
+    /// nil when none is.
+    func window(width: Int, height: Int, x: Int, y: Int) -> (dx0: Int, dy0: Int, j0: Int, j1: Int, cl: Int, cr: Int)? {
+        let dx0 = x + tx, dy0 = y + ty
+        let j0 = max(0, y0 - dy0), j1 = min(height, y1 - dy0)
+        let cl = max(0, x0 - dx0), cr = min(width, x1 - dx0)
+        guard j0 < j1, cl < cr else { return nil }
+        return (dx0, dy0, j0, j1, cl, cr)
+    }
+
     /// Composites the sprite OVER the target with its top left at user-space pixel (x, y),
     /// within the target's clip: the bytes `cairo_paint` of the image there gives.
     func over(_ s: SpriteRuns, x: Int, y: Int) {
-        let dx0 = x + tx, dy0 = y + ty
-        let j0 = max(0, y0 - dy0), j1 = min(s.height, y1 - dy0)
-        let cl = max(0, x0 - dx0), cr = min(s.width, x1 - dx0)
-        guard j0 < j1, cl < cr else { return }
+        guard let (dx0, dy0, j0, j1, cl, cr) = window(width: s.width, height: s.height, x: x, y: y) else { return }
         s.pixels.withUnsafeBufferPointer { src in
             s.runs.withUnsafeBufferPointer { runs in
                 s.rowFirst.withUnsafeBufferPointer { first in
@@ -113,10 +121,7 @@ extension GlyphTarget {
     /// of the frame's pixels (lines last written by another pass, seldom in the core's cache)
     /// overlap instead of stalling one after the other.
     func prefetch(_ s: SpriteRuns, x: Int, y: Int) {
-        let dx0 = x + tx, dy0 = y + ty
-        let j0 = max(0, y0 - dy0), j1 = min(s.height, y1 - dy0)
-        let cl = max(0, x0 - dx0), cr = min(s.width, x1 - dx0)
-        guard j0 < j1, cl < cr else { return }
+        guard let (dx0, dy0, j0, j1, cl, cr) = window(width: s.width, height: s.height, x: x, y: y) else { return }
         s.runs.withUnsafeBufferPointer { runs in
             s.rowFirst.withUnsafeBufferPointer { first in
                 for j in j0..<j1 {
