@@ -40,13 +40,7 @@ extension Benchmarks {
             return
         }
         var k = 0
-        let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
-            k += 1
-            // 3 px steps back and forth: within the cache, as a finger pan's frames are.
-            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 30) * 3, y: 0), zoom: 15.5)
-            renderer.render(scene, into: frame.buffer, quality: .interactive)
-        }
-        add("street_pan_1080p_ms", BenchSupport.median(pans), "ms", "street map pan frame (cached base map)")
+        let pans = streetPans(renderer: renderer, scene: &scene, vaduz: vaduz, frame: frame, k: &k)
         streetFrames(renderer: renderer, vaduz: vaduz, frame: frame, k: &k)
         // POI icons: how many a full frame places, and full frames with and without them,
         // interleaved (a busy machine slows both alike). At zoom 17: the view above (15.5, style
@@ -181,6 +175,20 @@ extension Benchmarks {
         add("street_full_\(height)p_ms", BenchSupport.median(full), "ms", "street map full redraw at \(width)x\(height)")
     }
 
+    /// `street_pan_1080p_ms`: interactive frames 3 px apart back and forth, within the cached
+    /// base map as a finger pan's frames are. Returns the times (ms).
+    mutating func streetPans(renderer: MapRenderer, scene: inout MapScene, vaduz: Coordinate, frame: OwnedFrameBuffer, k: inout Int) -> [Double] {
+        var s = scene, i = k
+        let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
+            i += 1
+            s.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 30) * 3, y: 0), zoom: 15.5)
+            renderer.render(s, into: frame.buffer, quality: .interactive)
+        }
+        scene = s; k = i
+        add("street_pan_1080p_ms", BenchSupport.median(pans), "ms", "street map pan frame (cached base map)")
+        return pans
+    }
+
     /// The frames of the one-core figures (`bench --probe-frames`, run pinned by `--cores 1`):
     /// the built-in world's full redraw at 1080p and 2160p, and the street map's pan, full,
     /// tilted and tilt-gesture frames at 1080p and full frame at 2160p, as the main run takes them.
@@ -194,12 +202,7 @@ extension Benchmarks {
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         renderer.render(scene, into: frame.buffer)
         var k = 0
-        let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
-            k += 1
-            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 30) * 3, y: 0), zoom: 15.5)
-            renderer.render(scene, into: frame.buffer, quality: .interactive)
-        }
-        add("street_pan_1080p_ms", BenchSupport.median(pans), "ms", "street map pan frame (cached base map)")
+        let pans = streetPans(renderer: renderer, scene: &scene, vaduz: vaduz, frame: frame, k: &k)
         streetFrames(renderer: renderer, vaduz: vaduz, frame: frame, k: &k)
         streetPanRatio(panMS: BenchSupport.median(pans))
         streetFull(vector: vector, vaduz: vaduz, width: 3840, height: 2160)
