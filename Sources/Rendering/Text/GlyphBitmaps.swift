@@ -247,10 +247,7 @@ struct GlyphTarget {
     /// (x, y), with pixman's OVER arithmetic (a cairo paint of the same image at a whole pixel
     /// gives the same bytes).
     func over(_ b: GlyphBitmap, x: Int, y: Int) {
-        let dx0 = x + tx, dy0 = y + ty
-        let i0 = max(0, x0 - dx0), i1 = min(b.width, x1 - dx0)
-        let j0 = max(0, y0 - dy0), j1 = min(b.height, y1 - dy0)
-        guard i0 < i1, j0 < j1 else { return }
+        guard let (dx0, dy0, j0, j1, i0, i1) = window(width: b.width, height: b.height, x: x, y: y) else { return }
         b.pixels.withUnsafeBufferPointer { src in
             for j in j0..<j1 {
                 let row = (pixels + (dy0 + j) * stride).assumingMemoryBound(to: UInt32.self) + dx0
