@@ -255,15 +255,8 @@ struct GlyphTarget {
                 for i in i0..<i1 {
                     let p = s[i]
                     if p == 0 { continue }
-                    let ia = 255 - (p >> 24)
-                    if ia == 0 { row[i] = p; continue }
-                    let d = row[i]
-                    var rb = (d & 0x00ff_00ff) &* ia &+ 0x0080_0080
-                    rb = ((rb &+ ((rb >> 8) & 0x00ff_00ff)) >> 8) & 0x00ff_00ff
-                    var ag = ((d >> 8) & 0x00ff_00ff) &* ia &+ 0x0080_0080
-                    ag = (ag &+ ((ag >> 8) & 0x00ff_00ff)) & 0xff00_ff00
-                    // pixman adds with saturation; premultiplied colours never carry past 255.
-                    row[i] = Self.addSaturating(p, rb | ag)
+                    // An opaque glyph pixel replaces the frame's without reading it.
+                    row[i] = p >> 24 == 255 ? p : Self.over(p, row[i])
                 }
             }
         }
