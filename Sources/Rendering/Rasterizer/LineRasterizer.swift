@@ -200,13 +200,6 @@ enum LineRasterizer {
         return (eight(c.r), eight(c.g), eight(c.b))
     }
 
-    /// Floor of a value already clamped to a small range (libm's floor is a call on this target).
-    @inline(__always)
-    private static func floorInt(_ v: Double) -> Int {
-        let i = Int(v)
-        return Double(i) > v ? i - 1 : i
-    }
-
     /// Raises the mask to one segment's coverage in rows y0..<y1. Along a row, the position
     /// along the segment (t) and the signed distance from its line change linearly with x, so
     /// a pixel beside the segment costs two additions; only pixels past its ends (round caps
@@ -233,7 +226,7 @@ enum LineRasterizer {
         let top = max(Double(y0), min(ay, by) - reach - 0.5)
         let bottom = min(Double(y1 - 1), max(ay, by) + reach - 0.5)
         guard top <= bottom else { return }
-        let rowLo = -floorInt(-top), rowHi = floorInt(bottom)
+        let rowLo = -WholeNumbers.floor(-top), rowHi = WholeNumbers.floor(bottom)
         guard rowLo <= rowHi else { return }
         let lo = min(ax, bx), hi = max(ax, bx)
         for py in rowLo...rowHi {
@@ -247,7 +240,7 @@ enum LineRasterizer {
             }
             let left = max(0, xl - reach - 0.5), right = min(Double(width - 1), xr + reach - 0.5)
             guard left <= right else { continue }
-            let l = -floorInt(-left), r = floorInt(right)
+            let l = -WholeNumbers.floor(-left), r = WholeNumbers.floor(right)
             guard l <= r else { continue }
             let row = mask + (py - y0) * maskStride
             var cx = Double(l) + 0.5

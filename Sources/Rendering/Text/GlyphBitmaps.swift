@@ -184,9 +184,10 @@ final class GlyphBitmaps {
                     for i in 0..<tw {
                         defer { u += c; v -= s }
                         guard u > -1, v > -1, u < Double(bw), v < Double(bh) else { row[i] = 0; continue }
-                        let uf = u.rounded(.down), vf = v.rounded(.down)
-                        let iu = Int(uf), iv = Int(vf)
-                        let wx = UInt32(((u - uf) * 256).rounded()), wy = UInt32(((v - vf) * 256).rounded())
+                        // (`WholeNumbers`: u, v > -1, the weights in [0, 256].)
+                        let iu = WholeNumbers.floor(u), iv = WholeNumbers.floor(v)
+                        let uf = Double(iu), vf = Double(iv)
+                        let wx = WholeNumbers.roundHalfUp((u - uf) * 256), wy = WholeNumbers.roundHalfUp((v - vf) * 256)
                         @inline(__always) func at(_ x: Int, _ y: Int) -> UInt32 {
                             x >= 0 && y >= 0 && x < bw && y < bh ? src[y * bw + x] : 0
                         }
