@@ -5,7 +5,7 @@ import Testing
 /// the awkward ones included (just under a half, halves, negative values, whole numbers).
 @Suite struct WholeNumbersTests {
     static let awkward: [Double] = [0, 0.5, 1, 1.5, 2.5, 255.5, 255.99999999999997, 0.49999999999999994,
-                                    0.5000000000000001, 1e-300, 127.49999999999999, 4294967295.25]
+                                    0.5000000000000001, 1e-300, 127.49999999999999, 4294967294.25]
 
     @Test func floorIsLibmFloor() {
         var x: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -29,6 +29,14 @@ import Testing
         }
         for v in values {
             #expect(WholeNumbers.roundHalfUp(v) == UInt32(v.rounded()), "round(\(v))")
+        }
+    }
+
+    @Test func byteIsUInt8() {
+        var values: [Double] = [0, 0.5, 1, 254.99999999999997, 255, 255.49999999999997, 255.5, 255.99999999999997, 127.5, 1e-300]
+        for k in 0...25_500 { values.append(Double(k) / 100) }
+        for v in values {
+            #expect(WholeNumbers.byte(v) == UInt8(v), "byte(\(v))")
         }
     }
 }

@@ -261,7 +261,7 @@ enum LineRasterizer {
                 cx += 1; t += tx; sd += sx
                 let lim = taper ? (antialias ? h + 0.5 : h) : limit
                 guard d < lim else { continue }
-                let m: UInt8 = antialias ? UInt8(min(min(1, 2 * h), h + 0.5 - d) * full + 0.5) : UInt8(full + 0.5)
+                let m: UInt8 = antialias ? WholeNumbers.byte(min(min(1, 2 * h), h + 0.5 - d) * full + 0.5) : WholeNumbers.byte(full + 0.5)
                 if m > row[px] { row[px] = m }
                 touched = true
             }
