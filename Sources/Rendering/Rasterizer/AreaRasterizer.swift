@@ -70,7 +70,7 @@ enum AreaRasterizer {
                     c = 1
                 }
             }
-            return UInt32(c * a255 + 0.5)
+            return UInt32(WholeNumbers.byte(Double(c * a255 + 0.5)))   // c <= 1: under 256
         }
         let skip = x0 - left, n = x1 - x0
         // The frame's lines under the rows a few rows ahead are asked for while a row blends:
@@ -132,8 +132,9 @@ enum AreaRasterizer {
             let d = Float(dy * dir)
             let row = acc + y * w
             let lx = min(max(min(x, xNext), 0), maxX), rx = min(max(max(x, xNext), 0), maxX)
-            let lf = lx.rounded(.down), li = Int(lf)
-            let rc = rx.rounded(.up), ri = Int(rc)
+            // (0 <= lx, rx <= maxX: `WholeNumbers`, no libm call.)
+            let li = WholeNumbers.floor(lx), lf = Double(li)
+            let ri = -WholeNumbers.floor(-rx), rc = Double(ri)
             if ri <= li + 1 {
                 let xm = Float(0.5 * (lx + rx) - lf)
                 row[li] += d - d * xm
