@@ -61,11 +61,6 @@ public struct Benchmarks {
             try controlRoundTrip(executable: exe)
             return
         }
-        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "street" {
-            sections.header("Street map (1920x1080) only")
-            streetMap()
-            return
-        }
         if Self.onlyLag {
             sections.header("Finger-to-map lag at each flip, real recordings, 60 Hz display (1920x1080), frame time \(Self.lagOnlyFrameMS) ms")
             try lag()
