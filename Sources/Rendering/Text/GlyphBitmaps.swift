@@ -180,7 +180,7 @@ final class GlyphBitmaps {
                     let rx0 = Double(x0) + 0.5 - fx
                     var u = c * rx0 + s * ry - ox - 0.5
                     var v = -s * rx0 + c * ry - oy - 0.5
-                    let row = dst.baseAddress! + j * tw
+                    let row = dst.baseAddress! + j &* tw
                     for i in 0..<tw {
                         defer { u += c; v -= s }
                         guard u > -1, v > -1, u < Double(bw), v < Double(bh) else { row[i] = 0; continue }
@@ -188,12 +188,20 @@ final class GlyphBitmaps {
                         let iu = WholeNumbers.floor(u), iv = WholeNumbers.floor(v)
                         let uf = Double(iu), vf = Double(iv)
                         let wx = WholeNumbers.roundHalfUp((u - uf) * 256), wy = WholeNumbers.roundHalfUp((v - vf) * 256)
-                        @inline(__always) func at(_ x: Int, _ y: Int) -> UInt32 {
-                            x >= 0 && y >= 0 && x < bw && y < bh ? src[y * bw + x] : 0
+                        // The four source pixels (0 outside the image); inside it, read without
+                        // a test each. Index arithmetic wraps: -1 <= iu, iv and a glyph image is small.
+                        let p00: UInt32, p10: UInt32, p01: UInt32, p11: UInt32
+                        if iu >= 0 && iv >= 0 && iu &+ 1 < bw && iv &+ 1 < bh {
+                            let q = src.baseAddress! + (iv &* bw &+ iu)
+                            p00 = q[0]; p10 = q[1]; p01 = q[bw]; p11 = q[bw &+ 1]
+                        } else {
+                            @inline(__always) func at(_ x: Int, _ y: Int) -> UInt32 {
+                                x >= 0 && y >= 0 && x < bw && y < bh ? src[y &* bw &+ x] : 0
+                            }
+                            p00 = at(iu, iv); p10 = at(iu &+ 1, iv); p01 = at(iu, iv &+ 1); p11 = at(iu &+ 1, iv &+ 1)
                         }
-                        let p00 = at(iu, iv), p10 = at(iu + 1, iv), p01 = at(iu, iv + 1), p11 = at(iu + 1, iv + 1)
                         if (p00 | p10 | p01 | p11) == 0 { row[i] = 0; continue }
-                        let w00 = (256 - wx) * (256 - wy), w10 = wx * (256 - wy), w01 = (256 - wx) * wy, w11 = wx * wy
+                        let w00 = (256 &- wx) &* (256 &- wy), w10 = wx &* (256 &- wy), w01 = (256 &- wx) &* wy, w11 = wx &* wy
                         // Two channels at a time, 32 bits apart (weights sum to 65536).
                         @inline(__always) func spread(_ p: UInt32, _ shift: UInt32) -> UInt64 {
                             UInt64((p >> shift) & 0xff) | UInt64((p >> (shift + 16)) & 0xff) << 32
@@ -201,8 +209,8 @@ final class GlyphBitmaps {
                         @inline(__always) func lane(_ shift: UInt32) -> UInt32 {
                             let a = spread(p00, shift) &* UInt64(w00) &+ spread(p10, shift) &* UInt64(w10)
                                 &+ spread(p01, shift) &* UInt64(w01) &+ spread(p11, shift) &* UInt64(w11)
-                            let lo = ((a & 0xffff_ffff) + 32768) >> 16, hi = ((a >> 32) + 32768) >> 16
-                            return UInt32(lo & 0xff) | UInt32(hi & 0xff) << 16
+                            let lo = ((a & 0xffff_ffff) &+ 32768) >> 16, hi = ((a >> 32) &+ 32768) >> 16
+                            return UInt32(truncatingIfNeeded: lo & 0xff) | UInt32(truncatingIfNeeded: hi & 0xff) << 16
                         }
                         row[i] = lane(0) | lane(8) << 8
                     }
