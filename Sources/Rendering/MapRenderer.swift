@@ -77,7 +77,7 @@ public final class MapRenderer {
 
     private let text: TextRenderer
     var textRenderer: TextRenderer { text }
-    private let icons = IconCache()
+    let icons = IconCache()
     /// Images decoded from client files (`DecodedImages`), drawn by name without a second open;
     /// a renderer made anew on reload is given the old one's.
     public var decodedImages: DecodedImages {
@@ -246,7 +246,7 @@ public final class MapRenderer {
             }
             if let vector, streets {
                 drawnPlaces = []
-                streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
+                streetLabels = paintStreetLabels(vector, scene: scene, frame: frame, surface: surface, cr: cr, view: view, quality: quality)
             } else {
                 streetLabels = []
                 if !view.tilted && scene.camera.bearing == 0 {
@@ -577,6 +577,18 @@ public final class MapRenderer {
         MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, rows in
             OverlayPainter.blit(work.plan, cr: bcr, rows: Double(rows.lowerBound)..<Double(rows.upperBound))
         }
+    }
+
+    /// The street labels' copies (their images made: `StreetLabelPainter.copies`) in horizontal
+    /// bands on both cores: each band makes every copy, in drawing order, clipped to its rows, so
+    /// overlapping halos compose as on one thread: the one-thread frame, byte for byte.
+    func paintLabelCopiesInBands(_ copies: [LabelCopy], frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer) {
+        let n = min(bands, max(1, frame.height / 64))
+        guard n > 1, copies.count >= 64 else {
+            LabelCopy.copy(copies, cr: cr)
+            return
+        }
+        MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, _ in LabelCopy.copy(copies, cr: bcr) }
     }
 
     /// Runs `draw` for n horizontal bands of the frame at once, each with a cairo context on a

@@ -81,7 +81,8 @@ extension MapRenderer {
 
     /// Final frames place labels afresh around the obstacles; frames during a gesture move the
     /// labels placed last (no new placement, so none appears or vanishes while the finger moves).
-    func paintStreetLabels(_ vector: VectorTileSet, scene: MapScene, cr: OpaquePointer, view: GroundView, quality: Quality) -> [PlacedStreetLabel] {
+    func paintStreetLabels(_ vector: VectorTileSet, scene: MapScene, frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer,
+                           view: GroundView, quality: Quality) -> [PlacedStreetLabel] {
         if vector.decodesOnWorker {
             // Once per frame, from the frame's own view (the base map may have drawn only
             // strips): the view's tiles and two rings round them go to the worker, so a pan
@@ -98,8 +99,12 @@ extension MapRenderer {
         } else {
             labels = placeStreetLabels(vector, scene: scene, view: view)
         }
-        StreetLabelPainter.drawIcons(labels, cr: cr, icons: streetIcons)
-        StreetLabelPainter.draw(labels, cr: cr, text: textRenderer)
+        if GlyphTarget(cr) != nil, let copies = StreetLabelPainter.copies(labels, cr: cr, text: textRenderer, icons: streetIcons, runs: icons) {
+            paintLabelCopiesInBands(copies, frame: frame, surface: surface, cr: cr)
+        } else {
+            StreetLabelPainter.drawIcons(labels, cr: cr, icons: streetIcons)
+            StreetLabelPainter.draw(labels, cr: cr, text: textRenderer)
+        }
         return labels
     }
 
