@@ -232,7 +232,11 @@ public final class MapRenderer {
         layerScene = usesOverlayLayer && !streets ? scene : nil
         layerUsed = false
         settledFrameIsDue = false
-        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
+        // The street labels are placed (pango, the tiles) and their images made on this thread
+        // while bands paint the base map: placement reads the camera and the tiles, no pixel.
+        var labelWork: StreetLabelWork?
+        let prepareLabels: (() -> Void)? = streets ? { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) } : nil
+        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: prepareLabels)
         previousZoom = scene.camera.zoom
         let overlay = OverlayPainter(style: style)
         if layerUsed {
@@ -244,9 +248,11 @@ public final class MapRenderer {
             if let shapePainter, !prepared.isEmpty {
                 paintShapesInBands(shapePainter, frame: frame, surface: surface, cr: cr)
             }
-            if let vector, streets {
+            if streets {
                 drawnPlaces = []
-                streetLabels = paintStreetLabels(vector, scene: scene, frame: frame, surface: surface, cr: cr, view: view, quality: quality)
+                let work = labelWork ?? prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality)
+                streetLabels = work.labels
+                drawStreetLabels(work, frame: frame, surface: surface, cr: cr)
             } else {
                 streetLabels = []
                 if !view.tilted && scene.camera.bearing == 0 {
@@ -497,8 +503,9 @@ public final class MapRenderer {
     /// surface over the whole frame, clipped to its rows, so the bands
     /// write disjoint memory and the frame is the single-threaded frame. (A surface over the
     /// band's rows only, with the paths translated, changed a few pixels by one level.)
+    /// `meanwhile` runs on this thread while the bands paint (after them with one band).
     func paintBaseInBands(into pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
-                          view: GroundView, zoom: Double, antialias: Bool) {
+                          view: GroundView, zoom: Double, antialias: Bool, meanwhile: (() -> Void)? = nil) {
         func surface(_ y0: Int, _ y1: Int, _ p: UnsafeMutableRawPointer) -> OpaquePointer? {
             cairo_image_surface_create_for_data((p + y0 * stride).assumingMemoryBound(to: UInt8.self),
                                                 CAIRO_FORMAT_RGB24, Int32(width), Int32(y1 - y0), Int32(stride))
@@ -511,6 +518,7 @@ public final class MapRenderer {
             cairo_destroy(cr)
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
+            meanwhile?()
             return
         }
         let base = UnsafeSendablePointer(pixels)
@@ -525,7 +533,7 @@ public final class MapRenderer {
         // parts of the view (the town, the far ground of a tilted view), and a band waits for
         // the other. Any split gives the same bytes.
         let cuts = street?.balancedCuts(bands: n, width: width, height: height) ?? (0...n).map { height * $0 / n }
-        DispatchQueue.concurrentPerform(iterations: n) { i in
+        let band: @Sendable (Int) -> Void = { i in
             let y0 = cuts[i], y1 = cuts[i + 1]
             guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
                                                                   CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
@@ -540,6 +548,17 @@ public final class MapRenderer {
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
         }
+        guard let meanwhile else {
+            DispatchQueue.concurrentPerform(iterations: n, execute: band)
+            return
+        }
+        // The bands on the pool's threads, `meanwhile` on this one (which waits for them after).
+        let bandsDone = DispatchGroup()
+        DispatchQueue.global(qos: .userInteractive).async(group: bandsDone) {
+            DispatchQueue.concurrentPerform(iterations: n, execute: band)
+        }
+        meanwhile()
+        bandsDone.wait()
     }
 
     /// The overlays' shapes and the route over the base map, in horizontal bands on both cores
@@ -672,8 +691,9 @@ public final class MapRenderer {
     ///   (a pinch, a zoom animation) or for an interactive frame at a new zoom, draw directly
     ///   instead (a cache is 2..3x the screen's area: too dear to build every frame);
     /// - otherwise (tilted, or rotated and final): draw in full.
+    /// `meanwhile` runs while a base map drawn in bands is painted (else not: the caller runs it).
     private func paintBaseLayer(cr: OpaquePointer, surface: OpaquePointer, view: GroundView, frame: FrameBuffer,
-                                quality: Quality) -> FrameKind {
+                                quality: Quality, meanwhile: (() -> Void)?) -> FrameKind {
         let projection = view.projection
         let camera = projection.camera
         let flatNorthUp = !view.tilted && camera.bearing == 0
@@ -723,7 +743,7 @@ public final class MapRenderer {
             }
             let zoomSettled = previousZoom == nil || previousZoom == camera.zoom || baseCache?.zoom == camera.zoom
             if flatNorthUp && zoomSettled && (quality == .final || baseCache?.zoom == camera.zoom) {
-                let c = renderCache(zoom: camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height)
+                let c = renderCache(zoom: camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height, meanwhile: meanwhile)
                 baseCache = c
                 baseGeneration += 1
                 present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
@@ -734,7 +754,7 @@ public final class MapRenderer {
         settledFrameIsDue = usesBaseMapCache && flatNorthUp && quality == .final
         cairo_surface_flush(surface)
         paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
-                         view: view, zoom: camera.zoom, antialias: quality == .final)
+                         view: view, zoom: camera.zoom, antialias: quality == .final, meanwhile: meanwhile)
         cairo_surface_mark_dirty(surface)
         return .full
     }
@@ -841,7 +861,7 @@ public final class MapRenderer {
         cairo_restore(cr)
     }
 
-    private func renderCache(zoom: Double, viewX: Double, viewY: Double, width: Int, height: Int) -> BaseCache {
+    private func renderCache(zoom: Double, viewX: Double, viewY: Double, width: Int, height: Int, meanwhile: (() -> Void)?) -> BaseCache {
         let m = MapRenderer.cacheMargin(width: width, height: height)
         let originX = Int(viewX.rounded()) - m, originY = Int(viewY.rounded()) - m
         let w = width + 2 * m, h = height + 2 * m
@@ -853,7 +873,7 @@ public final class MapRenderer {
         cairo_surface_flush(image.surface)
         if let data = cairo_image_surface_get_data(image.surface) {
             paintBaseInBands(into: UnsafeMutableRawPointer(data), width: w, height: h, stride: Int(cairo_image_surface_get_stride(image.surface)),
-                             view: GroundView(projection: projection), zoom: zoom, antialias: true)
+                             view: GroundView(projection: projection), zoom: zoom, antialias: true, meanwhile: meanwhile)
         }
         cairo_surface_mark_dirty(image.surface)
         return BaseCache(image: image, zoom: zoom, originX: originX, originY: originY)
