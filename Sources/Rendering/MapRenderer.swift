@@ -233,9 +233,10 @@ public final class MapRenderer {
         layerUsed = false
         settledFrameIsDue = false
         // The street labels are placed (pango, the tiles) and their images made on this thread
-        // while bands paint the base map: placement reads the camera and the tiles, no pixel.
+        // while the pool paints the base map in bands or copies it from the cache: placement
+        // reads the camera and the tiles, no pixel.
         var labelWork: StreetLabelWork?
-        let prepareLabels: (() -> Void)? = streets ? { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) } : nil
+        let prepareLabels: (() -> Void)? = streets && bands > 1 ? { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) } : nil
         lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: prepareLabels)
         previousZoom = scene.camera.zoom
         let overlay = OverlayPainter(style: style)
@@ -350,7 +351,7 @@ public final class MapRenderer {
     /// the bytes a whole layer (the base map with the names drawn on it) gave.
     private func present(_ layer: OverlayLayer, _ c: BaseCache, viewX: Int, viewY: Int, frame: FrameBuffer) {
         layer.compose(x: viewX, y: viewY, into: frame) { x, y, w, h, dst, stride in
-            self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
+            MapRenderer.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
         }
         drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
     }
@@ -376,7 +377,7 @@ public final class MapRenderer {
         let accuracy = scene.puck.flatMap(ShapePainter.accuracyShape)
         let shapes = prepared
         layer.draw(x: x, y: y, w: w, h: h, base: { bx, by, bw, bh, dst, stride in
-            self.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
+            MapRenderer.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
         }, paint: { cr, px, py, pw, ph in
             let view = layer.view(x: px, y: py, w: pw, h: ph)
             let shapePainter = shapes.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
@@ -410,7 +411,7 @@ public final class MapRenderer {
     func overlayTileDiffersFromBase(_ i: Int) -> Bool {
         guard let layer = overlayLayer, let c = baseCache else { return false }
         return layer.heldTileDiffersFromBase(i) { x, y, w, h, dst, stride in
-            self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
+            MapRenderer.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
         }
     }
 
@@ -548,17 +549,17 @@ public final class MapRenderer {
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
         }
-        guard let meanwhile else {
-            DispatchQueue.concurrentPerform(iterations: n, execute: band)
-            return
-        }
-        // The bands on the pool's threads, `meanwhile` on this one (which waits for them after).
-        let bandsDone = DispatchGroup()
-        DispatchQueue.global(qos: .userInteractive).async(group: bandsDone) {
-            DispatchQueue.concurrentPerform(iterations: n, execute: band)
-        }
+        MapRenderer.overlapping({ DispatchQueue.concurrentPerform(iterations: n, execute: band) }, meanwhile: meanwhile)
+    }
+
+    /// Runs `work` on the pool while `meanwhile` runs on this thread, and returns when both are
+    /// done (`work` alone, here, when there is nothing to do meanwhile).
+    static func overlapping(_ work: @escaping @Sendable () -> Void, meanwhile: (() -> Void)?) {
+        guard let meanwhile else { work(); return }
+        let done = DispatchGroup()
+        DispatchQueue.global(qos: .userInteractive).async(group: done, execute: work)
         meanwhile()
-        bandsDone.wait()
+        done.wait()
     }
 
     /// The overlays' shapes and the route over the base map, in horizontal bands on both cores
@@ -691,7 +692,8 @@ public final class MapRenderer {
     ///   (a pinch, a zoom animation) or for an interactive frame at a new zoom, draw directly
     ///   instead (a cache is 2..3x the screen's area: too dear to build every frame);
     /// - otherwise (tilted, or rotated and final): draw in full.
-    /// `meanwhile` runs while a base map drawn in bands is painted (else not: the caller runs it).
+    /// `meanwhile` runs while a base map drawn in bands is painted or the cache copied into the
+    /// frame (else not: the caller runs it).
     private func paintBaseLayer(cr: OpaquePointer, surface: OpaquePointer, view: GroundView, frame: FrameBuffer,
                                 quality: Quality, meanwhile: (() -> Void)?) -> FrameKind {
         let projection = view.projection
@@ -722,7 +724,7 @@ public final class MapRenderer {
                 let dx = wantX - c.originX, dy = wantY - c.originY
                 let covered = c.covers(x: vx.rounded(), y: vy.rounded(), frame.width, frame.height)
                 if covered && abs(dx) < MapRenderer.scrollStep && abs(dy) < MapRenderer.scrollStep {
-                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
+                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality, meanwhile: meanwhile)
                     cairo_surface_mark_dirty(surface)
                     return .cached
                 }
@@ -731,7 +733,7 @@ public final class MapRenderer {
                     baseCache = c
                     baseScrolledThisFrame = true
                     defer { baseScrolledThisFrame = false }
-                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
+                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality, meanwhile: meanwhile)
                     cairo_surface_mark_dirty(surface)
                     return .scrolled
                 }
@@ -761,18 +763,23 @@ public final class MapRenderer {
 
     /// Puts the base map (with the overlay layer's names and markers when it is in use) into
     /// the frame at the whole-pixel offset nearest the view (error at most 0.5 px).
-    private func present(_ c: BaseCache, viewX: Double, viewY: Double, into frame: FrameBuffer, quality: Quality) {
+    /// `meanwhile` runs on this thread while the pool copies (not when the overlay layer is used).
+    private func present(_ c: BaseCache, viewX: Double, viewY: Double, into frame: FrameBuffer, quality: Quality,
+                         meanwhile: (() -> Void)? = nil) {
         let x = Int(viewX.rounded()), y = Int(viewY.rounded())
         if let scene = layerScene, copyFromLayer(c, scene: scene, viewX: x, viewY: y, frame: frame, quality: quality) {
             layerUsed = true
             return
         }
-        copy(c, worldX: x, worldY: y, width: frame.width, height: frame.height, into: frame.pixels, stride: frame.stride)
+        let pixels = UnsafeSendablePointer(frame.pixels)
+        let width = frame.width, height = frame.height, stride = frame.stride
+        MapRenderer.overlapping({ MapRenderer.copy(c, worldX: x, worldY: y, width: width, height: height, into: pixels.pointer, stride: stride) },
+                                meanwhile: meanwhile)
     }
 
     /// Copies the cache's rows of a world rectangle (inside the cache); a row that wraps round
     /// the torus is two copies.
-    private func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int) {
+    private static func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int) {
         let dx = worldX - c.originX, dy = worldY - c.originY
         cairo_surface_flush(c.image.surface)
         let src = cairo_image_surface_get_data(c.image.surface)!
