@@ -77,7 +77,7 @@ public final class MapRenderer {
 
     private let text: TextRenderer
     var textRenderer: TextRenderer { text }
-    private let icons = IconCache()
+    let icons = IconCache()
     /// Images decoded from client files (`DecodedImages`), drawn by name without a second open;
     /// a renderer made anew on reload is given the old one's.
     public var decodedImages: DecodedImages {
@@ -232,7 +232,12 @@ public final class MapRenderer {
         layerScene = usesOverlayLayer && !streets ? scene : nil
         layerUsed = false
         settledFrameIsDue = false
-        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality)
+        // The street labels are placed (pango, the tiles) and their images made on this thread
+        // while the pool paints the base map in bands or copies it from the cache: placement
+        // reads the camera and the tiles, no pixel.
+        var labelWork: StreetLabelWork?
+        let prepareLabels: (() -> Void)? = streets && bands > 1 ? { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) } : nil
+        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: prepareLabels)
         previousZoom = scene.camera.zoom
         let overlay = OverlayPainter(style: style)
         if layerUsed {
@@ -244,9 +249,11 @@ public final class MapRenderer {
             if let shapePainter, !prepared.isEmpty {
                 paintShapesInBands(shapePainter, frame: frame, surface: surface, cr: cr)
             }
-            if let vector, streets {
+            if streets {
                 drawnPlaces = []
-                streetLabels = paintStreetLabels(vector, scene: scene, cr: cr, view: view, quality: quality)
+                let work = labelWork ?? prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality)
+                streetLabels = work.labels
+                drawStreetLabels(work, frame: frame, surface: surface, cr: cr)
             } else {
                 streetLabels = []
                 if !view.tilted && scene.camera.bearing == 0 {
@@ -344,7 +351,7 @@ public final class MapRenderer {
     /// the bytes a whole layer (the base map with the names drawn on it) gave.
     private func present(_ layer: OverlayLayer, _ c: BaseCache, viewX: Int, viewY: Int, frame: FrameBuffer) {
         layer.compose(x: viewX, y: viewY, into: frame) { x, y, w, h, dst, stride in
-            self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
+            MapRenderer.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
         }
         drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
     }
@@ -370,7 +377,7 @@ public final class MapRenderer {
         let accuracy = scene.puck.flatMap(ShapePainter.accuracyShape)
         let shapes = prepared
         layer.draw(x: x, y: y, w: w, h: h, base: { bx, by, bw, bh, dst, stride in
-            self.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
+            MapRenderer.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
         }, paint: { cr, px, py, pw, ph in
             let view = layer.view(x: px, y: py, w: pw, h: ph)
             let shapePainter = shapes.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
@@ -404,7 +411,7 @@ public final class MapRenderer {
     func overlayTileDiffersFromBase(_ i: Int) -> Bool {
         guard let layer = overlayLayer, let c = baseCache else { return false }
         return layer.heldTileDiffersFromBase(i) { x, y, w, h, dst, stride in
-            self.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
+            MapRenderer.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
         }
     }
 
@@ -497,8 +504,9 @@ public final class MapRenderer {
     /// surface over the whole frame, clipped to its rows, so the bands
     /// write disjoint memory and the frame is the single-threaded frame. (A surface over the
     /// band's rows only, with the paths translated, changed a few pixels by one level.)
+    /// `meanwhile` runs on this thread while the bands paint (after them with one band).
     func paintBaseInBands(into pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
-                          view: GroundView, zoom: Double, antialias: Bool) {
+                          view: GroundView, zoom: Double, antialias: Bool, meanwhile: (() -> Void)? = nil) {
         func surface(_ y0: Int, _ y1: Int, _ p: UnsafeMutableRawPointer) -> OpaquePointer? {
             cairo_image_surface_create_for_data((p + y0 * stride).assumingMemoryBound(to: UInt8.self),
                                                 CAIRO_FORMAT_RGB24, Int32(width), Int32(y1 - y0), Int32(stride))
@@ -511,6 +519,7 @@ public final class MapRenderer {
             cairo_destroy(cr)
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
+            meanwhile?()
             return
         }
         let base = UnsafeSendablePointer(pixels)
@@ -525,7 +534,7 @@ public final class MapRenderer {
         // parts of the view (the town, the far ground of a tilted view), and a band waits for
         // the other. Any split gives the same bytes.
         let cuts = street?.balancedCuts(bands: n, width: width, height: height) ?? (0...n).map { height * $0 / n }
-        DispatchQueue.concurrentPerform(iterations: n) { i in
+        let band: @Sendable (Int) -> Void = { i in
             let y0 = cuts[i], y1 = cuts[i + 1]
             guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
                                                                   CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
@@ -540,6 +549,17 @@ public final class MapRenderer {
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
         }
+        MapRenderer.overlapping({ DispatchQueue.concurrentPerform(iterations: n, execute: band) }, meanwhile: meanwhile)
+    }
+
+    /// Runs `work` on the pool while `meanwhile` runs on this thread, and returns when both are
+    /// done (`work` alone, here, when there is nothing to do meanwhile).
+    static func overlapping(_ work: @escaping @Sendable () -> Void, meanwhile: (() -> Void)?) {
+        guard let meanwhile else { work(); return }
+        let done = DispatchGroup()
+        DispatchQueue.global(qos: .userInteractive).async(group: done, execute: work)
+        meanwhile()
+        done.wait()
     }
 
     /// The overlays' shapes and the route over the base map, in horizontal bands on both cores
@@ -577,6 +597,18 @@ public final class MapRenderer {
         MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, rows in
             OverlayPainter.blit(work.plan, cr: bcr, rows: Double(rows.lowerBound)..<Double(rows.upperBound))
         }
+    }
+
+    /// The street labels' copies (their images made: `StreetLabelPainter.copies`) in horizontal
+    /// bands on both cores: each band makes every copy, in drawing order, clipped to its rows, so
+    /// overlapping halos compose as on one thread: the one-thread frame, byte for byte.
+    func paintLabelCopiesInBands(_ copies: [LabelCopy], frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer) {
+        let n = min(bands, max(1, frame.height / 64))
+        guard n > 1, copies.count >= 64 else {
+            LabelCopy.copy(copies, cr: cr)
+            return
+        }
+        MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, _ in LabelCopy.copy(copies, cr: bcr) }
     }
 
     /// Runs `draw` for n horizontal bands of the frame at once, each with a cairo context on a
@@ -660,8 +692,10 @@ public final class MapRenderer {
     ///   (a pinch, a zoom animation) or for an interactive frame at a new zoom, draw directly
     ///   instead (a cache is 2..3x the screen's area: too dear to build every frame);
     /// - otherwise (tilted, or rotated and final): draw in full.
+    /// `meanwhile` runs while a base map drawn in bands is painted or the cache copied into the
+    /// frame (else not: the caller runs it).
     private func paintBaseLayer(cr: OpaquePointer, surface: OpaquePointer, view: GroundView, frame: FrameBuffer,
-                                quality: Quality) -> FrameKind {
+                                quality: Quality, meanwhile: (() -> Void)?) -> FrameKind {
         let projection = view.projection
         let camera = projection.camera
         let flatNorthUp = !view.tilted && camera.bearing == 0
@@ -690,7 +724,7 @@ public final class MapRenderer {
                 let dx = wantX - c.originX, dy = wantY - c.originY
                 let covered = c.covers(x: vx.rounded(), y: vy.rounded(), frame.width, frame.height)
                 if covered && abs(dx) < MapRenderer.scrollStep && abs(dy) < MapRenderer.scrollStep {
-                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
+                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality, meanwhile: meanwhile)
                     cairo_surface_mark_dirty(surface)
                     return .cached
                 }
@@ -699,7 +733,7 @@ public final class MapRenderer {
                     baseCache = c
                     baseScrolledThisFrame = true
                     defer { baseScrolledThisFrame = false }
-                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
+                    present(c, viewX: vx, viewY: vy, into: frame, quality: quality, meanwhile: meanwhile)
                     cairo_surface_mark_dirty(surface)
                     return .scrolled
                 }
@@ -711,7 +745,7 @@ public final class MapRenderer {
             }
             let zoomSettled = previousZoom == nil || previousZoom == camera.zoom || baseCache?.zoom == camera.zoom
             if flatNorthUp && zoomSettled && (quality == .final || baseCache?.zoom == camera.zoom) {
-                let c = renderCache(zoom: camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height)
+                let c = renderCache(zoom: camera.zoom, viewX: vx, viewY: vy, width: frame.width, height: frame.height, meanwhile: meanwhile)
                 baseCache = c
                 baseGeneration += 1
                 present(c, viewX: vx, viewY: vy, into: frame, quality: quality)
@@ -722,25 +756,30 @@ public final class MapRenderer {
         settledFrameIsDue = usesBaseMapCache && flatNorthUp && quality == .final
         cairo_surface_flush(surface)
         paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
-                         view: view, zoom: camera.zoom, antialias: quality == .final)
+                         view: view, zoom: camera.zoom, antialias: quality == .final, meanwhile: meanwhile)
         cairo_surface_mark_dirty(surface)
         return .full
     }
 
     /// Puts the base map (with the overlay layer's names and markers when it is in use) into
     /// the frame at the whole-pixel offset nearest the view (error at most 0.5 px).
-    private func present(_ c: BaseCache, viewX: Double, viewY: Double, into frame: FrameBuffer, quality: Quality) {
+    /// `meanwhile` runs on this thread while the pool copies (not when the overlay layer is used).
+    private func present(_ c: BaseCache, viewX: Double, viewY: Double, into frame: FrameBuffer, quality: Quality,
+                         meanwhile: (() -> Void)? = nil) {
         let x = Int(viewX.rounded()), y = Int(viewY.rounded())
         if let scene = layerScene, copyFromLayer(c, scene: scene, viewX: x, viewY: y, frame: frame, quality: quality) {
             layerUsed = true
             return
         }
-        copy(c, worldX: x, worldY: y, width: frame.width, height: frame.height, into: frame.pixels, stride: frame.stride)
+        let pixels = UnsafeSendablePointer(frame.pixels)
+        let width = frame.width, height = frame.height, stride = frame.stride
+        MapRenderer.overlapping({ MapRenderer.copy(c, worldX: x, worldY: y, width: width, height: height, into: pixels.pointer, stride: stride) },
+                                meanwhile: meanwhile)
     }
 
     /// Copies the cache's rows of a world rectangle (inside the cache); a row that wraps round
     /// the torus is two copies.
-    private func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int) {
+    private static func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int) {
         let dx = worldX - c.originX, dy = worldY - c.originY
         cairo_surface_flush(c.image.surface)
         let src = cairo_image_surface_get_data(c.image.surface)!
@@ -829,7 +868,7 @@ public final class MapRenderer {
         cairo_restore(cr)
     }
 
-    private func renderCache(zoom: Double, viewX: Double, viewY: Double, width: Int, height: Int) -> BaseCache {
+    private func renderCache(zoom: Double, viewX: Double, viewY: Double, width: Int, height: Int, meanwhile: (() -> Void)?) -> BaseCache {
         let m = MapRenderer.cacheMargin(width: width, height: height)
         let originX = Int(viewX.rounded()) - m, originY = Int(viewY.rounded()) - m
         let w = width + 2 * m, h = height + 2 * m
@@ -841,7 +880,7 @@ public final class MapRenderer {
         cairo_surface_flush(image.surface)
         if let data = cairo_image_surface_get_data(image.surface) {
             paintBaseInBands(into: UnsafeMutableRawPointer(data), width: w, height: h, stride: Int(cairo_image_surface_get_stride(image.surface)),
-                             view: GroundView(projection: projection), zoom: zoom, antialias: true)
+                             view: GroundView(projection: projection), zoom: zoom, antialias: true, meanwhile: meanwhile)
         }
         cairo_surface_mark_dirty(image.surface)
         return BaseCache(image: image, zoom: zoom, originX: originX, originY: originY)

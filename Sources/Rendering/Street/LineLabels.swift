@@ -269,10 +269,16 @@ final class LineText {
     /// a pixel; `bitmaps` keeps those, without it they are made for this call: the same pixels).
     /// A target that is not an image moved by whole pixels is painted through cairo instead.
     func draw(_ placed: [LineGlyph], cr: OpaquePointer, bitmaps: GlyphBitmaps? = nil) {
+        guard GlyphTarget(cr) != nil else { paintThroughCairo(placed, cr: cr); return }
+        var out: [LabelCopy] = []
+        copies(placed, bitmaps: bitmaps ?? GlyphBitmaps(), into: &out)
+        LabelCopy.copy(out, cr: cr)
+    }
+
+    /// What `draw` copies onto the frame, in order: each glyph's image, upright or turned (made
+    /// in `bitmaps` here), and where it goes.
+    func copies(_ placed: [LineGlyph], bitmaps: GlyphBitmaps, into out: inout [LabelCopy]) {
         let up = baseline - height / 2
-        guard let target = GlyphTarget(cr) else { paintThroughCairo(placed, cr: cr); return }
-        let bitmaps = bitmaps ?? GlyphBitmaps()
-        cairo_surface_flush(cairo_get_target(cr))
         for (g, p) in zip(glyphs, placed) {
             guard let image = g.image else { continue }
             let sx = -g.advance / 2 + g.dx, sy = up + g.dy
@@ -280,13 +286,12 @@ final class LineText {
             if abs(s) < 0.035 && c > 0 {
                 let x = (p.x + sx).rounded(), y = (p.y + sy).rounded()
                 guard abs(x) < 1e9, abs(y) < 1e9 else { continue }
-                target.over(image, x: Int(x), y: Int(y))
+                out.append(.glyph(image, x: Int(x), y: Int(y)))
                 continue
             }
             guard let (t, ix, iy) = bitmaps.turned(image, ox: sx, oy: sy, angle: p.angle, cx: p.x, cy: p.y) else { continue }
-            target.over(t.image, x: ix + t.x0, y: iy + t.y0)
+            out.append(.glyph(t.image, x: ix + t.x0, y: iy + t.y0))
         }
-        cairo_surface_mark_dirty(cairo_get_target(cr))
     }
 
     /// The glyphs painted through cairo's transform (bilinear), for a target `draw` cannot write.
@@ -306,6 +311,29 @@ final class LineText {
             cairo_paint(cr)
             cairo_set_matrix(cr, &base)
         }
+    }
+}
+
+/// One image of a frame's street labels copied onto the frame at a whole pixel (user space): an
+/// icon or a haloed name (its sprite), or a glyph of a name along a line, upright or turned.
+/// Copies are made beforehand (`StreetLabelPainter.copies`: every image rasterised or turned
+/// then), so that bands of the frame may copy them at once, reading only.
+enum LabelCopy: Sendable {
+    case sprite(SpriteRuns, x: Int, y: Int)
+    case glyph(GlyphBitmap, x: Int, y: Int)
+
+    /// Composites the copies OVER cr's target (an image cr moves by whole pixels), in order,
+    /// each within cr's clip: a band of the frame gets the rows of the whole frame's picture.
+    static func copy(_ copies: [LabelCopy], cr: OpaquePointer) {
+        guard let target = GlyphTarget(cr), let surface = cairo_get_target(cr) else { return }
+        cairo_surface_flush(surface)
+        for c in copies {
+            switch c {
+            case let .sprite(s, x, y): target.over(s, x: x, y: y)
+            case let .glyph(b, x, y): target.over(b, x: x, y: y)
+            }
+        }
+        cairo_surface_mark_dirty(surface)
     }
 }
 

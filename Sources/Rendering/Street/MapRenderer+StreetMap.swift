@@ -79,9 +79,18 @@ extension MapRenderer {
         return painter
     }
 
+    /// A frame's street labels, placed, and what drawing them copies (nil: drawn through cairo).
+    struct StreetLabelWork {
+        let labels: [PlacedStreetLabel]
+        let copies: [LabelCopy]?
+    }
+
     /// Final frames place labels afresh around the obstacles; frames during a gesture move the
     /// labels placed last (no new placement, so none appears or vanishes while the finger moves).
-    func paintStreetLabels(_ vector: VectorTileSet, scene: MapScene, cr: OpaquePointer, view: GroundView, quality: Quality) -> [PlacedStreetLabel] {
+    /// Their images are made here (`StreetLabelPainter.copies`); nothing is drawn, so this may
+    /// run while bands paint the base map.
+    func prepareStreetLabels(scene: MapScene, cr: OpaquePointer, view: GroundView, quality: Quality) -> StreetLabelWork {
+        guard let vector else { return StreetLabelWork(labels: [], copies: []) }
         if vector.decodesOnWorker {
             // Once per frame, from the frame's own view (the base map may have drawn only
             // strips): the view's tiles and two rings round them go to the worker, so a pan
@@ -98,9 +107,17 @@ extension MapRenderer {
         } else {
             labels = placeStreetLabels(vector, scene: scene, view: view)
         }
-        StreetLabelPainter.drawIcons(labels, cr: cr, icons: streetIcons)
-        StreetLabelPainter.draw(labels, cr: cr, text: textRenderer)
-        return labels
+        let copies = GlyphTarget(cr) == nil ? nil : StreetLabelPainter.copies(labels, cr: cr, text: textRenderer, icons: streetIcons, runs: icons)
+        return StreetLabelWork(labels: labels, copies: copies)
+    }
+
+    func drawStreetLabels(_ work: StreetLabelWork, frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer) {
+        if let copies = work.copies {
+            paintLabelCopiesInBands(copies, frame: frame, surface: surface, cr: cr)
+        } else {
+            StreetLabelPainter.drawIcons(work.labels, cr: cr, icons: streetIcons)
+            StreetLabelPainter.draw(work.labels, cr: cr, text: textRenderer)
+        }
     }
 
     func placeStreetLabels(_ vector: VectorTileSet, scene: MapScene, view: GroundView) -> [PlacedStreetLabel] {

@@ -271,22 +271,60 @@ struct StreetLabelPainter {
                 drawAlongLine(l, cr: cr, text: text)
                 continue
             }
-            let layout = text.layout(l.text, TextRenderer.Style(sizePx: l.sizePx, bold: l.bold, width: l.wrapWidth, maxLines: maxLines, alignCenter: true))
-            // A wrapped, centred layout starts its lines inside its wrap width: shift by the logical x.
-            var ink = PangoRectangle(), logical = PangoRectangle()
-            pango_layout_get_pixel_extents(layout, &ink, &logical)
-            let x = (l.frame.x + 2 - Double(logical.x)).rounded(), y = (l.frame.y + 2 - Double(logical.y)).rounded()
-            if let h = l.halo, l.haloWidth > 0 {
+            let (layout, x, y) = pointText(l, text: text)
+            if let key = haloKey(l, layout: layout) {
                 // Eight halo copies and the text: from the label's sprite, drawn once (x and y
                 // are whole pixels), as the place names are.
-                text.drawWithHalo(layout, cr: cr, x: x, y: y, color: l.color.rgb, halo: h.rgb, textAlpha: l.color.a, haloAlpha: h.a * 0.9,
-                                  radius: max(1, l.haloWidth.rounded()))
+                text.drawWithHalo(layout, key, cr: cr, x: x, y: y)
                 continue
             }
             cairo_set_source_rgba(cr, l.color.r, l.color.g, l.color.b, l.color.a)
             cairo_move_to(cr, x, y)
             pango_cairo_show_layout(cr, layout)
         }
+    }
+
+    /// What `drawIcons` and `draw` put on cr's target, as copies in the same order (the icons,
+    /// then the names), every image made here: icons and haloed names as their sprites' runs,
+    /// names along lines glyph by glyph (turned glyphs made). Nil when a label is drawn through
+    /// pango or cairo (a name without a halo, an image too large for runs): `draw` then.
+    static func copies(_ labels: [PlacedStreetLabel], cr: OpaquePointer, text: TextRenderer, icons: SpriteIcons?,
+                       runs: IconCache) -> [LabelCopy]? {
+        var out: [LabelCopy] = []
+        if let icons {
+            for l in labels {
+                guard let i = l.icon, let img = icons.image(i.name, scale: i.scale) else { continue }
+                let x = i.frame.x.rounded(), y = i.frame.y.rounded()
+                guard abs(x) < 1e7, abs(y) < 1e7, let r = runs.runs(for: img) else { return nil }
+                out.append(.sprite(r, x: Int(x), y: Int(y)))
+            }
+        }
+        for l in labels where l.drawsText {
+            if !l.glyphs.isEmpty {
+                text.lineTexts.text(lineKey(l), renderer: text).copies(l.glyphs, bitmaps: text.glyphBitmaps, into: &out)
+                continue
+            }
+            let (layout, x, y) = pointText(l, text: text)
+            guard let key = haloKey(l, layout: layout), abs(x) < 1e7, abs(y) < 1e7,
+                  let s = text.haloSprite(layout, key, cr: cr, x: x, y: y), let r = s.runs else { return nil }
+            out.append(.sprite(r, x: Int(x) + s.dx, y: Int(y) + s.dy))
+        }
+        return out
+    }
+
+    /// A point label's layout and where `draw` puts its origin (whole pixels).
+    private static func pointText(_ l: PlacedStreetLabel, text: TextRenderer) -> (layout: OpaquePointer, x: Double, y: Double) {
+        let layout = text.layout(l.text, TextRenderer.Style(sizePx: l.sizePx, bold: l.bold, width: l.wrapWidth, maxLines: maxLines, alignCenter: true))
+        // A wrapped, centred layout starts its lines inside its wrap width: shift by the logical x.
+        var ink = PangoRectangle(), logical = PangoRectangle()
+        pango_layout_get_pixel_extents(layout, &ink, &logical)
+        return (layout, (l.frame.x + 2 - Double(logical.x)).rounded(), (l.frame.y + 2 - Double(logical.y)).rounded())
+    }
+
+    /// The sprite key of a point label with a halo (nil without one).
+    private static func haloKey(_ l: PlacedStreetLabel, layout: OpaquePointer) -> LabelSprites.Key? {
+        guard let h = l.halo, l.haloWidth > 0 else { return nil }
+        return LabelSprites.Key(layout, color: l.color.rgb, halo: h.rgb, textAlpha: l.color.a, haloAlpha: h.a * 0.9, radius: max(1, l.haloWidth.rounded()))
     }
 }
 
@@ -443,8 +481,12 @@ extension StreetLabelPainter {
 
     /// Draws a label along its line from its glyph sprites.
     static func drawAlongLine(_ l: PlacedStreetLabel, cr: OpaquePointer, text: TextRenderer) {
-        let key = LineTexts.Key(text: l.text, sizePx: l.sizePx, bold: l.bold, color: l.color, halo: l.halo, radius: l.haloWidth)
-        text.lineTexts.draw(key, l.glyphs, cr: cr, renderer: text)
+        text.lineTexts.draw(lineKey(l), l.glyphs, cr: cr, renderer: text)
+    }
+
+    /// The line text a label along a line is drawn from.
+    static func lineKey(_ l: PlacedStreetLabel) -> LineTexts.Key {
+        LineTexts.Key(text: l.text, sizePx: l.sizePx, bold: l.bold, color: l.color, halo: l.halo, radius: l.haloWidth)
     }
 
     /// A line label in a gesture frame: its glyphs at their ground points now, each turned to
@@ -488,8 +530,7 @@ extension StreetLabelPainter {
         if upsideDown {
             // Turned past upright mid-gesture: the name read along its own path the other way.
             guard n >= 2, let text else { return nil }
-            let key = LineTexts.Key(text: l.text, sizePx: l.sizePx, bold: l.bold, color: l.color, halo: l.halo, radius: l.haloWidth)
-            let t = text.lineTexts.text(key, renderer: text)
+            let t = text.lineTexts.text(lineKey(l), renderer: text)
             func unit(_ a: Point, _ b: Point) -> Point {
                 let d = hypot(a.x - b.x, a.y - b.y)
                 return d > 1e-9 ? Point(x: (a.x - b.x) / d, y: (a.y - b.y) / d) : Point(x: 0, y: 0)

@@ -30,6 +30,8 @@ final class LabelSprites {
     }
     struct Sprite {
         let image: CairoImage
+        /// The image as runs, for copies straight onto a frame (`StreetLabelPainter.copies`).
+        let runs: SpriteRuns?
         /// The image's top left relative to the layout's origin (whole pixels).
         let dx: Int, dy: Int
         let bytes: Int
@@ -91,7 +93,8 @@ final class LabelSprites {
             bytes -= old.value.bytes
             sprites.removeValue(forKey: old.key)
         }
-        let s = Sprite(image: CairoImage(owning: surface), dx: x0, dy: y0, bytes: size, lastUse: clock)
+        let image = CairoImage(owning: surface)
+        let s = Sprite(image: image, runs: SpriteRuns(image), dx: x0, dy: y0, bytes: size, lastUse: clock)
         sprites[key] = s
         bytes += size
         made += 1
@@ -104,5 +107,13 @@ final class LabelSprites {
         cairo_set_source_surface(cr, s.image.surface, sx, sy)
         cairo_rectangle(cr, sx, sy, Double(s.image.width), Double(s.image.height))
         cairo_fill(cr)
+    }
+}
+
+extension LabelSprites.Key {
+    /// The key of a kept layout's sprite.
+    init(_ layout: OpaquePointer, color: RGBColor, halo: RGBColor, textAlpha: Double, haloAlpha: Double, radius: Double) {
+        self.init(layout: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout))), color: color, halo: halo,
+                  textAlpha: textAlpha, haloAlpha: haloAlpha, radius: radius)
     }
 }

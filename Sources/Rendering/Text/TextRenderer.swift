@@ -149,14 +149,25 @@ final class TextRenderer {
     /// the style (`radius` px); place names use the defaults.
     func drawWithHalo(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, color: RGBColor, halo: RGBColor,
                       textAlpha: Double = 1, haloAlpha: Double = 0.85, radius: Double = 1) {
-        let key = LabelSprites.Key(layout: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout))), color: color, halo: halo,
-                                   textAlpha: textAlpha, haloAlpha: haloAlpha, radius: radius)
-        if usesLabelSprites, x == x.rounded(), y == y.rounded(), isWholePixelTranslation(cr),
-           let s = sprites.sprite(key, layout: layout, draw: { c, ox, oy in self.haloRuns(layout, cr: c, x: ox, y: oy, key) }) {
+        drawWithHalo(layout, LabelSprites.Key(layout, color: color, halo: halo, textAlpha: textAlpha, haloAlpha: haloAlpha, radius: radius),
+                     cr: cr, x: x, y: y)
+    }
+
+    /// Draws a layout with the halo and colours of its sprite's key.
+    func drawWithHalo(_ layout: OpaquePointer, _ key: LabelSprites.Key, cr: OpaquePointer, x: Double, y: Double) {
+        if let s = haloSprite(layout, key, cr: cr, x: x, y: y) {
             LabelSprites.paint(s, cr: cr, x: x, y: y)
             return
         }
         haloRuns(layout, cr: cr, x: x, y: y, key)
+    }
+
+    /// The sprite `drawWithHalo` copies for a layout drawn at (x, y) onto cr (made on first
+    /// use); nil when it draws the nine pango runs instead (not at a whole pixel, cr turned or
+    /// scaled, sprites off, a sprite too large).
+    func haloSprite(_ layout: OpaquePointer, _ key: LabelSprites.Key, cr: OpaquePointer, x: Double, y: Double) -> LabelSprites.Sprite? {
+        guard usesLabelSprites, x == x.rounded(), y == y.rounded(), isWholePixelTranslation(cr) else { return nil }
+        return sprites.sprite(key, layout: layout, draw: { c, ox, oy in self.haloRuns(layout, cr: c, x: ox, y: oy, key) })
     }
 
     private func haloRuns(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, _ k: LabelSprites.Key) {
