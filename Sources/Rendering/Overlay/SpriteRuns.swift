@@ -25,6 +25,10 @@ final class SpriteRuns: @unchecked Sendable {
 
     static let general: Int32 = 0, opaque: Int32 = 1, translucent: Int32 = 2
 
+    /// Memory the runs hold besides the image they were made from (a copy of its pixels and
+    /// the run table), for a cache's byte budget.
+    var bytes: Int { 4 * (pixels.count + runs.count + rowFirst.count) }
+
     static func kind(_ p: UInt32) -> Int32 {
         let a = p >> 24
         if a == 255 { return opaque }

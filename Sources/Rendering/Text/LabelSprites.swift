@@ -14,7 +14,8 @@ import Foundation
 ///
 /// The key is the kept layout (one per text and style, the style's size the text scale's), so a
 /// text-scale change draws new sprites and never shows an old one; the least recently used sprites go once `maxBytes` is
-/// reached (2 MiB: about 300 names at 1080p, more than the overlay layer's area shows).
+/// reached (4 MiB, counting each sprite's image and its runs, a second copy of the pixels for
+/// copies in bands: about 300 names at 1080p, more than the overlay layer's area shows).
 final class LabelSprites {
     /// A kept layout (TextRenderer's: one per text and style, so the key holds the text scale's
     /// size) and the colours. A layout the TextRenderer lets go takes its sprites with it.
@@ -45,7 +46,7 @@ final class LabelSprites {
     /// Sprites drawn (tests: a second frame draws none).
     private(set) var made = 0
 
-    init(maxBytes: Int = 2 << 20) { self.maxBytes = maxBytes }
+    init(maxBytes: Int = 4 << 20) { self.maxBytes = maxBytes }
 
     var count: Int { sprites.count }
 
@@ -88,13 +89,15 @@ final class LabelSprites {
         draw(cr, Double(-x0), Double(-y0))
         cairo_destroy(cr)
         cairo_surface_flush(surface)
-        let size = w * h * 4
+        let image = CairoImage(owning: surface)
+        let runs = SpriteRuns(image)
+        // The budget counts the runs too (a second copy of the pixels and the run table).
+        let size = w * h * 4 + (runs?.bytes ?? 0)
         while bytes + size > maxBytes, let old = sprites.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             bytes -= old.value.bytes
             sprites.removeValue(forKey: old.key)
         }
-        let image = CairoImage(owning: surface)
-        let s = Sprite(image: image, runs: SpriteRuns(image), dx: x0, dy: y0, bytes: size, lastUse: clock)
+        let s = Sprite(image: image, runs: runs, dx: x0, dy: y0, bytes: size, lastUse: clock)
         sprites[key] = s
         bytes += size
         made += 1
