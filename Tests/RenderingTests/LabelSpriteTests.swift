@@ -78,14 +78,19 @@ import TouchCore
         let cr = cairo_create(s)!
         for i in 0..<200 {
             let layout = text.layout("Place \(i)", TextRenderer.Style(sizePx: 13, bold: false, width: nil, maxLines: 1))
-            let sprite = sprites.sprite(.init(layout: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout))), color: MapStyle.standard.cityText,
-                                              halo: MapStyle.standard.halo), layout: layout) { _, _, _ in }
+            let key = LabelSprites.Key(layout: UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout))), color: MapStyle.standard.cityText,
+                                       halo: MapStyle.standard.halo)
+            let sprite = sprites.sprite(key, layout: layout) { _, _, _ in }
             #expect(sprite != nil)
             #expect(sprites.bytes <= 100_000)
-            // The budget counts the image and its runs (a copy of the pixels kept for band copies).
-            if let sprite, let runs = sprite.runs {
-                #expect(sprite.bytes == sprite.image.width * sprite.image.height * 4 + runs.bytes)
-                #expect(runs.bytes >= sprite.image.width * sprite.image.height * 4)
+            // The budget counts the image and, once asked for (every other name here), its runs
+            // (a copy of the pixels kept for band copies), made once.
+            if i % 2 == 0, let runs = sprites.runs(of: key) {
+                #expect(sprites.runs(of: key) === runs)
+                let again = sprites.sprite(key, layout: layout) { _, _, _ in }
+                #expect(again.map { $0.bytes == $0.image.width * $0.image.height * 4 + runs.bytes } == true)
+                #expect(runs.bytes >= sprite!.image.width * sprite!.image.height * 4)
+                #expect(sprites.bytes <= 100_000)
             }
         }
         #expect(sprites.made == 200)

@@ -306,7 +306,7 @@ struct StreetLabelPainter {
             }
             let (layout, x, y) = pointText(l, text: text)
             guard let key = haloKey(l, layout: layout), abs(x) < 1e7, abs(y) < 1e7,
-                  let s = text.haloSprite(layout, key, cr: cr, x: x, y: y), let r = s.runs else { return nil }
+                  let s = text.haloSprite(layout, key, cr: cr, x: x, y: y), let r = text.sprites.runs(of: key) else { return nil }
             out.append(.sprite(r, x: Int(x) + s.dx, y: Int(y) + s.dy))
         }
         return out

@@ -14,8 +14,9 @@ import Foundation
 ///
 /// The key is the kept layout (one per text and style, the style's size the text scale's), so a
 /// text-scale change draws new sprites and never shows an old one; the least recently used sprites go once `maxBytes` is
-/// reached (4 MiB, counting each sprite's image and its runs, a second copy of the pixels for
-/// copies in bands: about 300 names at 1080p, more than the overlay layer's area shows).
+/// reached (4 MiB, counting each sprite's image and, once a street frame's band copies asked for
+/// them, its runs, a second copy of the pixels: about 300 street names at 1080p, more than the
+/// overlay layer's area shows).
 final class LabelSprites {
     /// A kept layout (TextRenderer's: one per text and style, so the key holds the text scale's
     /// size) and the colours. A layout the TextRenderer lets go takes its sprites with it.
@@ -31,11 +32,12 @@ final class LabelSprites {
     }
     struct Sprite {
         let image: CairoImage
-        /// The image as runs, for copies straight onto a frame (`StreetLabelPainter.copies`).
-        let runs: SpriteRuns?
+        /// The image as runs, for copies straight onto a frame (`runs(of:)`: made on first use,
+        /// so place names drawn only through cairo never make them).
+        var runs: SpriteRuns?
         /// The image's top left relative to the layout's origin (whole pixels).
         let dx: Int, dy: Int
-        let bytes: Int
+        var bytes: Int
         var lastUse: UInt64
     }
 
@@ -89,19 +91,37 @@ final class LabelSprites {
         draw(cr, Double(-x0), Double(-y0))
         cairo_destroy(cr)
         cairo_surface_flush(surface)
-        let image = CairoImage(owning: surface)
-        let runs = SpriteRuns(image)
-        // The budget counts the runs too (a second copy of the pixels and the run table).
-        let size = w * h * 4 + (runs?.bytes ?? 0)
-        while bytes + size > maxBytes, let old = sprites.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            bytes -= old.value.bytes
-            sprites.removeValue(forKey: old.key)
-        }
-        let s = Sprite(image: image, runs: runs, dx: x0, dy: y0, bytes: size, lastUse: clock)
+        let size = w * h * 4
+        evict(toFit: size, keeping: nil)
+        let s = Sprite(image: CairoImage(owning: surface), runs: nil, dx: x0, dy: y0, bytes: size, lastUse: clock)
         sprites[key] = s
         bytes += size
         made += 1
         return s
+    }
+
+    /// The runs of a sprite made by `sprite(_:layout:draw:)` (nil: no such sprite, or an image
+    /// runs cannot hold), made the first time they are asked for; the budget counts them (a
+    /// second copy of the pixels and the run table).
+    func runs(of key: Key) -> SpriteRuns? {
+        guard var s = sprites[key] else { return nil }
+        if let r = s.runs { return r }
+        guard let r = SpriteRuns(s.image) else { return nil }
+        evict(toFit: r.bytes, keeping: key)
+        s.runs = r
+        s.bytes += r.bytes
+        sprites[key] = s
+        bytes += r.bytes
+        return r
+    }
+
+    /// Lets the least recently used sprites (other than `keeping`) go until `size` more bytes fit.
+    private func evict(toFit size: Int, keeping: Key?) {
+        while bytes + size > maxBytes,
+              let old = sprites.lazy.filter({ $0.key != keeping }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            bytes -= old.value.bytes
+            sprites.removeValue(forKey: old.key)
+        }
     }
 
     /// Composites a sprite with the layout's origin at (x, y) (whole pixels).
