@@ -65,6 +65,13 @@ extension Benchmarks {
             // Only full frames, for a profiler (perf, callgrind): nothing else in the run.
             renderer.usesBaseMapCache = false
             var pan = scene
+            // With TOUCHBRIDGE_BENCH_SPLIT=NAME, only that part of the scene (`splitParts`).
+            if let part = ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_SPLIT"],
+               let cut = Self.splitParts.first(where: { $0.0 == part })?.1 {
+                cut(&pan)
+                renderer.render(pan, into: frame.buffer)
+                while renderer.prepareWhileIdle() {}
+            }
             for k in 0..<n {
                 pan.camera.target = proj.coordinate(at: Point(x: screen.width / 2 + Double(k % 7) * 40, y: screen.height / 2))!
                 renderer.render(pan, into: frame.buffer)
@@ -112,14 +119,7 @@ extension Benchmarks {
             progress(String(format: "  full frame: fastest %.2f ms, CPU %.2f ms a frame (%d frames)", full.min() ?? 0, cpu, m))
         }
         if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_SPLIT"] != nil {
-            for (name, cut) in [("base only", { (s: inout MapScene) in s.overlays = []; s.route = nil; s.markers = [] }),
-                                ("polygons", { (s: inout MapScene) in s.route = nil; s.markers = [] }),
-                                ("route", { (s: inout MapScene) in s.overlays = []; s.markers = [] }),
-                                ("pins", { (s: inout MapScene) in s.overlays = []; s.route = nil }),
-                              ("fills", { (s: inout MapScene) in s.route = nil; s.markers = []
-                                  s.overlays[0].shapes = s.overlays[0].shapes.map { var x = $0; x.style.stroke = nil; return x } }),
-                              ("outlines", { (s: inout MapScene) in s.route = nil; s.markers = []
-                                  s.overlays[0].shapes = s.overlays[0].shapes.map { var x = $0; x.style.fill = nil; return x } })] as [(String, (inout MapScene) -> Void)]
+            for (name, cut) in Self.splitParts
                 where ["1", name].contains(ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_SPLIT"]!) {
                 var part = pan
                 cut(&part)
@@ -132,6 +132,19 @@ extension Benchmarks {
             }
         }
     }
+
+    /// The parts of `overlayScene` TOUCHBRIDGE_BENCH_SPLIT times on their own (or profiles, with
+    /// TOUCHBRIDGE_BENCH_PROFILE): the scene cut down to one kind of thing.
+    static let splitParts: [(String, @Sendable (inout MapScene) -> Void)] = [
+        ("base only", { s in s.overlays = []; s.route = nil; s.markers = [] }),
+        ("polygons", { s in s.route = nil; s.markers = [] }),
+        ("route", { s in s.overlays = []; s.markers = [] }),
+        ("pins", { s in s.overlays = []; s.route = nil }),
+        ("fills", { s in s.route = nil; s.markers = []
+            s.overlays[0].shapes = s.overlays[0].shapes.map { var x = $0; x.style.stroke = nil; return x } }),
+        ("outlines", { s in s.route = nil; s.markers = []
+            s.overlays[0].shapes = s.overlays[0].shapes.map { var x = $0; x.style.fill = nil; return x } }),
+    ]
 
     /// TOUCHBRIDGE_BENCH_FRAMES=DIR: the overlay scene's frames as PNG files, to compare two
     /// binaries byte for byte: full frames at the bench's seven cameras, turned, tilted, at
