@@ -236,13 +236,23 @@ public final class MapRenderer {
         // while the pool paints the base map in bands or copies it from the cache: placement
         // reads the camera and the tiles, no pixel.
         var labelWork: StreetLabelWork?
-        let prepareLabels: (() -> Void)? = streets && bands > 1 ? { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) } : nil
-        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: prepareLabels)
-        previousZoom = scene.camera.zoom
+        // So are a world map's names (their sprites made) and the markers' plan.
+        var worldWork: WorldFrameWork?
         let overlay = OverlayPainter(style: style)
+        let meanwhile: (() -> Void)?
+        if bands <= 1 {
+            meanwhile = nil
+        } else if streets {
+            meanwhile = { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) }
+        } else {
+            meanwhile = { worldWork = self.prepareWorldFrame(scene: scene, cr: cr, view: view, overlay: overlay) }
+        }
+        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: meanwhile)
+        previousZoom = scene.camera.zoom
         if layerUsed {
             streetLabels = []
         } else {
+            var markerPlan: [OverlayPainter.PlacedMarker]?
             // Shapes and the route lie on the ground: over the base map, under the names.
             prepared.update(overlays: scene.overlays, route: scene.route)
             let shapePainter = prepared.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
@@ -256,7 +266,11 @@ public final class MapRenderer {
                 drawStreetLabels(work, frame: frame, surface: surface, cr: cr)
             } else {
                 streetLabels = []
-                if !view.tilted && scene.camera.bearing == 0 {
+                let work = worldWork ?? prepareWorldFrame(scene: scene, cr: cr, view: view, overlay: overlay)
+                if let names = work.names {
+                    paintLabelCopiesInBands(names, frame: frame, surface: surface, cr: cr, minimum: 8)
+                    drawnPlaces = work.drawnPlaces
+                } else if !view.tilted && scene.camera.bearing == 0 {
                     // North up and flat: the names placed over the world, as the overlay layer
                     // shows them, so the names at a camera do not depend on how it was drawn.
                     let labels = placedNames(zoom: scene.camera.zoom)
@@ -266,16 +280,41 @@ public final class MapRenderer {
                 } else {
                     drawnPlaces = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
                 }
+                markerPlan = work.markers
             }
             overlay.paintSky(cr: cr, view: view)
             if let shapePainter, let puck = scene.puck {
                 shapePainter.paintPuck(puck, accuracyShape: ShapePainter.accuracyShape(puck), cr: cr, images: icons)
             }
-            paintMarkersInBands(overlay.planMarkers(scene: scene, view: view, icons: icons, text: text), frame: frame, surface: surface, cr: cr)
+            paintMarkersInBands(markerPlan ?? overlay.planMarkers(scene: scene, view: view, icons: icons, text: text), frame: frame, surface: surface, cr: cr)
             if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, window: info, view: view, text: text, icons: icons) }
         }
         paintFurniture(cr: cr, scene: scene, projection: projection, overlay: overlay)
         cairo_surface_flush(surface)
+    }
+
+    /// What a world-map frame draws over its shapes, made on this thread (while the pool paints
+    /// the base map): the names, north up and flat, as copies with their sprites made (nil:
+    /// drawn through cairo after the shapes) and the places they show, and the markers' plan
+    /// (their sprites made). Nothing here reads or writes the frame's pixels.
+    struct WorldFrameWork {
+        var names: [LabelCopy]?
+        var drawnPlaces: [DrawnPlace]
+        var markers: [OverlayPainter.PlacedMarker]
+    }
+
+    func prepareWorldFrame(scene: MapScene, cr: OpaquePointer, view: GroundView, overlay: OverlayPainter) -> WorldFrameWork {
+        var work = WorldFrameWork(names: nil, drawnPlaces: [], markers: overlay.planMarkers(scene: scene, view: view, icons: icons, text: text))
+        if !view.tilted && scene.camera.bearing == 0 {
+            let projection = view.projection, screen = projection.screen
+            let labels = placedNames(zoom: scene.camera.zoom)
+            let x = projection.centerWorld.x - screen.width / 2, y = projection.centerWorld.y - screen.height / 2
+            if let copies = labels.copies(cr: cr, x: x, y: y, w: screen.width, h: screen.height, style: style, text: text) {
+                work.names = copies
+                work.drawnPlaces = labels.places(x: x, y: y, w: screen.width, h: screen.height)
+            }
+        }
+        return work
     }
 
     /// Compass, scale bar, attribution and re-center button, each from its sprite (drawn again
@@ -599,12 +638,13 @@ public final class MapRenderer {
         }
     }
 
-    /// The street labels' copies (their images made: `StreetLabelPainter.copies`) in horizontal
-    /// bands on both cores: each band makes every copy, in drawing order, clipped to its rows, so
-    /// overlapping halos compose as on one thread: the one-thread frame, byte for byte.
-    func paintLabelCopiesInBands(_ copies: [LabelCopy], frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer) {
+    /// Label copies (their images made: `StreetLabelPainter.copies`, `WorldLabels.copies`) in
+    /// horizontal bands on both cores when there are at least `minimum`: each band makes every
+    /// copy, in drawing order, clipped to its rows, so overlapping halos compose as on one
+    /// thread: the one-thread frame, byte for byte.
+    func paintLabelCopiesInBands(_ copies: [LabelCopy], frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer, minimum: Int = 64) {
         let n = min(bands, max(1, frame.height / 64))
-        guard n > 1, copies.count >= 64 else {
+        guard n > 1, copies.count >= minimum else {
             LabelCopy.copy(copies, cr: cr)
             return
         }

@@ -3,6 +3,7 @@ import Testing
 import MapEngine
 import TouchCore
 import Platform
+import CCairo
 @testable import Rendering
 
 /// The base map drawn in horizontal bands on several threads is the single-threaded frame,
@@ -93,5 +94,81 @@ import Platform
     @Test func unpinnedTheBandsFollowTheMask() {
         #expect(MapRenderer.defaultBands() == max(1, min(CPUAffinity.usableCount(), 8)))
         #expect(MapRenderer().bands == MapRenderer.defaultBands())
+    }
+}
+
+/// The built-in world's names as band copies (`WorldLabels.copies`: each city's dot, then its
+/// haloed name from the name's sprite) are the names `WorldLabels.paint` draws through cairo,
+/// byte for byte, whole or a band at a time; and a frame with names and markers drawn in bands
+/// (names and the markers' plan made while the pool paints the base map) is the one-band frame.
+@Suite struct WorldNameCopiesTests {
+    @Test(arguments: [(47.0, 8.0, 5.0, 0.0), (40.0, -100.0, 4.0, 0.37), (35.0, 139.5, 6.5, 0.5)])
+    func copiesDrawWhatCairoDraws(latitude: Double, longitude: Double, zoom: Double, fraction: Double) throws {
+        let renderer = MapRenderer()
+        let text = renderer.textRenderer
+        let labels = WorldLabels(world: renderer.world, zoom: zoom, textScale: renderer.textScale, text: text)
+        let width = 640, height = 480
+        let centre = WebMercator.worldPoint(Coordinate(latitude: latitude, longitude: longitude), zoom: zoom)
+        // A view whose corner is not on a whole world pixel: the dots keep their fractions.
+        let x = (centre.x - Double(width) / 2).rounded() + fraction, y = (centre.y - Double(height) / 2).rounded() + fraction / 2
+        func drawn(_ draw: (OpaquePointer) -> Void) -> OwnedFrameBuffer {
+            let f = OwnedFrameBuffer(width: width, height: height)
+            for py in 0..<height {
+                for px in 0..<width { f.buffer.pixels.storeBytes(of: 0xFF44_6688 &+ UInt32(px % 7), toByteOffset: py * f.buffer.stride + 4 * px, as: UInt32.self) }
+            }
+            let s = cairo_image_surface_create_for_data(f.buffer.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                        Int32(width), Int32(height), Int32(f.buffer.stride))!
+            let cr = cairo_create(s)!
+            draw(cr)
+            cairo_destroy(cr)
+            cairo_surface_flush(s)
+            cairo_surface_destroy(s)
+            return f
+        }
+        let painted = drawn { labels.paint(cr: $0, x: x, y: y, w: Double(width), h: Double(height), style: renderer.style, text: text) }
+        var copies: [LabelCopy] = []
+        let whole = drawn { cr in
+            copies = labels.copies(cr: cr, x: x, y: y, w: Double(width), h: Double(height), style: renderer.style, text: text) ?? []
+            LabelCopy.copy(copies, cr: cr)
+        }
+        let dots = copies.filter { if case .dot = $0 { return true } else { return false } }.count
+        #expect(dots > 0 && copies.count > dots, "\(copies.count) copies, \(dots) dots")
+        #expect(ParallelBandsTests.differing(painted.buffer, whole.buffer) == 0)
+        // Three bands, each clipped to its rows (a dot or a name across a cut is drawn in both).
+        let banded = drawn { cr in
+            for b in 0..<3 {
+                cairo_save(cr)
+                cairo_rectangle(cr, 0, Double(height * b / 3), Double(width), Double(height / 3))
+                cairo_clip(cr)
+                LabelCopy.copy(copies, cr: cr)
+                cairo_restore(cr)
+            }
+        }
+        #expect(ParallelBandsTests.differing(painted.buffer, banded.buffer) == 0)
+        // The names changed the picture (the test is not comparing two empty frames).
+        let bare = drawn { _ in }
+        #expect(ParallelBandsTests.differing(bare.buffer, painted.buffer) > 500)
+    }
+
+    @Test func aFrameWithNamesAndMarkersInBandsIsTheOneBandFrame() {
+        var scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 48, longitude: 10), zoom: 5))
+        scene.markers = (0..<200).map { i in
+            MarkerSprite(id: "m\(i)", coordinate: Coordinate(latitude: 44 + Double(i % 20) * 0.5, longitude: 2 + Double(i / 20) * 1.7))
+        }
+        var places: [[String]] = []
+        var frames: [OwnedFrameBuffer] = []
+        for bands in [1, 2, 3] {
+            let r = MapRenderer()
+            r.bands = bands
+            r.usesBaseMapCache = false
+            let f = OwnedFrameBuffer(width: 800, height: 600)
+            r.render(scene, into: f.buffer)
+            #expect(r.lastFrameKind == .full)
+            places.append(r.drawnPlaces.map(\.name))
+            frames.append(f)
+        }
+        #expect(places[0].count > 5 && places[1] == places[0] && places[2] == places[0])
+        #expect(ParallelBandsTests.differing(frames[0].buffer, frames[1].buffer) == 0)
+        #expect(ParallelBandsTests.differing(frames[0].buffer, frames[2].buffer) == 0)
     }
 }

@@ -321,6 +321,9 @@ final class LineText {
 enum LabelCopy: Sendable {
     case sprite(SpriteRuns, x: Int, y: Int)
     case glyph(GlyphBitmap, x: Int, y: Int)
+    /// A place's dot (the built-in world's cities): a disc of `radius` px at (x, y), filled with
+    /// the halo colour and then with the dot's colour, by cairo (`WorldLabels.paintDot`).
+    case dot(x: Double, y: Double, radius: Double, halo: RGBColor, color: RGBColor)
 
     /// Composites the copies OVER cr's target (an image cr moves by whole pixels), in order,
     /// each within cr's clip: a band of the frame gets the rows of the whole frame's picture.
@@ -331,6 +334,10 @@ enum LabelCopy: Sendable {
             switch c {
             case let .sprite(s, x, y): target.over(s, x: x, y: y)
             case let .glyph(b, x, y): target.over(b, x: x, y: y)
+            case let .dot(x, y, radius, halo, color):
+                cairo_surface_mark_dirty(surface)
+                WorldLabels.paintDot(cr: cr, x: x, y: y, radius: radius, halo: halo, color: color)
+                cairo_surface_flush(surface)
             }
         }
         cairo_surface_mark_dirty(surface)

@@ -149,8 +149,14 @@ final class TextRenderer {
     /// the style (`radius` px); place names use the defaults.
     func drawWithHalo(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, color: RGBColor, halo: RGBColor,
                       textAlpha: Double = 1, haloAlpha: Double = 0.85, radius: Double = 1) {
-        drawWithHalo(layout, LabelSprites.Key(layout, color: color, halo: halo, textAlpha: textAlpha, haloAlpha: haloAlpha, radius: radius),
+        drawWithHalo(layout, TextRenderer.haloKey(layout, color: color, halo: halo, textAlpha: textAlpha, haloAlpha: haloAlpha, radius: radius),
                      cr: cr, x: x, y: y)
+    }
+
+    /// The sprite key of a layout drawn with a halo (`drawWithHalo`; place names take the defaults).
+    static func haloKey(_ layout: OpaquePointer, color: RGBColor, halo: RGBColor,
+                        textAlpha: Double = 1, haloAlpha: Double = 0.85, radius: Double = 1) -> LabelSprites.Key {
+        LabelSprites.Key(layout, color: color, halo: halo, textAlpha: textAlpha, haloAlpha: haloAlpha, radius: radius)
     }
 
     /// Draws a layout with the halo and colours of its sprite's key.

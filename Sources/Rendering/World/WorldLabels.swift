@@ -106,21 +106,44 @@ final class WorldLabels {
     func paint(cr: OpaquePointer, x: Double, y: Double, w: Double, h: Double, style: MapStyle, text: TextRenderer) {
         let dot = 3 * textScale
         for (l, shift) in meeting(x: x, y: y, w: w, h: h, pad: paintPad) {
-            let px = l.point.x + shift - x, py = l.point.y - y
             let layout = text.layout(l.text, l.style)
             if l.kind == .city {
-                cairo_new_path(cr)
-                cairo_arc(cr, px, py, dot, 0, 2 * .pi)
-                cairo_set_source_rgb(cr, style.halo.r, style.halo.g, style.halo.b)
-                cairo_fill_preserve(cr)
-                cairo_set_source_rgb(cr, style.cityDot.r, style.cityDot.g, style.cityDot.b)
-                cairo_set_line_width(cr, 1)
-                cairo_fill(cr)
-                text.drawWithHalo(layout, cr: cr, x: (l.textX + shift - x).rounded(), y: (l.textY - y).rounded(), color: style.cityText, halo: style.halo)
-            } else {
-                text.drawWithHalo(layout, cr: cr, x: (l.textX + shift - x).rounded(), y: (l.textY - y).rounded(), color: style.countryText, halo: style.halo)
+                WorldLabels.paintDot(cr: cr, x: l.point.x + shift - x, y: l.point.y - y, radius: dot, halo: style.halo, color: style.cityDot)
             }
+            text.drawWithHalo(layout, cr: cr, x: (l.textX + shift - x).rounded(), y: (l.textY - y).rounded(),
+                              color: l.kind == .city ? style.cityText : style.countryText, halo: style.halo)
         }
+    }
+
+    /// What `paint` draws, as copies in the same order (a city's dot, then its name), every
+    /// name's sprite made here, so that bands of the frame may copy them at once. Nil when a name
+    /// is not drawn from a sprite (sprites off or too large, cr turned or scaled): `paint` then.
+    func copies(cr: OpaquePointer, x: Double, y: Double, w: Double, h: Double, style: MapStyle, text: TextRenderer) -> [LabelCopy]? {
+        let dot = 3 * textScale
+        var out: [LabelCopy] = []
+        for (l, shift) in meeting(x: x, y: y, w: w, h: h, pad: paintPad) {
+            let layout = text.layout(l.text, l.style)
+            if l.kind == .city {
+                out.append(.dot(x: l.point.x + shift - x, y: l.point.y - y, radius: dot, halo: style.halo, color: style.cityDot))
+            }
+            let tx = (l.textX + shift - x).rounded(), ty = (l.textY - y).rounded()
+            let key = TextRenderer.haloKey(layout, color: l.kind == .city ? style.cityText : style.countryText, halo: style.halo)
+            guard abs(tx) < 1e7, abs(ty) < 1e7, let s = text.haloSprite(layout, key, cr: cr, x: tx, y: ty),
+                  let r = text.sprites.runs(of: key) else { return nil }
+            out.append(.sprite(r, x: Int(tx) + s.dx, y: Int(ty) + s.dy))
+        }
+        return out
+    }
+
+    /// A city's dot: a disc filled with the halo colour, then with the dot's colour.
+    static func paintDot(cr: OpaquePointer, x: Double, y: Double, radius: Double, halo: RGBColor, color: RGBColor) {
+        cairo_new_path(cr)
+        cairo_arc(cr, x, y, radius, 0, 2 * .pi)
+        cairo_set_source_rgb(cr, halo.r, halo.g, halo.b)
+        cairo_fill_preserve(cr)
+        cairo_set_source_rgb(cr, color.r, color.g, color.b)
+        cairo_set_line_width(cr, 1)
+        cairo_fill(cr)
     }
 
     /// The names whose box touches the screen whose top left is world pixel (x, y), in screen px.
