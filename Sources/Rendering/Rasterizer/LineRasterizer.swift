@@ -399,9 +399,6 @@ extension LineRasterizer {
         let period = pattern.reduce(0, +)
         let dashing = !pattern.isEmpty && period > 0 && pattern.allSatisfy { $0 >= 0 && $0.isFinite }
         if !dashing && trim <= 0 { return seg }
-        var out: [Double] = []
-        out.reserveCapacity(seg.count)
-        var lengths: [Double] = []
         let scale = scale?.atLeast(0.05)
         let minScale = scale?.minimum ?? 1
         @inline(__always) func scaleAt(_ y: Double) -> Double {
@@ -409,56 +406,96 @@ extension LineRasterizer {
             let v = scale(y)
             return v.isFinite ? v : 1
         }
-        var k = 0
-        while k < n {
-            // One line: segments k..<e, each starting where the last ended.
-            var e = k + 1
-            while e < n && seg[4 * e] == seg[4 * e - 2] && seg[4 * e + 1] == seg[4 * e - 1] { e += 1 }
-            lengths.removeAll(keepingCapacity: true)
-            var total = 0.0
-            for j in k..<e {
-                let dx = seg[4 * j + 2] - seg[4 * j], dy = seg[4 * j + 3] - seg[4 * j + 1]
-                let l = (dx * dx + dy * dy).squareRoot()
-                lengths.append(l.isFinite ? l : 0)
-                total += lengths.last!
-            }
-            // Walks the line once: `j` is the segment holding arc length `at`, `start` its start's.
-            var j = k, start = 0.0
-            func point(_ at: Double) -> (Double, Double) {
-                while j < e - 1 && start + lengths[j - k] < at { start += lengths[j - k]; j += 1 }
-                let l = lengths[j - k]
-                let t = l > 0 ? min(max((at - start) / l, 0), 1) : 0
-                return (seg[4 * j] + t * (seg[4 * j + 2] - seg[4 * j]), seg[4 * j + 1] + t * (seg[4 * j + 3] - seg[4 * j + 1]))
-            }
-            func emit(_ a: Double, _ b: Double, trimStart: Double, trimEnd: Double) {
-                var a = a + trimStart, b = b - trimEnd
-                if a >= b { a = (a + b) / 2; b = a }
-                var p = point(a)
-                // The vertices between a and b, then b.
-                while j < e - 1 && start + lengths[j - k] < b {
-                    start += lengths[j - k]; j += 1
-                    let q = (seg[4 * j], seg[4 * j + 1])
-                    out.append(p.0); out.append(p.1); out.append(q.0); out.append(q.1)
-                    p = q
+        // The pieces go through a pointer (an array's append checks its buffer every time: most
+        // of this function's instructions went there), each segment's length into a scratch.
+        var out = PieceBuffer(capacity: seg.count + 64)
+        defer { out.free() }
+        let lengths = UnsafeMutablePointer<Double>.allocate(capacity: n)
+        defer { lengths.deallocate() }
+        seg.withUnsafeBufferPointer { sp in
+            guard let s = sp.baseAddress else { return }
+            var k = 0
+            while k < n {
+                // One line: segments k..<e, each starting where the last ended.
+                var e = k + 1
+                while e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1] { e += 1 }
+                var total = 0.0
+                for j in k..<e {
+                    let dx = s[4 * j + 2] - s[4 * j], dy = s[4 * j + 3] - s[4 * j + 1]
+                    let l = (dx * dx + dy * dy).squareRoot()
+                    lengths[j] = l.isFinite ? l : 0
+                    total += lengths[j]
                 }
-                let q = point(b)
-                out.append(p.0); out.append(p.1); out.append(q.0); out.append(q.1)
-            }
-            if !dashing {
-                emit(0, total, trimStart: trim * scaleAt(seg[4 * k + 1]), trimEnd: trim * scaleAt(seg[4 * e - 1]))
-            } else if total / (period * minScale) < 1_000_000 {
-                var at = 0.0, i = 0, on = true
-                while at < total {
-                    let sc = scale == nil ? 1 : scaleAt(point(at).1)
-                    let len = pattern[i] * sc
-                    if on && len > 0 { emit(at, min(at + len, total), trimStart: trim * sc, trimEnd: trim * sc) }
-                    at += len
-                    i = (i + 1) % pattern.count
-                    on.toggle()
+                // Walks the line once: `j` is the segment holding arc length `at`, `start` its start's.
+                var j = k, start = 0.0
+                func point(_ at: Double) -> (Double, Double) {
+                    while j < e - 1 && start + lengths[j] < at { start += lengths[j]; j += 1 }
+                    let l = lengths[j]
+                    let t = l > 0 ? min(max((at - start) / l, 0), 1) : 0
+                    return (s[4 * j] + t * (s[4 * j + 2] - s[4 * j]), s[4 * j + 1] + t * (s[4 * j + 3] - s[4 * j + 1]))
                 }
+                func emit(_ a: Double, _ b: Double, trimStart: Double, trimEnd: Double) {
+                    var a = a + trimStart, b = b - trimEnd
+                    if a >= b { a = (a + b) / 2; b = a }
+                    var p = point(a)
+                    // The vertices between a and b, then b.
+                    while j < e - 1 && start + lengths[j] < b {
+                        start += lengths[j]; j += 1
+                        let q = (s[4 * j], s[4 * j + 1])
+                        out.append(p.0, p.1, q.0, q.1)
+                        p = q
+                    }
+                    let q = point(b)
+                    out.append(p.0, p.1, q.0, q.1)
+                }
+                if !dashing {
+                    emit(0, total, trimStart: trim * scaleAt(s[4 * k + 1]), trimEnd: trim * scaleAt(s[4 * e - 1]))
+                } else if total / (period * minScale) < 1_000_000 {
+                    var at = 0.0, i = 0, on = true
+                    while at < total {
+                        let sc = scale == nil ? 1 : scaleAt(point(at).1)
+                        let len = pattern[i] * sc
+                        if on && len > 0 { emit(at, min(at + len, total), trimStart: trim * sc, trimEnd: trim * sc) }
+                        at += len
+                        i = (i + 1) % pattern.count
+                        on.toggle()
+                    }
+                }
+                k = e
             }
-            k = e
         }
-        return out
+        return out.array()
     }
+}
+
+/// Segments (four numbers each) written through a pointer, the storage doubled when full: what
+/// `LineRasterizer.dashed` makes, copied into an array once at the end.
+private struct PieceBuffer {
+    private var base: UnsafeMutablePointer<Double>
+    private var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = UnsafeMutablePointer<Double>.allocate(capacity: self.capacity)
+    }
+
+    @inline(__always)
+    mutating func append(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) {
+        if count + 4 > capacity { grow() }
+        base[count] = x0; base[count + 1] = y0; base[count + 2] = x1; base[count + 3] = y1
+        count += 4
+    }
+
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<Double>.allocate(capacity: 2 * capacity)
+        bigger.initialize(from: base, count: count)
+        base.deallocate()
+        base = bigger
+        capacity *= 2
+    }
+
+    func array() -> [Double] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    func free() { base.deallocate() }
 }
