@@ -236,18 +236,9 @@ public final class MapRenderer {
         // while the pool paints the base map in bands or copies it from the cache: placement
         // reads the camera and the tiles, no pixel.
         var labelWork: StreetLabelWork?
-        // So are a world map's names (their sprites made) and the markers' plan.
-        var worldWork: WorldFrameWork?
+        let prepareLabels: (() -> Void)? = streets && bands > 1 ? { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) } : nil
         let overlay = OverlayPainter(style: style)
-        let meanwhile: (() -> Void)?
-        if bands <= 1 {
-            meanwhile = nil
-        } else if streets {
-            meanwhile = { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) }
-        } else {
-            meanwhile = { worldWork = self.prepareWorldFrame(scene: scene, cr: cr, view: view, overlay: overlay) }
-        }
-        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: meanwhile)
+        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: prepareLabels)
         previousZoom = scene.camera.zoom
         if layerUsed {
             streetLabels = []
@@ -266,17 +257,17 @@ public final class MapRenderer {
                 drawStreetLabels(work, frame: frame, surface: surface, cr: cr)
             } else {
                 streetLabels = []
-                let work = worldWork ?? prepareWorldFrame(scene: scene, cr: cr, view: view, overlay: overlay)
+                // (Made here, not beside the base map's bands as the street labels are: a third
+                // thread on two cores made the frame slower, session 18.)
+                let work = prepareWorldFrame(scene: scene, cr: cr, view: view, overlay: overlay)
                 if let names = work.names {
                     paintLabelCopiesInBands(names, frame: frame, surface: surface, cr: cr, minimum: 8)
                     drawnPlaces = work.drawnPlaces
-                } else if !view.tilted && scene.camera.bearing == 0 {
-                    // North up and flat: the names placed over the world, as the overlay layer
-                    // shows them, so the names at a camera do not depend on how it was drawn.
+                } else if let corner = flatNamesCorner(view) {
+                    // (A name without a sprite: through cairo.)
                     let labels = placedNames(zoom: scene.camera.zoom)
-                    let x = projection.centerWorld.x - screen.width / 2, y = projection.centerWorld.y - screen.height / 2
-                    labels.paint(cr: cr, x: x, y: y, w: screen.width, h: screen.height, style: style, text: text)
-                    drawnPlaces = labels.places(x: x, y: y, w: screen.width, h: screen.height)
+                    labels.paint(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text)
+                    drawnPlaces = labels.places(x: corner.x, y: corner.y, w: screen.width, h: screen.height)
                 } else {
                     drawnPlaces = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
                 }
@@ -293,10 +284,10 @@ public final class MapRenderer {
         cairo_surface_flush(surface)
     }
 
-    /// What a world-map frame draws over its shapes, made on this thread (while the pool paints
-    /// the base map): the names, north up and flat, as copies with their sprites made (nil:
-    /// drawn through cairo after the shapes) and the places they show, and the markers' plan
-    /// (their sprites made). Nothing here reads or writes the frame's pixels.
+    /// What a world-map frame draws over its shapes, made on this thread before the bands draw
+    /// it: the names, north up and flat, as copies with their sprites made (nil: drawn through
+    /// cairo) and the places they show, and the markers' plan (their sprites made). Nothing here
+    /// reads or writes the frame's pixels.
     struct WorldFrameWork {
         var names: [LabelCopy]?
         var drawnPlaces: [DrawnPlace]
@@ -305,16 +296,24 @@ public final class MapRenderer {
 
     func prepareWorldFrame(scene: MapScene, cr: OpaquePointer, view: GroundView, overlay: OverlayPainter) -> WorldFrameWork {
         var work = WorldFrameWork(names: nil, drawnPlaces: [], markers: overlay.planMarkers(scene: scene, view: view, icons: icons, text: text))
-        if !view.tilted && scene.camera.bearing == 0 {
-            let projection = view.projection, screen = projection.screen
+        if let corner = flatNamesCorner(view) {
+            let screen = view.projection.screen
             let labels = placedNames(zoom: scene.camera.zoom)
-            let x = projection.centerWorld.x - screen.width / 2, y = projection.centerWorld.y - screen.height / 2
-            if let copies = labels.copies(cr: cr, x: x, y: y, w: screen.width, h: screen.height, style: style, text: text) {
+            if let copies = labels.copies(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text) {
                 work.names = copies
-                work.drawnPlaces = labels.places(x: x, y: y, w: screen.width, h: screen.height)
+                work.drawnPlaces = labels.places(x: corner.x, y: corner.y, w: screen.width, h: screen.height)
             }
         }
         return work
+    }
+
+    /// North up and flat, a frame shows the names placed over the world (`placedNames`), as the
+    /// overlay layer does, so the names at a camera do not depend on how the frame was drawn:
+    /// the world pixel at the frame's top left. Nil when turned or tilted (`PlaceLabelPainter`).
+    private func flatNamesCorner(_ view: GroundView) -> (x: Double, y: Double)? {
+        guard !view.tilted && view.projection.camera.bearing == 0 else { return nil }
+        let p = view.projection
+        return (p.centerWorld.x - p.screen.width / 2, p.centerWorld.y - p.screen.height / 2)
     }
 
     /// Compass, scale bar, attribution and re-center button, each from its sprite (drawn again

@@ -100,7 +100,7 @@ import CCairo
 /// The built-in world's names as band copies (`WorldLabels.copies`: each city's dot, then its
 /// haloed name from the name's sprite) are the names `WorldLabels.paint` draws through cairo,
 /// byte for byte, whole or a band at a time; and a frame with names and markers drawn in bands
-/// (names and the markers' plan made while the pool paints the base map) is the one-band frame.
+/// is the one-band frame.
 @Suite struct WorldNameCopiesTests {
     @Test(arguments: [(47.0, 8.0, 5.0, 0.0), (40.0, -100.0, 4.0, 0.37), (35.0, 139.5, 6.5, 0.5)])
     func copiesDrawWhatCairoDraws(latitude: Double, longitude: Double, zoom: Double, fraction: Double) throws {
