@@ -243,7 +243,6 @@ public final class MapRenderer {
         if layerUsed {
             streetLabels = []
         } else {
-            var markerPlan: [OverlayPainter.PlacedMarker]?
             // Shapes and the route lie on the ground: over the base map, under the names.
             prepared.update(overlays: scene.overlays, route: scene.route)
             let shapePainter = prepared.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
@@ -257,54 +256,30 @@ public final class MapRenderer {
                 drawStreetLabels(work, frame: frame, surface: surface, cr: cr)
             } else {
                 streetLabels = []
-                // (Made here, not beside the base map's bands as the street labels are: a third
-                // thread on two cores made the frame slower, session 18.)
-                let work = prepareWorldFrame(scene: scene, cr: cr, view: view, overlay: overlay)
-                if let names = work.names {
-                    paintLabelCopiesInBands(names, frame: frame, surface: surface, cr: cr, minimum: 8)
-                    drawnPlaces = work.drawnPlaces
-                } else if let corner = flatNamesCorner(view) {
-                    // (A name without a sprite: through cairo.)
+                if let corner = flatNamesCorner(view) {
                     let labels = placedNames(zoom: scene.camera.zoom)
-                    labels.paint(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text)
+                    // The names' copies (sprites made here, then drawn in bands; made beside the
+                    // base map's bands, as the street labels are, a third thread on two cores
+                    // made the frame slower: session 18), or through cairo when a name has no sprite.
+                    if let copies = labels.copies(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text) {
+                        paintLabelCopiesInBands(copies, frame: frame, surface: surface, cr: cr, minimum: 8)
+                    } else {
+                        labels.paint(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text)
+                    }
                     drawnPlaces = labels.places(x: corner.x, y: corner.y, w: screen.width, h: screen.height)
                 } else {
                     drawnPlaces = PlaceLabelPainter(world: world, style: style, textScale: textScale).paint(cr: cr, view: view, zoom: scene.camera.zoom, text: text)
                 }
-                markerPlan = work.markers
             }
             overlay.paintSky(cr: cr, view: view)
             if let shapePainter, let puck = scene.puck {
                 shapePainter.paintPuck(puck, accuracyShape: ShapePainter.accuracyShape(puck), cr: cr, images: icons)
             }
-            paintMarkersInBands(markerPlan ?? overlay.planMarkers(scene: scene, view: view, icons: icons, text: text), frame: frame, surface: surface, cr: cr)
+            paintMarkersInBands(overlay.planMarkers(scene: scene, view: view, icons: icons, text: text), frame: frame, surface: surface, cr: cr)
             if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, window: info, view: view, text: text, icons: icons) }
         }
         paintFurniture(cr: cr, scene: scene, projection: projection, overlay: overlay)
         cairo_surface_flush(surface)
-    }
-
-    /// What a world-map frame draws over its shapes, made on this thread before the bands draw
-    /// it: the names, north up and flat, as copies with their sprites made (nil: drawn through
-    /// cairo) and the places they show, and the markers' plan (their sprites made). Nothing here
-    /// reads or writes the frame's pixels.
-    struct WorldFrameWork {
-        var names: [LabelCopy]?
-        var drawnPlaces: [DrawnPlace]
-        var markers: [OverlayPainter.PlacedMarker]
-    }
-
-    func prepareWorldFrame(scene: MapScene, cr: OpaquePointer, view: GroundView, overlay: OverlayPainter) -> WorldFrameWork {
-        var work = WorldFrameWork(names: nil, drawnPlaces: [], markers: overlay.planMarkers(scene: scene, view: view, icons: icons, text: text))
-        if let corner = flatNamesCorner(view) {
-            let screen = view.projection.screen
-            let labels = placedNames(zoom: scene.camera.zoom)
-            if let copies = labels.copies(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text) {
-                work.names = copies
-                work.drawnPlaces = labels.places(x: corner.x, y: corner.y, w: screen.width, h: screen.height)
-            }
-        }
-        return work
     }
 
     /// North up and flat, a frame shows the names placed over the world (`placedNames`), as the

@@ -305,9 +305,8 @@ struct StreetLabelPainter {
                 continue
             }
             let (layout, x, y) = pointText(l, text: text)
-            guard let key = haloKey(l, layout: layout), abs(x) < 1e7, abs(y) < 1e7,
-                  let s = text.haloSprite(layout, key, cr: cr, x: x, y: y), let r = text.sprites.runs(of: key) else { return nil }
-            out.append(.sprite(r, x: Int(x) + s.dx, y: Int(y) + s.dy))
+            guard let key = haloKey(l, layout: layout), let copy = text.haloCopy(layout, key, cr: cr, x: x, y: y) else { return nil }
+            out.append(copy)
         }
         return out
     }

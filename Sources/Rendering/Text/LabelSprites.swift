@@ -14,8 +14,8 @@ import Foundation
 ///
 /// The key is the kept layout (one per text and style, the style's size the text scale's), so a
 /// text-scale change draws new sprites and never shows an old one; the least recently used sprites go once `maxBytes` is
-/// reached (4 MiB, counting each sprite's image and, once a street frame's band copies asked for
-/// them, its runs, a second copy of the pixels: about 300 street names at 1080p, more than the
+/// reached (4 MiB, counting each sprite's image and, once a frame's band copies asked for them,
+/// its runs, a second copy of the pixels: about 300 street names at 1080p, more than the
 /// overlay layer's area shows).
 final class LabelSprites {
     /// A kept layout (TextRenderer's: one per text and style, so the key holds the text scale's
@@ -33,7 +33,7 @@ final class LabelSprites {
     struct Sprite {
         let image: CairoImage
         /// The image as runs, for copies straight onto a frame (`runs(of:)`: made on first use,
-        /// so place names drawn only through cairo never make them).
+        /// so names drawn only through cairo, as the overlay layer's, never make them).
         var runs: SpriteRuns?
         /// The image's top left relative to the layout's origin (whole pixels).
         let dx: Int, dy: Int

@@ -176,6 +176,14 @@ final class TextRenderer {
         return sprites.sprite(key, layout: layout, draw: { c, ox, oy in self.haloRuns(layout, cr: c, x: ox, y: oy, key) })
     }
 
+    /// A layout drawn with a halo at (x, y) (whole pixels) as a band copy: its sprite's runs at
+    /// the sprite's place (made here if need be). Nil when `drawWithHalo` would not draw it from a
+    /// sprite or the sprite has no runs: the caller draws it through cairo then.
+    func haloCopy(_ layout: OpaquePointer, _ key: LabelSprites.Key, cr: OpaquePointer, x: Double, y: Double) -> LabelCopy? {
+        guard abs(x) < 1e7, abs(y) < 1e7, let s = haloSprite(layout, key, cr: cr, x: x, y: y), let r = sprites.runs(of: key) else { return nil }
+        return .sprite(r, x: Int(x) + s.dx, y: Int(y) + s.dy)
+    }
+
     private func haloRuns(_ layout: OpaquePointer, cr: OpaquePointer, x: Double, y: Double, _ k: LabelSprites.Key) {
         cairo_set_source_rgba(cr, k.halo.r, k.halo.g, k.halo.b, k.haloAlpha)
         for (dx, dy) in [(-1.0, -1.0), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {

@@ -128,9 +128,8 @@ final class WorldLabels {
             }
             let tx = (l.textX + shift - x).rounded(), ty = (l.textY - y).rounded()
             let key = TextRenderer.haloKey(layout, color: l.kind == .city ? style.cityText : style.countryText, halo: style.halo)
-            guard abs(tx) < 1e7, abs(ty) < 1e7, let s = text.haloSprite(layout, key, cr: cr, x: tx, y: ty),
-                  let r = text.sprites.runs(of: key) else { return nil }
-            out.append(.sprite(r, x: Int(tx) + s.dx, y: Int(ty) + s.dy))
+            guard let copy = text.haloCopy(layout, key, cr: cr, x: tx, y: ty) else { return nil }
+            out.append(copy)
         }
         return out
     }
