@@ -3,6 +3,7 @@ import CSQLite
 import CZlib
 import Foundation
 import MapEngine
+import Platform
 import Testing
 import TouchCore
 @testable import Rendering
@@ -255,9 +256,9 @@ import TouchCore
                                     tiles: [(1, 0, 1, bomb), (1, 1, 1, Self.jpegBomb()), (1, 0, 0, Self.webpBomb()), (1, 1, 0, red)])
         defer { unlink(path) }
         let source = RasterTileSource(tiles: try MBTiles(path: path))
-        let before = residentBytes()
+        let before = ProcessMemory.residentBytes() ?? 0
         let f = Self.zoomOneFrame(MapRenderer(raster: source), name: "hostile-image-bombs")
-        #expect(residentBytes() - before < 200 << 20, "no image was decoded at its claimed size")
+        #expect((ProcessMemory.residentBytes() ?? 0) - before < 200 << 20, "no image was decoded at its claimed size")
         #expect(f.pixel(400, 400) == 0xE00000, "the good tile is drawn")
         let w = source.warnings.joined(separator: "\n")
         #expect(source.warnings.count == 3, "\(w)")
@@ -352,11 +353,4 @@ import TouchCore
         guard rc == Z_STREAM_END else { return nil }
         return Data(out[0..<Int(stream.total_out)])
     }
-}
-
-/// The process's resident memory now (from /proc/self/statm).
-func residentBytes() -> Int {
-    guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let pages = s.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
