@@ -172,3 +172,59 @@ import CCairo
         #expect(ParallelBandsTests.differing(frames[0].buffer, frames[2].buffer) == 0)
     }
 }
+
+/// The overlays' shapes are drawn in bands of equal estimated work (`ShapePainter.bandWork`):
+/// where they crowd, the cut moves there; and whatever the cut, the frame is the one-band frame.
+@Suite struct ShapeBandCutsTests {
+    /// 150 polygons in the view's bottom quarter, a line across the middle.
+    static func scene() -> MapScene {
+        var scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 48, longitude: 10), zoom: 5))
+        let polygons = (0..<150).map { i -> OverlayShape in
+            let c = Coordinate(latitude: 41.5 + Double(i % 5) * 0.6, longitude: 1 + Double(i / 5) * 0.6)
+            let ring = (0..<8).map { k -> Coordinate in
+                let a = Double(k) * .pi / 4
+                return Coordinate(latitude: c.latitude + 0.3 * sin(a), longitude: c.longitude + 0.4 * cos(a))
+            }
+            return OverlayShape(geometry: .polygon([ring]), style: ShapeStyle(stroke: 0xE53935, strokeWidth: 1.5, fill: 0x1E88E5, fillOpacity: 0.35))
+        }
+        let line = OverlayShape(geometry: .polyline((0..<40).map { Coordinate(latitude: 48 + sin(Double($0) / 4), longitude: 1 + Double($0) * 0.5) }),
+                                style: ShapeStyle(stroke: 0x43A047, strokeWidth: 4))
+        scene.overlays = [Overlay(id: "zones", shapes: polygons + [line])]
+        return scene
+    }
+
+    @Test func theCutMovesToWhereTheShapesCrowd() {
+        let scene = Self.scene()
+        let view = GroundView(projection: Projection(camera: scene.camera, screen: Size(width: 800, height: 600)))
+        let shapes = scene.overlays[0].shapes.map { s -> PreparedShape in
+            switch s.geometry {
+            case .polygon(let rings): return PreparedShape(kind: .polygon, style: s.style, rings: rings, closed: true)
+            case .polyline(let points): return PreparedShape(kind: .line, style: s.style, rings: [points], closed: false)
+            default: Issue.record("unexpected geometry"); return PreparedShape(kind: .line, style: s.style, rings: [], closed: false)
+            }
+        }
+        let painter = ShapePainter(view: view)
+        let cuts = painter.bandWork(shapes, width: 800, height: 600)?.cuts(bands: 2, pixelCost: 0.01)
+        // The polygons lie below row 450 (the line about row 300): the halves of equal work meet
+        // in the polygons' rows.
+        #expect(cuts?.count == 3 && cuts!.first == 0 && cuts!.last == 600)
+        #expect((cuts?[1] ?? 0) > 450, "cuts \(cuts ?? [])")
+        // Without the polygons, the line's rows alone.
+        let lineOnly = painter.bandWork([shapes.last!], width: 800, height: 600)?.cuts(bands: 2, pixelCost: 0.01)
+        #expect((250...350).contains(lineOnly?[1] ?? 0), "cuts \(lineOnly ?? [])")
+        // A tilted view keeps equal rows (nil).
+        let tilted = GroundView(projection: Projection(camera: CameraPosition(target: scene.camera.target, zoom: 5, tilt: 50),
+                                                       screen: Size(width: 800, height: 600)))
+        #expect(ShapePainter(view: tilted).bandWork(shapes, width: 800, height: 600) == nil)
+    }
+
+    @Test func shapesInBandsAreTheOneBandFrame() {
+        var scene = Self.scene()
+        let frames = [1, 2, 3].map { ParallelBandsTests.frame(scene, bands: $0, cache: false, width: 800, height: 600).0 }
+        #expect(ParallelBandsTests.differing(frames[0].buffer, frames[1].buffer) == 0)
+        #expect(ParallelBandsTests.differing(frames[0].buffer, frames[2].buffer) == 0)
+        scene.overlays = []
+        let bare = ParallelBandsTests.frame(scene, bands: 2, cache: false, width: 800, height: 600).0
+        #expect(ParallelBandsTests.differing(bare.buffer, frames[0].buffer) > 5_000, "the shapes are drawn")
+    }
+}

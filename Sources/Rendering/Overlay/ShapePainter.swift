@@ -69,6 +69,13 @@ struct ShapePainter {
 
     /// Whether the unit box at copy k, grown by `pad` px, may reach the screen rectangle `clip`.
     func reaches(_ b: PreparedShape.Box, k: Int, pad: Double, clip: (Double, Double, Double, Double)) -> Bool {
+        guard let s = screenBox(b, k: k) else { return true }
+        return s.x1 + pad >= clip.0 && s.x0 - pad <= clip.2 && s.y1 + pad >= clip.1 && s.y0 - pad <= clip.3
+    }
+
+    /// The screen box of the unit box at copy k (its corners' box: exact on a flat view, turned
+    /// or not); nil when a corner does not land on the screen plane.
+    func screenBox(_ b: PreparedShape.Box, k: Int) -> (x0: Double, y0: Double, x1: Double, y1: Double)? {
         let w = worldSize, kx = Double(k)
         var sx0 = Double.infinity, sy0 = Double.infinity, sx1 = -Double.infinity, sy1 = -Double.infinity
         for (ux, uy) in [(b.minX, b.minY), (b.maxX, b.minY), (b.minX, b.maxY), (b.maxX, b.maxY)] {
@@ -76,8 +83,47 @@ struct ShapePainter {
             let p = view.screen(g.0, g.1)
             sx0 = min(sx0, p.0); sy0 = min(sy0, p.1); sx1 = max(sx1, p.0); sy1 = max(sy1, p.1)
         }
-        guard sx0.isFinite, sy0.isFinite, sx1.isFinite, sy1.isFinite else { return true }
-        return sx1 + pad >= clip.0 && sx0 - pad <= clip.2 && sy1 + pad >= clip.1 && sy0 - pad <= clip.3
+        guard sx0.isFinite, sy0.isFinite, sx1.isFinite, sy1.isFinite else { return nil }
+        return (sx0, sy0, sx1, sy1)
+    }
+
+    /// How drawing the shapes falls on the rows of a flat view of `width` x `height` px (in
+    /// `BandWork`'s units, a pixel the line rasterizer visits), for bands of equal work: a fill
+    /// as its screen box's pixels (one costs about 0.3 of a line's pixel: 13.4 M instructions
+    /// for the bench's 500 polygons against 17.6 M for their outlines), a line or an outline
+    /// as each block of its segments, the block's diagonal long, at its width with the casing.
+    /// Nil when tilted (equal rows).
+    func bandWork(_ shapes: [PreparedShape], width: Int, height: Int) -> BandWork? {
+        guard !view.tilted else { return nil }
+        var work = BandWork(width: width, height: height)
+        let fw = Double(width), fh = Double(height)
+        for s in shapes {
+            let st = s.style
+            let casing = st.casing != nil ? 2 * max(0, min(st.casingWidth, OverlayLimits.maxStrokeWidth)) : 0
+            let stroke = st.stroke != nil && st.strokeWidth > 0 && st.strokeOpacity > 0 ? min(st.strokeWidth, OverlayLimits.maxStrokeWidth) + casing : 0
+            guard let ks = copies(of: s.box, pad: stroke / 2) else { continue }
+            let filled: Bool
+            switch s.kind {
+            case .polygon, .circle: filled = st.fill != nil && st.fillOpacity > 0
+            case .image: filled = true
+            case .line: filled = false
+            }
+            for k in ks {
+                if filled, let b = screenBox(s.box, k: k) {
+                    let w = max(0, min(b.x1, fw) - max(b.x0, 0)), h = max(0, min(b.y1, fh) - max(b.y0, 0))
+                    work.addBox(top: b.y0, bottom: b.y1, cost: 0.3 * w * h)
+                }
+                guard stroke > 0 else { continue }
+                for ring in s.rings(worldSize: worldSize) {
+                    for block in ring.blocks where !block.isEmpty {
+                        guard let b = screenBox(block, k: k), b.x1 + stroke >= 0, b.x0 - stroke <= fw else { continue }
+                        let diagonal = ((b.x1 - b.x0) * (b.x1 - b.x0) + (b.y1 - b.y0) * (b.y1 - b.y0)).squareRoot()
+                        work.addBox(top: b.y0 - stroke, bottom: b.y1 + stroke, cost: (diagonal + stroke + 1) * (stroke + 1))
+                    }
+                }
+            }
+        }
+        return work
     }
 
     func paint(_ s: PreparedShape, cr: OpaquePointer, images: IconCache, clip: (Double, Double, Double, Double)? = nil) {

@@ -3,7 +3,8 @@ import Foundation
 /// An estimate of how a frame's drawing work falls on its rows, to split the rows into bands of
 /// about equal work for the cores (`MapRenderer.paintBaseInBands`): lines and land crowd into
 /// parts of a view (a town, the far ground of a tilted view), and with equal rows one band
-/// waits for the other. Any split gives the same bytes. Used for the street map; for the
+/// waits for the other. Any split gives the same bytes. Used for the street map and the
+/// overlays' shapes over a flat view (`ShapePainter.bandWork`); for the
 /// built-in world (its land's edges weighed at 0.5 to 8 a row they cross) it measured no better
 /// than equal rows.
 ///
@@ -39,6 +40,11 @@ struct BandWork {
             let len = ((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0)).squareRoot()
             spread((len + w + 1) * (w + 1), from: min(y0, y1) - w, to: max(y0, y1) + w)
         }
+    }
+
+    /// Work spread evenly over the rows a screen box spans (top to bottom, px).
+    mutating func addBox(top: Double, bottom: Double, cost: Double) {
+        spread(cost, from: top, to: bottom)
     }
 
     /// Row boundaries, 0 first and `height` last, of `bands` bands of about equal work.
