@@ -21,7 +21,7 @@ if [ "$want" = sprite ]; then
   pkgs=(python3 openstreetmap-carto-common librsvg2-bin)
 fi
 if [ "$want" = test ]; then
-  pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio python3 python3-pytest)
+  pkgs+=(qemu-system-x86 busybox-static evemu-tools kmod cpio python3 python3-pytest python3-pytest-xdist)
 fi
 # The Debian package (`make package`, also part of `make test`) and its VM test.
 if [ "$want" = package ] || [ "$want" = test ]; then
@@ -53,6 +53,8 @@ fi
 if [ "$want" = test ]; then
   # python3-pytest covers Debian's python3; another python3 first on PATH gets it from PyPI.
   python3 -c 'import pytest' 2>/dev/null || python3 -m pip install --quiet pytest
+  # pytest-xdist runs two VM test files at a time (the Makefile's E2E).
+  python3 -c 'import xdist' 2>/dev/null || python3 -m pip install --quiet pytest-xdist
   # hid-tools builds the HID reports of real panels for Tests/e2e/test_live_replay.py.
   python3 -c 'import hidtools.hid' 2>/dev/null || python3 -m pip install --quiet hid-tools
 fi
