@@ -547,22 +547,14 @@ public final class MapRenderer {
         // parts of the view (the town, the far ground of a tilted view), and a band waits for
         // the other. Any split gives the same bytes.
         let cuts = street?.balancedCuts(bands: n, width: width, height: height) ?? (0...n).map { height * $0 / n }
-        let band: @Sendable (Int) -> Void = { i in
-            let y0 = cuts[i], y1 = cuts[i + 1]
-            guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
-                                                                  CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
-            let cr = cairo_create(s)!
-            cairo_rectangle(cr, 0, Double(y0), Double(width), Double(y1 - y0))
-            cairo_clip(cr)
-            cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
-            cairo_paint(cr)
-            painter.paint(cr: cr, paths: paths, zoom: zoom)
-            if let street { StreetMapPainter.draw(street, cr: cr) }
-            cairo_destroy(cr)
-            cairo_surface_flush(s)
-            cairo_surface_destroy(s)
-        }
-        MapRenderer.overlapping({ DispatchQueue.concurrentPerform(iterations: n, execute: band) }, meanwhile: meanwhile)
+        MapRenderer.overlapping({
+            MapRenderer.bands(over: base, width: width, height: height, stride: stride, cuts: cuts) { cr, _ in
+                cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
+                cairo_paint(cr)
+                painter.paint(cr: cr, paths: paths, zoom: zoom)
+                if let street { StreetMapPainter.draw(street, cr: cr) }
+            }
+        }, meanwhile: meanwhile)
     }
 
     /// Runs `work` on the pool while `meanwhile` runs on this thread, and returns when both are
@@ -637,22 +629,29 @@ public final class MapRenderer {
     static func inBands(_ n: Int, cuts: [Int]? = nil, frame: FrameBuffer, surface: OpaquePointer,
                         _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) {
         cairo_surface_flush(surface)
-        let base = UnsafeSendablePointer(frame.pixels)
-        let width = frame.width, height = frame.height, stride = frame.stride
+        let height = frame.height
         let cuts = cuts.flatMap { $0.count == n + 1 && $0.first == 0 && $0.last == height ? $0 : nil } ?? (0...n).map { height * $0 / n }
-        DispatchQueue.concurrentPerform(iterations: n) { i in
+        bands(over: UnsafeSendablePointer(frame.pixels), width: frame.width, height: height, stride: frame.stride, cuts: cuts, draw)
+        cairo_surface_mark_dirty(surface)
+    }
+
+    /// The bands between consecutive `cuts` of the XRGB8888 rows at `pixels`, drawn at once:
+    /// each gets a cairo context on a surface over all the rows, clipped to its own (what
+    /// `inBands` and the base map's bands run).
+    fileprivate static func bands(over pixels: UnsafeSendablePointer, width: Int, height: Int, stride: Int, cuts: [Int],
+                      _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) {
+        DispatchQueue.concurrentPerform(iterations: cuts.count - 1) { i in
             let y0 = cuts[i], y1 = cuts[i + 1]
-            guard y1 > y0, let s = cairo_image_surface_create_for_data(base.pointer.assumingMemoryBound(to: UInt8.self),
+            guard y1 > y0, let s = cairo_image_surface_create_for_data(pixels.pointer.assumingMemoryBound(to: UInt8.self),
                                                                   CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
-            let bcr = cairo_create(s)!
-            cairo_rectangle(bcr, 0, Double(y0), Double(width), Double(y1 - y0))
-            cairo_clip(bcr)
-            draw(bcr, y0..<y1)
-            cairo_destroy(bcr)
+            let cr = cairo_create(s)!
+            cairo_rectangle(cr, 0, Double(y0), Double(width), Double(y1 - y0))
+            cairo_clip(cr)
+            draw(cr, y0..<y1)
+            cairo_destroy(cr)
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
         }
-        cairo_surface_mark_dirty(surface)
     }
 
     /// Sea and the built-in world: what `paintBase` draws when there are no tile sets.
