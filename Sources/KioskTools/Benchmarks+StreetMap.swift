@@ -30,13 +30,20 @@ extension Benchmarks {
             // Only settled tilted frames (as the bench's tilted key), for a profiler: nothing
             // else. Each at a tilt of its own (45 to 55 degrees), so no frame repeats another's
             // label shapes (a settled frame after a real tilt gesture is a camera not seen before).
+            // TOUCHBRIDGE_BENCH_VIEW=flat: full flat frames instead (as the full-frame key:
+            // the view 40 px further east each frame, 7 places).
             renderer.usesBaseMapCache = false
-            var tilted = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
+            let flat = env["TOUCHBRIDGE_BENCH_VIEW"] == "flat"
+            var tilted = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: flat ? 0 : 30, tilt: flat ? 0 : 50))
             for i in 0..<n {
-                tilted.camera.tilt = 45 + 10 * Double(i) / Double(n)
+                if flat {
+                    tilted.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 7) * 40, y: 0), zoom: 15.5)
+                } else {
+                    tilted.camera.tilt = 45 + 10 * Double(i) / Double(n)
+                }
                 renderer.render(tilted, into: frame.buffer)
             }
-            progress("  \(n) tilted street frames drawn for profiling")
+            progress("  \(n) \(flat ? "flat" : "tilted") street frames drawn for profiling")
             return
         }
         var k = 0
