@@ -4,7 +4,7 @@ SWIFT ?= swift
 OUT ?= out/demo
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind clean fuzz fuzz-ci e2e-beside-fuzz-build fuzz-beside-soak soak soak-ci soak-kiosk
+.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind clean fuzz fuzz-ci fuzz-beside-soak soak soak-ci soak-kiosk
 
 all: build
 
@@ -40,20 +40,10 @@ E2E = TB_VM_TIMEOUT_FACTOR=$${TB_VM_TIMEOUT_FACTOR:-2} python3 -m pytest -q -ra 
 test: test-deps
 	$(UNIT)
 	$(MAKE) package
-	$(MAKE) --no-print-directory e2e-beside-fuzz-build
+	TB_BINARY=$(CURDIR)/$(STATIC_BIN) $(E2E)
 	$(STATIC_BIN) bench --quick --json --static-binary $(STATIC_BIN)
+	Fuzz/run.sh build
 	$(MAKE) --no-print-directory fuzz-beside-soak
-
-# The VM tests with the fuzzers built beside them at the lowest priority (nice 19): the
-# guests' waits leave a core idle for long stretches, which the build takes, and it gets
-# next to nothing while both guests run. Red if either fails.
-e2e-beside-fuzz-build:
-	@mkdir -p out
-	@nice -n 19 Fuzz/run.sh build > out/fuzz-build.log 2>&1 & build=$$!; \
-	  TB_BINARY=$(CURDIR)/$(STATIC_BIN) $(E2E); e=$$?; \
-	  wait $$build; b=$$?; \
-	  [ $$b -eq 0 ] || { cat out/fuzz-build.log >&2; echo "building the fuzzers failed (out/fuzz-build.log)" >&2; }; \
-	  [ $$e -eq 0 ] && [ $$b -eq 0 ]
 
 # The fuzzers (fuzz-ci without its build: the targets two at a time on two cores) and the
 # 2-minute soak at once: the soak runs for its wall-clock minutes whatever else runs, and checks
