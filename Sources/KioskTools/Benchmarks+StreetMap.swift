@@ -34,14 +34,14 @@ extension Benchmarks {
             // the view 40 px further east each frame, 7 places).
             renderer.usesBaseMapCache = false
             let flat = env["TOUCHBRIDGE_BENCH_VIEW"] == "flat"
-            var tilted = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: flat ? 0 : 30, tilt: flat ? 0 : 50))
+            var profiled = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: flat ? 0 : 30, tilt: flat ? 0 : 50))
             for i in 0..<n {
                 if flat {
-                    tilted.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 7) * 40, y: 0), zoom: 15.5)
+                    profiled.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 7) * 40, y: 0), zoom: 15.5)
                 } else {
-                    tilted.camera.tilt = 45 + 10 * Double(i) / Double(n)
+                    profiled.camera.tilt = 45 + 10 * Double(i) / Double(n)
                 }
-                renderer.render(tilted, into: frame.buffer)
+                renderer.render(profiled, into: frame.buffer)
             }
             progress("  \(n) \(flat ? "flat" : "tilted") street frames drawn for profiling")
             return
