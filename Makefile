@@ -50,7 +50,7 @@ test: test-deps
 # invariants and memory, not speed. Red if either fails; the soak's report is printed after.
 fuzz-beside-soak:
 	@mkdir -p out
-	@$(STATIC_BIN) soak --minutes 2 > out/soak.log 2>&1 & soak=$$!; \
+	@$(STATIC_BIN) soak --minutes $(SOAK_CI_MINUTES) > out/soak.log 2>&1 & soak=$$!; \
 	  Fuzz/run.sh ci-run; f=$$?; \
 	  wait $$soak; s=$$?; cat out/soak.log; \
 	  [ $$s -eq 0 ] || echo "the soak failed (exit $$s): out/soak.log" >&2; \
@@ -186,11 +186,12 @@ fuzz-ci: deps
 # Soak: random gestures at 120 Hz through the pipeline and renderer; RSS flat, no stuck
 # contact, camera within its limits. soak-ci runs 2 minutes, `make soak` SOAK_MINUTES (60).
 SOAK_MINUTES ?= 60
+SOAK_CI_MINUTES = 2
 soak: release
 	.build/release/touchbridge soak --minutes $(SOAK_MINUTES)
 
 soak-ci: release
-	.build/release/touchbridge soak --minutes 2
+	.build/release/touchbridge soak --minutes $(SOAK_CI_MINUTES)
 
 # A day of uptime (issue 31): the whole kiosk at 1080p with the street map, socket clients,
 # reloads, unplugs and display loss; RSS, descriptors and frame times every 10 minutes, flat.

@@ -57,6 +57,9 @@ extension Benchmarks {
         renderer.render(scene, into: frame.buffer)
         while renderer.prepareWhileIdle() {}
         let proj = Projection(camera: scene.camera, screen: screen)
+        // Where full frame k looks (the key's frames and the profiler's): 40 px further east
+        // for each k mod 7.
+        let fullTarget = { (k: Int) in proj.coordinate(at: Point(x: screen.width / 2 + Double(k % 7) * 40, y: screen.height / 2))! }
         if let frames = ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_FRAMES"] {
             writeOverlayFrames(scene: scene, projection: proj, frame: frame, into: frames)
             return
@@ -73,7 +76,7 @@ extension Benchmarks {
                 while renderer.prepareWhileIdle() {}
             }
             for k in 0..<n {
-                pan.camera.target = proj.coordinate(at: Point(x: screen.width / 2 + Double(k % 7) * 40, y: screen.height / 2))!
+                pan.camera.target = fullTarget(k)
                 renderer.render(pan, into: frame.buffer)
             }
             progress("  \(n) full frames drawn for profiling")
@@ -94,7 +97,7 @@ extension Benchmarks {
         var k = 0
         let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
             k += 1
-            pan.camera.target = proj.coordinate(at: Point(x: screen.width / 2 + Double(k % 7) * 40, y: screen.height / 2))!
+            pan.camera.target = fullTarget(k)
             renderer.render(pan, into: frame.buffer)
         }
         add("full_frame_overlays_1080p_ms", BenchSupport.median(full), "ms",
@@ -112,7 +115,7 @@ extension Benchmarks {
             let t0 = MonotonicClock.now()
             while m < 10 || MonotonicClock.now() - t0 < minSeconds {
                 m += 1
-                pan.camera.target = proj.coordinate(at: Point(x: screen.width / 2 + Double(m % 7) * 40, y: screen.height / 2))!
+                pan.camera.target = fullTarget(m)
                 renderer.render(pan, into: frame.buffer)
             }
             let cpu = (cpuMS() - before) / Double(m)

@@ -37,7 +37,7 @@ extension Benchmarks {
             var profiled = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: flat ? 0 : 30, tilt: flat ? 0 : 50))
             for i in 0..<n {
                 if flat {
-                    profiled.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 7) * 40, y: 0), zoom: 15.5)
+                    profiled.camera.target = Self.streetFullTarget(vaduz, frame: i)
                 } else {
                     profiled.camera.tilt = 45 + 10 * Double(i) / Double(n)
                 }
@@ -121,6 +121,12 @@ extension Benchmarks {
         streetFull(vector: vector, vaduz: vaduz, width: 3840, height: 2160)
     }
 
+    /// Where the street map's full frames look (`street_full_<H>p_ms`, and the flat frames
+    /// drawn for a profiler): frame k's view 40 px further east than Vaduz for each k mod 7.
+    static func streetFullTarget(_ vaduz: Coordinate, frame k: Int) -> Coordinate {
+        WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 7) * 40, y: 0), zoom: 15.5)
+    }
+
     /// `street_pan_1080p_cold_copy_ratio`: the pan frame over a cold frame copy (the renderer
     /// stage's when it ran, else one measured here).
     mutating func streetPanRatio(panMS: Double) {
@@ -137,7 +143,7 @@ extension Benchmarks {
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
             k += 1
-            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 7) * 40, y: 0), zoom: 15.5)
+            scene.camera.target = Self.streetFullTarget(vaduz, frame: k)
             renderer.render(scene, into: frame.buffer)
         }
         add("street_full_1080p_ms", BenchSupport.median(full), "ms", "street map full redraw (layers + label placement)")
@@ -176,7 +182,7 @@ extension Benchmarks {
         var k = 0
         let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
             k += 1
-            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 7) * 40, y: 0), zoom: 15.5)
+            scene.camera.target = Self.streetFullTarget(vaduz, frame: k)
             renderer.render(scene, into: frame.buffer)
         }
         add("street_full_\(height)p_ms", BenchSupport.median(full), "ms", "street map full redraw at \(width)x\(height)")

@@ -639,7 +639,7 @@ public final class MapRenderer {
     /// each gets a cairo context on a surface over all the rows, clipped to its own (what
     /// `inBands` and the base map's bands run).
     fileprivate static func bands(over pixels: UnsafeSendablePointer, width: Int, height: Int, stride: Int, cuts: [Int],
-                      _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) {
+                                  _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) {
         DispatchQueue.concurrentPerform(iterations: cuts.count - 1) { i in
             let y0 = cuts[i], y1 = cuts[i + 1]
             guard y1 > y0, let s = cairo_image_surface_create_for_data(pixels.pointer.assumingMemoryBound(to: UInt8.self),
