@@ -238,16 +238,49 @@ public final class MapRenderer {
         var labelWork: StreetLabelWork?
         let prepareLabels: (() -> Void)? = streets && bands > 1 ? { labelWork = self.prepareStreetLabels(scene: scene, cr: cr, view: view, quality: quality) } : nil
         let overlay = OverlayPainter(style: style)
-        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: prepareLabels)
+        // The world map's overlays need, before they are drawn, the shapes' rings and band cuts,
+        // the names' images and the markers' plan: none reads a pixel. A frame that draws the
+        // base map in full makes them beside the land's paths (a task of the same pool, in the
+        // time a core would wait for the land's half); any other frame after the base map.
+        let prep = OverlayPrep()
+        let prepare = { [self] in
+            prepared.update(overlays: scene.overlays, route: scene.route)
+            if !prepared.isEmpty || scene.puck != nil {
+                let painter = ShapePainter(view: view)
+                prep.shapes = (painter, prepared.isEmpty ? nil : shapeBands(painter, width: frame.width, height: frame.height))
+            }
+            if let corner = flatNamesCorner(view) {
+                let labels = placedNames(zoom: scene.camera.zoom)
+                prep.names = (labels, corner, labels.copies(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text))
+            }
+            prep.plan = overlay.planMarkers(scene: scene, view: view, icons: icons, text: text)
+            prep.done = true
+        }
+        var alongside: (@Sendable () -> Void)?
+        if !streets && bands > 1 {
+            let handOff = PoolHandOff(prepare)
+            alongside = { @Sendable in handOff.value() }
+        }
+        lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: prepareLabels,
+                                       alongsidePaths: alongside)
         previousZoom = scene.camera.zoom
         if layerUsed {
             streetLabels = []
         } else {
+            if streets {
+                prepared.update(overlays: scene.overlays, route: scene.route)
+                if !prepared.isEmpty || scene.puck != nil {
+                    let painter = ShapePainter(view: view)
+                    prep.shapes = (painter, prepared.isEmpty ? nil : shapeBands(painter, width: frame.width, height: frame.height))
+                }
+            } else if !prep.done {
+                prepare()
+            }
             // Shapes and the route lie on the ground: over the base map, under the names.
-            prepared.update(overlays: scene.overlays, route: scene.route)
-            let shapePainter = prepared.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
-            if let shapePainter, !prepared.isEmpty {
-                paintShapesInBands(shapePainter, frame: frame, surface: surface, cr: cr)
+            let shapePainter = prep.shapes?.painter
+            var markersDrawn = false
+            if let (painter, bands) = prep.shapes, let bands {
+                paintShapesInBands(painter, bands: bands, frame: frame, surface: surface, cr: cr)
             }
             if streets {
                 drawnPlaces = []
@@ -256,12 +289,15 @@ public final class MapRenderer {
                 drawStreetLabels(work, frame: frame, surface: surface, cr: cr)
             } else {
                 streetLabels = []
-                if let corner = flatNamesCorner(view) {
-                    let labels = placedNames(zoom: scene.camera.zoom)
-                    // The names' copies (sprites made here, then drawn in bands; made beside the
-                    // base map's bands, as the street labels are, a third thread on two cores
-                    // made the frame slower: session 18), or through cairo when a name has no sprite.
-                    if let copies = labels.copies(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text) {
+                if let (labels, corner, copies) = prep.names {
+                    // The names' copies (sprites made with the overlays' preparation, then drawn
+                    // in bands; made beside the base map's bands, as the street labels are, a
+                    // third thread on two cores made the frame slower: session 18), or through
+                    // cairo when a name has no sprite.
+                    if let copies, scene.puck == nil, view.skyLineY == nil,
+                       paintNamesAndMarkersInBands(copies, prep.plan, frame: frame, surface: surface) {
+                        markersDrawn = true
+                    } else if let copies {
                         paintLabelCopiesInBands(copies, frame: frame, surface: surface, cr: cr, minimum: 8)
                     } else {
                         labels.paint(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text)
@@ -275,7 +311,10 @@ public final class MapRenderer {
             if let shapePainter, let puck = scene.puck {
                 shapePainter.paintPuck(puck, accuracyShape: ShapePainter.accuracyShape(puck), cr: cr, images: icons)
             }
-            paintMarkersInBands(overlay.planMarkers(scene: scene, view: view, icons: icons, text: text), frame: frame, surface: surface, cr: cr)
+            if !markersDrawn {
+                paintMarkersInBands(streets ? overlay.planMarkers(scene: scene, view: view, icons: icons, text: text) : prep.plan,
+                                    frame: frame, surface: surface, cr: cr)
+            }
             if let info = scene.infoWindow { overlay.paintInfoWindow(cr: cr, window: info, view: view, text: text, icons: icons) }
         }
         paintFurniture(cr: cr, scene: scene, projection: projection, overlay: overlay)
@@ -486,6 +525,8 @@ public final class MapRenderer {
     /// the process may run on (its affinity mask: `taskset -c 0` or `bench --cores 1` means one
     /// band) unless `MapRenderer.defaults.bands` says otherwise.
     public var bands = MapRenderer.defaultBands()
+    /// Where the base map's and the shapes' band passes cut, learnt from their times.
+    let worldBalance = BandBalance(), streetBalance = BandBalance(), shapeBalance = BandBalance()
 
     /// The band count a new renderer takes: `defaults.bands` (1 to 16), else one per CPU the
     /// calling thread may run on (at most 8). Foundation's `activeProcessorCount` counts the
@@ -519,7 +560,8 @@ public final class MapRenderer {
     /// band's rows only, with the paths translated, changed a few pixels by one level.)
     /// `meanwhile` runs on this thread while the bands paint (after them with one band).
     func paintBaseInBands(into pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int,
-                          view: GroundView, zoom: Double, antialias: Bool, meanwhile: (() -> Void)? = nil) {
+                          view: GroundView, zoom: Double, antialias: Bool, meanwhile: (() -> Void)? = nil,
+                          alongsidePaths: (@Sendable () -> Void)? = nil) {
         func surface(_ y0: Int, _ y1: Int, _ p: UnsafeMutableRawPointer) -> OpaquePointer? {
             cairo_image_surface_create_for_data((p + y0 * stride).assumingMemoryBound(to: UInt8.self),
                                                 CAIRO_FORMAT_RGB24, Int32(width), Int32(y1 - y0), Int32(stride))
@@ -540,21 +582,28 @@ public final class MapRenderer {
         // The paths are built once, here; the bands only fill and stroke them.
         let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
         // Under a street map whose opaque background covers the view, the world is hidden.
-        let paths = streetMapCovers(view: view, zoom: zoom) ? VectorMapPainter.Paths() : painter.paths(view: view, zoom: zoom, parallel: true)
+        let paths = streetMapCovers(view: view, zoom: zoom) ? VectorMapPainter.Paths()
+            : painter.paths(view: view, zoom: zoom, parallel: true, alongside: alongsidePaths)
         defer { paths.free() }
         let street = vector.map { streetPainter($0, view: view, zoom: zoom, antialias: antialias).layers(view: view, zoom: zoom, parallel: true) }
         // Equal rows, or for the street map rows of equal estimated work: its lines crowd into
         // parts of the view (the town, the far ground of a tilted view), and a band waits for
         // the other. Any split gives the same bytes.
-        let cuts = street?.balancedCuts(bands: n, width: width, height: height) ?? (0...n).map { height * $0 / n }
+        // The cuts learn from the bands' times (`BandBalance`): the estimate alone left one band
+        // waiting 2.4 ms of an 18 ms street frame.
+        let balance = street == nil ? worldBalance : streetBalance
+        let plan = balance.cuts(rowCosts: street?.bandWork(width: width, height: height).rowCosts(), bands: n, width: width, height: height)
+        let cuts = plan.cuts
+        let times = ParallelSlots<[Double]>(count: 1, initial: [])
         MapRenderer.overlapping({
-            MapRenderer.bands(over: base, width: width, height: height, stride: stride, cuts: cuts) { cr, _ in
+            times[0] = MapRenderer.bands(over: base, width: width, height: height, stride: stride, cuts: cuts) { cr, _ in
                 cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
                 cairo_paint(cr)
                 painter.paint(cr: cr, paths: paths, zoom: zoom)
                 if let street { StreetMapPainter.draw(street, cr: cr) }
             }
         }, meanwhile: meanwhile)
+        balance.learn(cuts: cuts, estimates: plan.estimates, times: times[0])
     }
 
     /// Runs `work` on the pool while `meanwhile` runs on this thread, and returns when both are
@@ -569,28 +618,39 @@ public final class MapRenderer {
 
     /// The overlays' shapes and the route over the base map, in horizontal bands on both cores
     /// (as the base map): each band draws every shape on a surface over the whole frame, clipped
-    /// to its rows, so the bands write disjoint memory and the frame is the one-thread frame.
-    /// What the painters cache lazily (simplified rings per zoom, circle rings, ground images) is
-    /// made here first, on this thread, so the bands only read it.
-    func paintShapesInBands(_ painter: ShapePainter, frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer) {
-        let n = min(bands, max(1, frame.height / 64))
+    /// to its rows, so the bands write disjoint memory and the frame is the one-thread frame
+    /// (`plan`: from `shapeBands`).
+    func paintShapesInBands(_ painter: ShapePainter, bands plan: ShapeBands, frame: FrameBuffer, surface: OpaquePointer, cr: OpaquePointer) {
         let shapes = prepared.shapes, travelled = prepared.travelled, ahead = prepared.ahead
-        guard n > 1, shapes.count + (travelled == nil ? 0 : 1) + (ahead == nil ? 0 : 1) > 1 else {
+        guard plan.count > 1 else {
             painter.paint(shapes, cr: cr, images: icons)
             painter.paintRoute(travelled: travelled, ahead: ahead, cr: cr)
             return
         }
-        let all = shapes + [travelled, ahead].compactMap { $0 }
-        painter.prepareForBands(all, images: icons)
-        // Rows of equal estimated work: shapes crowd into parts of a view (500 polygons over
-        // Europe: 4.3 and 5.9 ms in the two halves of the bench's frame).
-        let cuts = painter.bandWork(all, width: frame.width, height: frame.height)?.cuts(bands: n, pixelCost: 0.01)
         let icons = SendableBox(icons)
         let work = BandShapes(shapes: shapes, travelled: travelled, ahead: ahead)
-        MapRenderer.inBands(n, cuts: cuts, frame: frame, surface: surface) { bcr, _ in
+        let times = MapRenderer.inBands(plan.count, cuts: plan.cuts, frame: frame, surface: surface) { bcr, _ in
             painter.paint(work.shapes, cr: bcr, images: icons.value)
             painter.paintRoute(travelled: work.travelled, ahead: work.ahead, cr: bcr)
         }
+        if let cuts = plan.cuts { shapeBalance.learn(cuts: cuts, estimates: plan.estimates, times: times) }
+    }
+
+    /// How many bands draw the prepared shapes and where they are cut (one: on this thread, for
+    /// one band or one shape). For several, what the painters cache lazily (simplified rings
+    /// per zoom, circle rings, ground images) is made here first, on this thread, so the bands
+    /// only read it.
+    func shapeBands(_ painter: ShapePainter, width: Int, height: Int) -> ShapeBands {
+        let n = min(bands, max(1, height / 64))
+        let all = prepared.shapes + [prepared.travelled, prepared.ahead].compactMap { $0 }
+        guard n > 1, all.count > 1 else { return ShapeBands(count: 1, cuts: nil, estimates: []) }
+        painter.prepareForBands(all, images: icons)
+        // Rows of equal estimated work: shapes crowd into parts of a view (500 polygons over
+        // Europe: 4.3 and 5.9 ms in the two halves of the bench's frame), corrected by what the
+        // bands took before (`BandBalance`).
+        let plan = shapeBalance.cuts(rowCosts: painter.bandWork(all, width: width, height: height)?.rowCosts(pixelCost: 0.01),
+                                     bands: n, width: width, height: height)
+        return ShapeBands(count: n, cuts: plan.cuts, estimates: plan.estimates)
     }
 
     /// Planned markers (their sprites made) blitted in horizontal bands on both cores when there
@@ -606,6 +666,21 @@ public final class MapRenderer {
         MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, rows in
             OverlayPainter.blit(work.plan, cr: bcr, rows: Double(rows.lowerBound)..<Double(rows.upperBound))
         }
+    }
+
+    /// The world's names and then the markers in one pass of bands, when both would be drawn
+    /// in bands and nothing is drawn between them (no sky, no puck): each band copies the
+    /// names, then blits the markers, within its rows (one wait for the bands instead of two;
+    /// the same bytes). False, drawing nothing, otherwise.
+    func paintNamesAndMarkersInBands(_ copies: [LabelCopy], _ plan: [OverlayPainter.PlacedMarker], frame: FrameBuffer, surface: OpaquePointer) -> Bool {
+        let n = min(bands, max(1, frame.height / 64))
+        guard n > 1, copies.count >= 8, plan.count >= 64 else { return false }
+        let work = BandMarkers(plan: plan)
+        MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, rows in
+            LabelCopy.copy(copies, cr: bcr)
+            OverlayPainter.blit(work.plan, cr: bcr, rows: Double(rows.lowerBound)..<Double(rows.upperBound))
+        }
+        return true
     }
 
     /// Label copies (their images made: `StreetLabelPainter.copies`, `WorldLabels.copies`) in
@@ -625,22 +700,29 @@ public final class MapRenderer {
     /// surface over the whole frame clipped to its rows (so the bands write disjoint memory and
     /// what they draw is the one-thread picture). `draw` must only read shared state.
     /// `cuts` (n + 1 row boundaries, 0 first and the height last) where the bands split;
-    /// equal rows without them.
+    /// equal rows without them. Returns each band's CPU time (`bands(over:)`).
+    @discardableResult
     static func inBands(_ n: Int, cuts: [Int]? = nil, frame: FrameBuffer, surface: OpaquePointer,
-                        _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) {
+                        _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) -> [Double] {
         cairo_surface_flush(surface)
         let height = frame.height
         let cuts = cuts.flatMap { $0.count == n + 1 && $0.first == 0 && $0.last == height ? $0 : nil } ?? (0...n).map { height * $0 / n }
-        bands(over: UnsafeSendablePointer(frame.pixels), width: frame.width, height: height, stride: frame.stride, cuts: cuts, draw)
+        let times = bands(over: UnsafeSendablePointer(frame.pixels), width: frame.width, height: height, stride: frame.stride, cuts: cuts, draw)
         cairo_surface_mark_dirty(surface)
+        return times
     }
 
     /// The bands between consecutive `cuts` of the XRGB8888 rows at `pixels`, drawn at once:
     /// each gets a cairo context on a surface over all the rows, clipped to its own (what
-    /// `inBands` and the base map's bands run).
+    /// `inBands` and the base map's bands run). Returns the CPU time each band's thread spent
+    /// drawing it, in seconds (for `BandBalance`).
+    @discardableResult
     fileprivate static func bands(over pixels: UnsafeSendablePointer, width: Int, height: Int, stride: Int, cuts: [Int],
-                                  _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) {
+                                  _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) -> [Double] {
+        let times = ParallelSlots<Double>(count: max(0, cuts.count - 1), initial: 0)
         DispatchQueue.concurrentPerform(iterations: cuts.count - 1) { i in
+            let start = threadCPUSeconds()
+            defer { times[i] = threadCPUSeconds() - start }
             let y0 = cuts[i], y1 = cuts[i + 1]
             guard y1 > y0, let s = cairo_image_surface_create_for_data(pixels.pointer.assumingMemoryBound(to: UInt8.self),
                                                                   CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
@@ -652,6 +734,15 @@ public final class MapRenderer {
             cairo_surface_flush(s)
             cairo_surface_destroy(s)
         }
+        return times.values
+    }
+
+    /// The calling thread's CPU time, in seconds (not the wall clock: a band preempted by
+    /// another process does not look slower).
+    static func threadCPUSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
     /// Sea and the built-in world: what `paintBase` draws when there are no tile sets.
@@ -715,7 +806,7 @@ public final class MapRenderer {
     /// `meanwhile` runs while a base map drawn in bands is painted or the cache copied into the
     /// frame (else not: the caller runs it).
     private func paintBaseLayer(cr: OpaquePointer, surface: OpaquePointer, view: GroundView, frame: FrameBuffer,
-                                quality: Quality, meanwhile: (() -> Void)?) -> FrameKind {
+                                quality: Quality, meanwhile: (() -> Void)?, alongsidePaths: (@Sendable () -> Void)? = nil) -> FrameKind {
         let projection = view.projection
         let camera = projection.camera
         let flatNorthUp = !view.tilted && camera.bearing == 0
@@ -776,7 +867,7 @@ public final class MapRenderer {
         settledFrameIsDue = usesBaseMapCache && flatNorthUp && quality == .final
         cairo_surface_flush(surface)
         paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
-                         view: view, zoom: camera.zoom, antialias: quality == .final, meanwhile: meanwhile)
+                         view: view, zoom: camera.zoom, antialias: quality == .final, meanwhile: meanwhile, alongsidePaths: alongsidePaths)
         cairo_surface_mark_dirty(surface)
         return .full
     }
@@ -942,4 +1033,29 @@ private struct SendableBox<T: AnyObject>: @unchecked Sendable {
 private struct UnsafeSendablePointer: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     init(_ p: UnsafeMutableRawPointer) { pointer = p }
+}
+
+
+/// A world-map frame's overlays' preparation (`render`): made beside the land's paths or after
+/// the base map, read after it, on one thread at a time.
+private final class OverlayPrep: @unchecked Sendable {
+    var done = false
+    var shapes: (painter: ShapePainter, bands: ShapeBands?)?
+    var names: (labels: WorldLabels, corner: (x: Double, y: Double), copies: [LabelCopy]?)?
+    var plan: [OverlayPainter.PlacedMarker] = []
+}
+
+/// How many bands draw the shapes, and where they are cut (`MapRenderer.shapeBands`).
+struct ShapeBands {
+    let count: Int
+    let cuts: [Int]?
+    /// Each band's estimated work (`BandBalance.learn`).
+    let estimates: [Double]
+}
+
+/// A value handed to another thread of the pool while its maker waits (`render`'s preparation
+/// beside the paths): the maker does not touch what it reaches until the pool is done.
+struct PoolHandOff<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

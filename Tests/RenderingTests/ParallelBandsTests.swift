@@ -48,6 +48,25 @@ import CCairo
         }
     }
 
+    /// Frame after frame the bands' cuts move with their times (`BandBalance`); every frame
+    /// is still the one-thread frame (the overlay scene: world, shapes, names and pins).
+    @Test func cutsLearntFromTimesDrawTheOneBandFrame() {
+        var scene = ShapeBandCutsTests.scene()
+        scene.markers = (0..<100).map { i in
+            MarkerSprite(id: "m\(i)", coordinate: Coordinate(latitude: 44 + Double(i % 10) * 0.6, longitude: 4 + Double(i / 10) * 1.2))
+        }
+        let one = MapRenderer(), two = MapRenderer()
+        one.bands = 1; two.bands = 2
+        one.usesBaseMapCache = false; two.usesBaseMapCache = false
+        let a = OwnedFrameBuffer(width: 640, height: 480), b = OwnedFrameBuffer(width: 640, height: 480)
+        for k in 0..<6 {
+            scene.camera.target = Coordinate(latitude: 48 + 0.2 * Double(k), longitude: 9 - 0.3 * Double(k))
+            one.render(scene, into: a.buffer)
+            two.render(scene, into: b.buffer)
+            #expect(Self.differing(a.buffer, b.buffer) == 0, "frame \(k)")
+        }
+    }
+
     @Test func theCachedBaseMapIsBuiltInBandsToo() {
         let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 45, longitude: 5), zoom: 5))
         let (one, kind) = Self.frame(scene, bands: 1, cache: true)

@@ -9,7 +9,7 @@ import TouchCore
 /// written from three threads lost the land in about one process of a hundred).
 @Suite struct ParallelPathsTests {
     static func summary(_ p: VectorMapPainter.Paths) -> [Int] {
-        [p.land.map { Int($0.pointee.num_data) } ?? -1, p.rivers.map { Int($0.pointee.num_data) } ?? -1,
+        p.land.map { Int($0.pointee.num_data) } + [p.land.count, p.rivers.map { Int($0.pointee.num_data) } ?? -1,
          p.borders.map { Int($0.pointee.num_data) } ?? -1, p.riverSegments.count, p.borderSegments.count]
     }
 
@@ -22,12 +22,22 @@ import TouchCore
         let expected = Self.summary(serial)
         serial.free()
         #expect(expected.allSatisfy { $0 > 0 }, "the view has land, rivers and borders: \(expected)")
+        #expect(serial.land.count == 2, "the land in two halves")
+        // The task beside the paths (the overlays' preparation) runs once a build, on any thread.
+        final class Count: @unchecked Sendable {
+            let lock = NSLock()
+            var n = 0
+            func add() { lock.lock(); n += 1; lock.unlock() }
+        }
+        let count = Count()
         var lost = 0
-        for _ in 0..<400 {
-            let p = painter.paths(view: view, zoom: camera.zoom, parallel: true)
+        for i in 0..<400 {
+            let beside: (@Sendable () -> Void)? = i % 2 == 0 ? { @Sendable in count.add() } : nil
+            let p = painter.paths(view: view, zoom: camera.zoom, parallel: true, alongside: beside)
             if Self.summary(p) != expected { lost += 1 }
             p.free()
         }
         #expect(lost == 0, "\(lost) of 400 parallel builds differ from the serial one")
+        #expect(count.n == 200)
     }
 }

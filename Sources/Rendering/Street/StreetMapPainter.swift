@@ -150,12 +150,17 @@ struct StreetMapPainter {
         /// Row boundaries (0 first, `height` last) of `bands` bands of about equal work (see
         /// `BandWork`): the line pieces the rasterizer draws.
         func balancedCuts(bands n: Int, width: Int, height: Int) -> [Int] {
+            bandWork(width: width, height: height).cuts(bands: n)
+        }
+
+        /// The line pieces' work over the rows (`balancedCuts`).
+        func bandWork(width: Int, height: Int) -> BandWork {
             var work = BandWork(width: width, height: height)
             for op in ops {
                 guard case let .lines(segments, pieces, w, _, _, _, _) = op else { continue }
                 work.addLines(pieces?.segments ?? segments, endWidths: pieces?.endWidths, width: w)
             }
-            return work.cuts(bands: n)
+            return work
         }
 
         deinit {
