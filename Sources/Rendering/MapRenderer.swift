@@ -244,11 +244,7 @@ public final class MapRenderer {
         // time a core would wait for the land's half); any other frame after the base map.
         let prep = OverlayPrep()
         let prepare = { [self] in
-            prepared.update(overlays: scene.overlays, route: scene.route)
-            if !prepared.isEmpty || scene.puck != nil {
-                let painter = ShapePainter(view: view)
-                prep.shapes = (painter, prepared.isEmpty ? nil : shapeBands(painter, width: frame.width, height: frame.height))
-            }
+            prep.shapes = prepareShapes(scene: scene, view: view, frame: frame)
             if let corner = flatNamesCorner(view) {
                 let labels = placedNames(zoom: scene.camera.zoom)
                 prep.names = (labels, corner, labels.copies(cr: cr, x: corner.x, y: corner.y, w: screen.width, h: screen.height, style: style, text: text))
@@ -268,11 +264,7 @@ public final class MapRenderer {
             streetLabels = []
         } else {
             if streets {
-                prepared.update(overlays: scene.overlays, route: scene.route)
-                if !prepared.isEmpty || scene.puck != nil {
-                    let painter = ShapePainter(view: view)
-                    prep.shapes = (painter, prepared.isEmpty ? nil : shapeBands(painter, width: frame.width, height: frame.height))
-                }
+                prep.shapes = prepareShapes(scene: scene, view: view, frame: frame)
             } else if !prep.done {
                 prepare()
             }
@@ -290,10 +282,10 @@ public final class MapRenderer {
             } else {
                 streetLabels = []
                 if let (labels, corner, copies) = prep.names {
-                    // The names' copies (sprites made with the overlays' preparation, then drawn
-                    // in bands; made beside the base map's bands, as the street labels are, a
-                    // third thread on two cores made the frame slower: session 18), or through
-                    // cairo when a name has no sprite.
+                    // The names' copies (their sprites made with the overlays' preparation: as a
+                    // third thread beside the base map's two bands they made the frame slower,
+                    // session 18), drawn in bands (with the markers when nothing lies between),
+                    // or through cairo when a name has no sprite.
                     if let copies, scene.puck == nil, view.skyLineY == nil,
                        paintNamesAndMarkersInBands(copies, prep.plan, frame: frame, surface: surface) {
                         markersDrawn = true
@@ -634,6 +626,15 @@ public final class MapRenderer {
             painter.paintRoute(travelled: work.travelled, ahead: work.ahead, cr: bcr)
         }
         if let cuts = plan.cuts { shapeBalance.learn(cuts: cuts, estimates: plan.estimates, times: times) }
+    }
+
+    /// The overlays' shapes and the route brought up to date for the scene, with a painter for
+    /// the view and their bands (nil bands: no shape, only a puck); nil when there is neither.
+    func prepareShapes(scene: MapScene, view: GroundView, frame: FrameBuffer) -> (painter: ShapePainter, bands: ShapeBands?)? {
+        prepared.update(overlays: scene.overlays, route: scene.route)
+        guard !prepared.isEmpty || scene.puck != nil else { return nil }
+        let painter = ShapePainter(view: view)
+        return (painter, prepared.isEmpty ? nil : shapeBands(painter, width: frame.width, height: frame.height))
     }
 
     /// How many bands draw the prepared shapes and where they are cut (one: on this thread, for
