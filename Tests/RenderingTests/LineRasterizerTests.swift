@@ -155,6 +155,36 @@ import Testing
         #expect(differs)
     }
 
+    /// Lines far apart in the same rows of a wide frame (their 8-pixel words in different
+    /// 64-bit words of the marks the blend visits) are each drawn whole, as the same line alone
+    /// on a small canvas, and the mask is left clear for the next layer.
+    @Test func linesFarApartInOneRowAreEachDrawnWhole() {
+        let segs: [[Double]] = [[2, 10, 6, 30], [700.3, 5, 703.7, 35], [1190, 20, 1198, 22]]
+        let w = 1200, h = 40
+        let wide = Canvas(w, h)
+        let second = RGBColor(r: 0.2, g: 0.8, b: 0.4)
+        let layers = [LineRasterizer.Layer(segments: segs.flatMap { $0 }, lineWidth: 3, color: Self.color),
+                      LineRasterizer.Layer(segments: segs[1], lineWidth: 1.5, color: second)]
+        LineRasterizer.stroke(layers: layers, antialias: true, pixels: UnsafeMutableRawPointer(wide.pixels), stride: w * 4, width: w, rows: 0..<h)
+        for (k, seg) in segs.enumerated() {
+            // The same segment alone, moved by a whole number of pixels onto a 64 px canvas.
+            let shift = Double(min(max(0, Int(seg[0]) - 16), w - 64))
+            let moved = [seg[0] - shift, seg[1], seg[2] - shift, seg[3]]
+            let small = Canvas(64, h)
+            LineRasterizer.stroke(layers: [LineRasterizer.Layer(segments: moved, lineWidth: 3, color: Self.color)]
+                                  + (k == 1 ? [LineRasterizer.Layer(segments: moved, lineWidth: 1.5, color: second)] : []),
+                                  antialias: true, pixels: UnsafeMutableRawPointer(small.pixels), stride: 64 * 4, width: 64, rows: 0..<h)
+            var differ = 0, inked = 0
+            for y in 0..<h {
+                for x in 0..<64 {
+                    if small[x, y] != wide[x + Int(shift), y] { differ += 1 }
+                    if small[x, y] != Self.background & 0xffffff { inked += 1 }
+                }
+            }
+            #expect(inked > 20 && differ == 0, "line \(k): \(differ) pixels differ, \(inked) inked")
+        }
+    }
+
     @Test func withoutAntialiasingEveryPixelIsLineOrBackground() {
         let c = Self.rasterized([3.3, 5.1, 58.7, 49.9, 10, 60, 55, 12], width: 1.2, antialias: false)
         let q = LineRasterizer.pixel(Self.color)

@@ -138,6 +138,13 @@ enum LineRasterizer {
         let rowMax = UnsafeMutablePointer<Int>.allocate(capacity: chunkRows)
         rowMax.initialize(repeating: -1, count: chunkRows)
         defer { rowMax.deallocate() }
+        // Each mask row's 8-pixel words a segment may have written, a bit each: the blend and
+        // the prefetch visit those words only, not every word between a row's first and last
+        // (a row crossed by roads here and there across the frame is mostly empty words).
+        let markWords = (maskStride / 8 + 63) / 64
+        let marks = UnsafeMutablePointer<UInt64>.allocate(capacity: markWords * chunkRows)
+        marks.initialize(repeating: 0, count: markWords * chunkRows)
+        defer { marks.deallocate() }
         for c in 0..<chunks {
             let y0 = rows.lowerBound + c * chunkRows, y1 = min(rows.upperBound, y0 + chunkRows)
             for b in buckets {
@@ -154,10 +161,12 @@ enum LineRasterizer {
                         if abs(ha - hb) < 1.0 / 16 {
                             let h = ha == hb ? ha : (ha + hb) / 2
                             cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: antialias,
-                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax)
+                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                                  marks: marks, markWords: markWords)
                         } else {
                             cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
-                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax)
+                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                                  marks: marks, markWords: markWords)
                         }
                     }
                 }
@@ -167,12 +176,13 @@ enum LineRasterizer {
                 for y in y0..<y1 {
                     let r = y - y0
                     guard rowMax[r] >= rowMin[r] else { continue }
-                    prefetch(mask + r * maskStride, from: rowMin[r], to: rowMax[r], into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self))
+                    prefetch(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
+                             into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self))
                 }
                 for y in y0..<y1 {
                     let r = y - y0
                     guard rowMax[r] >= rowMin[r] else { continue }
-                    blend(mask + r * maskStride, from: rowMin[r], to: rowMax[r],
+                    blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
                           into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), source: source)
                     rowMin[r] = Int.max; rowMax[r] = -1
                 }
@@ -209,7 +219,8 @@ enum LineRasterizer {
     @inline(__always)
     private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double, antialias: Bool,
                               mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
-                              rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>) {
+                              rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>,
+                              marks: UnsafeMutablePointer<UInt64>, markWords: Int) {
         let half = taper ? max(h0, h1) : h0
         let reach = half + 0.5
         let dh = h1 - h0
@@ -269,66 +280,64 @@ enum LineRasterizer {
                 let i = py - y0
                 if l < rowMin[i] { rowMin[i] = l }
                 if r > rowMax[i] { rowMax[i] = r }
+                let m = marks + i * markWords
+                for w in (l >> 3)...(r >> 3) { m[w >> 6] |= 1 << UInt64(w & 63) }
             }
         }
     }
 
-    /// Asks for the cache lines of a row under the mask's set 8-pixel words (one per 16 pixels).
+    /// Asks for the cache lines of a row under the mask's set 8-pixel words (one per 16 pixels),
+    /// among the words `marks` holds.
     @inline(__always)
-    private static func prefetch(_ m: UnsafeMutablePointer<UInt8>, from l: Int, to r: Int, into row: UnsafeMutablePointer<UInt32>) {
-        let first = l & ~7
-        let words = ((r & ~7) - first) / 8 + 1
-        let base = UnsafeMutableRawPointer(m + first).assumingMemoryBound(to: UInt64.self)
-        var w = 0
+    private static func prefetch(_ m: UnsafeMutablePointer<UInt8>, marks: UnsafeMutablePointer<UInt64>, words: Int,
+                                 into row: UnsafeMutablePointer<UInt32>) {
+        let base = UnsafeMutableRawPointer(m).assumingMemoryBound(to: UInt64.self)
         var last = -1
-        while w < words {
-            if w + 4 <= words && (base[w] | base[w + 1] | base[w + 2] | base[w + 3]) == 0 {
-                w += 4
-                continue
+        for k in 0..<words {
+            var bits = marks[k]
+            while bits != 0 {
+                let w = k << 6 | bits.trailingZeroBitCount
+                bits &= bits &- 1
+                guard base[w] != 0 else { continue }
+                let line = w >> 1
+                if line != last { tb_prefetch_write(row + 8 * w); last = line }
             }
-            if base[w] != 0 {
-                let line = (first + 8 * w) >> 4
-                if line != last { tb_prefetch_write(row + (first + 8 * w)); last = line }
-            }
-            w += 1
         }
     }
 
     /// Blends the colour into a row where the mask is set (coverage m/255 over the pixel, as a
-    /// solid source through an A8 mask), clearing the mask as it goes.
+    /// solid source through an A8 mask), in the 8-pixel words `marks` holds, clearing the mask
+    /// and the marks as it goes.
     @inline(__always)
-    private static func blend(_ m: UnsafeMutablePointer<UInt8>, from l: Int, to r: Int, into row: UnsafeMutablePointer<UInt32>,
-                              source: (r: UInt32, g: UInt32, b: UInt32)) {
+    private static func blend(_ m: UnsafeMutablePointer<UInt8>, marks: UnsafeMutablePointer<UInt64>, words: Int,
+                              into row: UnsafeMutablePointer<UInt32>, source: (r: UInt32, g: UInt32, b: UInt32)) {
         let blend = SolidBlend(r: source.r, g: source.g, b: source.b)
         let solid = blend.solid
-        // The mask's 8-pixel words from l's to r's; four empty words (32 pixels) are passed
-        // over with one test.
-        let first = l & ~7
-        let words = ((r & ~7) - first) / 8 + 1
-        let base = UnsafeMutableRawPointer(m + first).assumingMemoryBound(to: UInt64.self)
-        var w = 0
-        while w < words {
-            if w + 4 <= words && (base[w] | base[w + 1] | base[w + 2] | base[w + 3]) == 0 {
-                w += 4
-                continue
-            }
-            let x = first + 8 * w
-            let word = base + w
-            let bits = word.pointee
-            if bits == ~0 {
-                // Eight fully covered pixels (a wide opaque line's inside).
-                for i in x..<x + 8 { row[i] = solid }
-                word.pointee = 0
-            } else if bits != 0 {
-                for i in x..<x + 8 {
-                    let a = UInt32(m[i])
-                    if a == 0 { continue }
-                    if a == 255 { row[i] = solid; continue }
-                    row[i] = blend.over(row[i], a)
+        let base = UnsafeMutableRawPointer(m).assumingMemoryBound(to: UInt64.self)
+        for k in 0..<words {
+            var set = marks[k]
+            guard set != 0 else { continue }
+            marks[k] = 0
+            while set != 0 {
+                let w = k << 6 | set.trailingZeroBitCount
+                set &= set &- 1
+                let word = base + w
+                let bits = word.pointee
+                let x = 8 * w
+                if bits == ~0 {
+                    // Eight fully covered pixels (a wide opaque line's inside).
+                    for i in x..<x + 8 { row[i] = solid }
+                    word.pointee = 0
+                } else if bits != 0 {
+                    for i in x..<x + 8 {
+                        let a = UInt32(m[i])
+                        if a == 0 { continue }
+                        if a == 255 { row[i] = solid; continue }
+                        row[i] = blend.over(row[i], a)
+                    }
+                    word.pointee = 0
                 }
-                word.pointee = 0
             }
-            w += 1
         }
     }
 }
