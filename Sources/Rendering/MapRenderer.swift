@@ -240,8 +240,8 @@ public final class MapRenderer {
         let overlay = OverlayPainter(style: style)
         // The world map's overlays need, before they are drawn, the shapes' rings and band cuts,
         // the names' images and the markers' plan: none reads a pixel. A frame that draws the
-        // base map in full makes them beside the land's paths (a task of the same pool, in the
-        // time a core would wait for the land's half); any other frame after the base map.
+        // base map in full makes them beside the world's paths (a task of the same pool, while
+        // the other core builds the land); any other frame after the base map.
         let prep = OverlayPrep()
         let prepare = { [self] in
             prep.shapes = prepareShapes(scene: scene, view: view, frame: frame)
@@ -254,7 +254,7 @@ public final class MapRenderer {
         }
         var alongside: (@Sendable () -> Void)?
         if !streets && bands > 1 {
-            let handOff = PoolHandOff(prepare)
+            let handOff = UncheckedSendable(prepare)
             alongside = { @Sendable in handOff.value() }
         }
         lastFrameKind = paintBaseLayer(cr: cr, surface: surface, view: view, frame: frame, quality: quality, meanwhile: prepareLabels,
@@ -619,7 +619,7 @@ public final class MapRenderer {
             painter.paintRoute(travelled: travelled, ahead: ahead, cr: cr)
             return
         }
-        let icons = SendableBox(icons)
+        let icons = UncheckedSendable(icons)
         let work = BandShapes(shapes: shapes, travelled: travelled, ahead: ahead)
         let times = MapRenderer.inBands(plan.count, cuts: plan.cuts, frame: frame, surface: surface) { bcr, _ in
             painter.paint(work.shapes, cr: bcr, images: icons.value)
@@ -1025,12 +1025,6 @@ private struct BandMarkers: @unchecked Sendable {
     let plan: [OverlayPainter.PlacedMarker]
 }
 
-/// A reference handed to the bands, which only read what it holds (made ready beforehand).
-private struct SendableBox<T: AnyObject>: @unchecked Sendable {
-    let value: T
-    init(_ v: T) { value = v }
-}
-
 private struct UnsafeSendablePointer: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     init(_ p: UnsafeMutableRawPointer) { pointer = p }
@@ -1052,11 +1046,4 @@ struct ShapeBands {
     let cuts: [Int]?
     /// Each band's estimated work (`BandBalance.learn`).
     let estimates: [Double]
-}
-
-/// A value handed to another thread of the pool while its maker waits (`render`'s preparation
-/// beside the paths): the maker does not touch what it reaches until the pool is done.
-struct PoolHandOff<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

@@ -105,8 +105,8 @@ public enum RenderBenchmark {
             return ms { painter.paint(cr: sc, paths: only, zoom: zoom) }
         }
         let land = part { $0.rivers = nil; $0.borders = nil }
-        let rivers = part { $0.land = []; $0.borders = nil }
-        let borders = part { $0.land = []; $0.rivers = nil }
+        let rivers = part { $0.land = nil; $0.borders = nil }
+        let borders = part { $0.land = nil; $0.rivers = nil }
         cairo_destroy(sc)
         cairo_surface_destroy(scratch)
         let text = renderer.textRenderer

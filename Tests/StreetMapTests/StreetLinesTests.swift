@@ -139,16 +139,16 @@ import VectorTiles
     /// cut up; without lines the rows are shared equally.
     @Test func bandsShareTheWorkNotTheRows() {
         let empty = StreetMapPainter.Layers(antialias: true)
-        #expect(empty.balancedCuts(bands: 2, width: 1000, height: 1000) == [0, 500, 1000])
-        #expect(empty.balancedCuts(bands: 4, width: 1000, height: 1000) == [0, 250, 500, 750, 1000])
+        #expect(empty.bandWork(width: 1000, height: 1000).cuts(bands: 2) == [0, 500, 1000])
+        #expect(empty.bandWork(width: 1000, height: 1000).cuts(bands: 4) == [0, 250, 500, 750, 1000])
         let crowded = StreetMapPainter.Layers(antialias: true)
         var seg: [Double] = []
         for y in stride(from: 10.0, to: 200, by: 4) { seg += [0, y, 1000, y] }   // 48 lines across the top fifth
         crowded.ops.append(.lines(seg, pieces: LinePieces(segments: seg), width: 3, color: StyleColor(r: 1, g: 1, b: 1), cap: nil, join: nil, dash: []))
-        let cuts = crowded.balancedCuts(bands: 2, width: 1000, height: 1000)
+        let cuts = crowded.bandWork(width: 1000, height: 1000).cuts(bands: 2)
         #expect(cuts.count == 3 && cuts[0] == 0 && cuts[2] == 1000)
         #expect(cuts[1] > 10 && cuts[1] < 300, "\(cuts)")
-        let many = crowded.balancedCuts(bands: 7, width: 1000, height: 5)
+        let many = crowded.bandWork(width: 1000, height: 5).cuts(bands: 7)
         #expect(many.count == 8 && many.first == 0 && many.last == 5 && zip(many, many.dropFirst()).allSatisfy { $0 <= $1 })
     }
 

@@ -29,3 +29,10 @@ final class ParallelSlots<T>: @unchecked Sendable {
     /// The slots in order (after the loop).
     var values: [T] { Array(slots) }
 }
+
+/// A value handed to the pool's threads while its maker waits for them: they only read what it
+/// holds (made ready beforehand), and the maker does not touch it until they are done.
+struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ v: T) { value = v }
+}

@@ -147,13 +147,8 @@ struct StreetMapPainter {
         let antialias: Bool
         init(antialias: Bool) { self.antialias = antialias }
 
-        /// Row boundaries (0 first, `height` last) of `bands` bands of about equal work (see
-        /// `BandWork`): the line pieces the rasterizer draws.
-        func balancedCuts(bands n: Int, width: Int, height: Int) -> [Int] {
-            bandWork(width: width, height: height).cuts(bands: n)
-        }
-
-        /// The line pieces' work over the rows (`balancedCuts`).
+        /// The line pieces' work over the rows, to cut bands of about equal work (`BandWork`,
+        /// `BandBalance`).
         func bandWork(width: Int, height: Int) -> BandWork {
             var work = BandWork(width: width, height: height)
             for op in ops {
@@ -672,10 +667,4 @@ extension StyleColor {
     func withOpacity(_ o: Double) -> StyleColor { StyleColor(r: r, g: g, b: b, a: a * o) }
     /// The colour without its alpha, for the painters that take the alpha apart.
     var rgb: RGBColor { RGBColor(r: r, g: g, b: b) }
-}
-
-/// A value handed to worker threads that only read it.
-private struct UncheckedSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ v: T) { value = v }
 }

@@ -15,39 +15,24 @@ struct VectorMapPainter {
     /// that several band threads can fill the same paths: cairo_path_t values the caller frees
     /// with `free()`.
     struct Paths: @unchecked Sendable {
-        /// The land in two paths (its parts split in two, built at once), filled as one path.
-        var land: [UnsafeMutablePointer<cairo_path_t>] = []
+        var land: UnsafeMutablePointer<cairo_path_t>?
         var rivers: UnsafeMutablePointer<cairo_path_t>?
         var borders: UnsafeMutablePointer<cairo_path_t>?
         /// The rivers' and borders' segments (x0, y0, x1, y1, ...), taken from the paths once
         /// for every band (`LineRasterizer` draws them).
         var riverSegments: [Double] = []
         var borderSegments: [Double] = []
-        func free() { for p in land + [rivers, borders].compactMap({ $0 }) { cairo_path_destroy(p) } }
+        func free() { for p in [land, rivers, borders] { if let p { cairo_path_destroy(p) } } }
     }
 
-    /// Builds the layers' paths at once on the cores there are (each has its own scratch
-    /// context, and the world's data is immutable): the land, the larger part, in two halves of
-    /// its parts, the rivers and the borders beside them. `alongside`, when given, runs as one
-    /// more task of the same pool, the first: work of the frame's that needs no path (the
-    /// overlays' preparation) done in the time the other core builds the land.
+    /// Builds the three layers' paths at once on the cores there are (each layer has its own
+    /// scratch context, and the world's data is immutable): the land's projection and clipping
+    /// is the larger part, so the lines are built beside it. `alongside`, when given, runs as
+    /// one more task of the same pool, the first: work of the frame's that needs no path (the
+    /// overlays' preparation) done while the other core builds the land.
     func paths(view: GroundView, zoom: Double, parallel: Bool = false, alongside: (@Sendable () -> Void)? = nil) -> Paths {
-        let paths = ParallelSlots<UnsafeMutablePointer<cairo_path_t>?>(count: 4, initial: nil)
-        let segments = ParallelSlots<[Double]>(count: 4, initial: [])
-        let land = world.level("land", zoom: zoom)
-        // The land's parts split where half its points lie before.
-        let split: Int = {
-            guard let land else { return 0 }
-            let total = land.parts.reduce(0) { $0 + $1.points.count }
-            var sum = 0
-            for (i, p) in land.parts.enumerated() {
-                sum += p.points.count
-                if 2 * sum >= total { return i + 1 }
-            }
-            return land.parts.count
-        }()
-        // `alongside` first (task 0): one core starts on it while the other builds the land's
-        // halves, and the small layers fill in after.
+        let paths = ParallelSlots<UnsafeMutablePointer<cairo_path_t>?>(count: 3, initial: nil)
+        let segments = ParallelSlots<[Double]>(count: 3, initial: [])
         let build: @Sendable (Int) -> Void = { task in
             let i = alongside == nil ? task : task - 1
             if i < 0 { alongside?(); return }
@@ -56,12 +41,12 @@ struct VectorMapPainter {
             guard let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) else { return }
             defer { cairo_destroy(cr); cairo_surface_destroy(scratch) }
             switch i {
-            case 0, 1:
-                guard let land else { return }
+            case 0:
+                guard let land = world.level("land", zoom: zoom) else { return }
                 var a: [Double] = [], b: [Double] = []
                 a.reserveCapacity(4096); b.reserveCapacity(4096)
-                addPolygons(land, parts: i == 0 ? 0..<split : split..<land.parts.count, cr: cr, view: view, &a, &b)
-            case 2:
+                addPolygons(land, cr: cr, view: view, &a, &b)
+            case 1:
                 guard zoom >= 1.5, let rivers = world.level("rivers", zoom: zoom) else { return }
                 addLines(rivers, cr: cr, view: view)
             default:
@@ -70,28 +55,27 @@ struct VectorMapPainter {
             }
             let p = cairo_copy_path(cr)
             paths[i] = p
-            if i > 1, let p { segments[i] = LineRasterizer.segments(of: p) }
+            if i > 0, let p { segments[i] = LineRasterizer.segments(of: p) }
         }
-        let tasks = alongside == nil ? 4 : 5
+        let tasks = alongside == nil ? 3 : 4
         if parallel {
             DispatchQueue.concurrentPerform(iterations: tasks) { build($0) }
         } else {
             for i in 0..<tasks { build(i) }
         }
         var out = Paths()
-        out.land = land == nil ? [] : [paths[0], paths[1]].compactMap { $0 }
-        out.rivers = paths[2]; out.riverSegments = segments[2]
-        out.borders = paths[3]; out.borderSegments = segments[3]
+        out.land = paths[0]
+        out.rivers = paths[1]; out.riverSegments = segments[1]
+        out.borders = paths[2]; out.borderSegments = segments[2]
         return out
     }
 
     /// Fills and strokes paths built by `paths(view:zoom:)`, as `paint` does.
     func paint(cr: OpaquePointer, paths: Paths, zoom: Double) {
         cairo_set_antialias(cr, Self.fillAntialias(antialias))
-        if !paths.land.isEmpty {
-            // Both halves as one path: one even-odd fill, the bytes of the land as one path.
+        if let land = paths.land {
             cairo_new_path(cr)
-            for p in paths.land { cairo_append_path(cr, p) }
+            cairo_append_path(cr, land)
             cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
             cairo_set_source_rgb(cr, style.land.r, style.land.g, style.land.b)
             cairo_fill(cr)
@@ -110,7 +94,7 @@ struct VectorMapPainter {
         cairo_set_antialias(cr, Self.fillAntialias(antialias))
         if let land = world.level("land", zoom: zoom) {
             cairo_new_path(cr)
-            addPolygons(land, parts: land.parts.indices, cr: cr, view: view, &a, &b)
+            addPolygons(land, cr: cr, view: view, &a, &b)
             cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
             cairo_set_source_rgb(cr, style.land.r, style.land.g, style.land.b)
             cairo_fill(cr)
@@ -169,13 +153,12 @@ struct VectorMapPainter {
         return maxX >= view.worldMinX && minX <= view.worldMaxX && maxY >= view.worldMinY && minY <= view.worldMaxY
     }
 
-    /// The level's parts `parts` (indices) as closed subpaths, culled and clipped to the view.
-    private func addPolygons(_ level: BuiltInWorld.Level, parts: Range<Int>, cr: OpaquePointer, view: GroundView,
+    private func addPolygons(_ level: BuiltInWorld.Level, cr: OpaquePointer, view: GroundView,
                              _ pts: inout [Double], _ scratch: inout [Double]) {
         let scale = view.worldSize / BuiltInWorld.quantisation
         for copy in view.wrapCopies {
             let k = Double(copy) * view.worldSize
-            for part in level.parts[parts] where visible(part, scale: scale, k: k, view: view) {
+            for part in level.parts where visible(part, scale: scale, k: k, view: view) {
                 pts.removeAll(keepingCapacity: true)
                 var inside = true
                 part.points.withUnsafeBufferPointer { q in
