@@ -21,9 +21,16 @@ public struct Projection: Sendable, Equatable {
     private let cosB: Double, sinB: Double, cosT: Double, sinT: Double
 
     public init(camera: CameraPosition, screen: Size) {
+        self.init(camera: camera, screen: screen, cameraDistance: 1.5 * screen.height)
+    }
+
+    /// A camera whose eye is `cameraDistance` px from the screen centre instead of 1.5 x the
+    /// screen's height: the same camera on a larger screen with the same distance sees what the
+    /// smaller screen sees, pixel for pixel, plus a margin (the renderer's ground cache).
+    public init(camera: CameraPosition, screen: Size, cameraDistance: Double) {
         self.camera = camera
         self.screen = screen
-        self.cameraDistance = 1.5 * screen.height
+        self.cameraDistance = cameraDistance
         self.worldSize = WebMercator.worldSize(zoom: camera.zoom)
         self.centerWorld = WebMercator.worldPoint(camera.target, zoom: camera.zoom)
         let b = camera.bearing * .pi / 180, t = camera.tilt * .pi / 180

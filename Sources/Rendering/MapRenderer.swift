@@ -25,6 +25,10 @@ public final class MapRenderer {
         case scrolled
         /// Base map resampled from the cache, rotated (an interactive frame during a rotation).
         case resampled
+        /// Base map of a tilted view taken from the ground cache through the homography between
+        /// its camera and the frame's (an interactive frame over a tilted map; `groundCacheBuilds`
+        /// counts the frames that drew the cache first).
+        case reprojected
     }
 
     /// `final` frames are drawn exactly; `interactive` ones (during a gesture) may rotate the
@@ -65,6 +69,14 @@ public final class MapRenderer {
     /// The Natural Earth ocean under the street map's layers (`StreetSea`; off: tests compare).
     var drawsStreetSea = true
     public private(set) var lastFrameKind: FrameKind = .full
+    /// The ground of the last tilted interactive frames, with a margin (`GroundCache`); dropped
+    /// by any other frame.
+    var groundCache: GroundCache?
+    /// How many times the ground cache was drawn (tests and bench: a tilt gesture draws it once
+    /// every few degrees).
+    public internal(set) var groundCacheBuilds = 0
+    /// Take tilted interactive frames' ground from the ground cache (off: draw them in full).
+    public var usesGroundCache = true
     /// The last frame was final, flat and north-up, but drawn directly because its zoom was new
     /// (a zoom animation whose frames are all final, or the first frame after a pinch whose last
     /// changes never reached the display): drawing the same scene again builds the base-map
@@ -213,6 +225,7 @@ public final class MapRenderer {
     /// Forgets the cached base map (e.g. after the style or the data changed).
     public func invalidateCache() {
         baseCache = nil
+        groundCache = nil
         overlayLayer?.invalidate()
     }
 
@@ -803,7 +816,9 @@ public final class MapRenderer {
     ///   (pan frames that follow are cheap); but while the zoom changes from frame to frame
     ///   (a pinch, a zoom animation) or for an interactive frame at a new zoom, draw directly
     ///   instead (a cache is 2..3x the screen's area: too dear to build every frame);
-    /// - otherwise (tilted, or rotated and final): draw in full.
+    /// - interactive and tilted: take the ground from the ground cache (drawn first when it
+    ///   does not cover the frame), through the homography between the cameras;
+    /// - otherwise (tilted and final, or rotated and final): draw in full.
     /// `meanwhile` runs while a base map drawn in bands is painted or the cache copied into the
     /// frame (else not: the caller runs it).
     private func paintBaseLayer(cr: OpaquePointer, surface: OpaquePointer, view: GroundView, frame: FrameBuffer,
@@ -813,6 +828,8 @@ public final class MapRenderer {
         let flatNorthUp = !view.tilted && camera.bearing == 0
         let vx = projection.centerWorld.x - Double(frame.width) / 2
         let vy = projection.centerWorld.y - Double(frame.height) / 2
+        // The ground cache lives for a gesture over a tilted map: any other frame lets it go.
+        if !(usesBaseMapCache && usesGroundCache && quality == .interactive && view.tilted) { groundCache = nil }
         if usesBaseMapCache {
             if flatNorthUp, var c = baseCache, c.zoom == camera.zoom, !(quality == .final && c.offGrid) {
                 // The camera's longitude wraps at the antimeridian, so its world x jumps by the
@@ -854,6 +871,11 @@ public final class MapRenderer {
                c.coversTurned(projection: projection) {
                 resample(c, cr: cr, projection: projection, frame: frame)
                 return .resampled
+            }
+            if quality == .interactive, view.tilted, usesGroundCache {
+                reproject(view: view, frame: frame, meanwhile: meanwhile)
+                cairo_surface_mark_dirty(surface)
+                return .reprojected
             }
             let zoomSettled = previousZoom == nil || previousZoom == camera.zoom || baseCache?.zoom == camera.zoom
             if flatNorthUp && zoomSettled && (quality == .final || baseCache?.zoom == camera.zoom) {

@@ -1,0 +1,275 @@
+import CCairo
+import Foundation
+import MapEngine
+import TouchCore
+
+/// The base map of a tilted view drawn once with a margin round the screen, so that the
+/// interactive frames of a gesture over a tilted map (a tilt, a turn, a small pinch, a pan)
+/// take their ground from it instead of drawing it again.
+///
+/// The ground is a plane, and a camera maps it to its screen by a projective map; so the way
+/// from a frame's pixel to the ground and on to the cache's pixel is one 3x3 homography,
+/// exact whatever changed between the two cameras (`GroundCache.mapping`). What is not exact:
+/// lines keep the widths the cache's camera gave them (their perspective thinning), and pixels
+/// are taken nearest-neighbour, as the flat cache's rotation frames are. The final frame after
+/// the gesture draws the ground exactly.
+struct GroundCache {
+    let image: CairoImage
+    /// The camera the cache was drawn for, on the frame's screen grown by `margin` on each side,
+    /// with the eye at the frame's distance: the cache holds that frame's pixels at
+    /// (margin, margin) and `margin` pixels more all round.
+    let projection: Projection
+    let margin: Int
+    /// Cache row from which down the ground is drawn (above it: beyond the far line, no ground).
+    let groundTop: Double
+
+    /// Pixels the cache extends beyond each screen edge: an eighth of the screen's height (135 at
+    /// 1080p) holds a tilt about 4.5 degrees either way, a turn of about 7 degrees, a pan of the
+    /// margin, before the cache is drawn again.
+    static func margin(width: Int, height: Int) -> Int { max(32, height / 8) }
+
+    /// Zoom change (levels) a cache serves: beyond it the samples stretch or squeeze too far
+    /// (2^0.25 = 1.19).
+    static let maxZoomChange = 0.25
+
+    /// The frame pixel -> cache pixel map for a frame of `p` (pixel centres at +0.5), or nil
+    /// when `p`'s ground from row `top` down is not all inside the cache's drawn ground (or the
+    /// zoom moved too far).
+    func mapping(for p: Projection, fromRow top: Double) -> Homography? {
+        guard abs(p.camera.zoom - projection.camera.zoom) <= GroundCache.maxZoomChange else { return nil }
+        let h = Homography.between(frame: p, cache: projection)
+        let w = p.screen.width, bottom = p.screen.height
+        let cacheW = Double(image.width), cacheH = Double(image.height)
+        // The map is projective: if every corner of the rectangle lands in front of the eye
+        // (w > 0; w is affine over the rectangle, so it is positive inside too), the rectangle
+        // lands on the convex quadrilateral of its corners, inside the cache's (convex) drawn
+        // ground when the corners are.
+        for (x, y) in [(0.0, top), (w, top), (0.0, bottom), (w, bottom)] {
+            guard let (u, v) = h.apply(x, y), u >= 0, u <= cacheW, v >= groundTop, v <= cacheH else { return nil }
+        }
+        // Covered is not enough: the far ground of a steep cache, brought near by a pan or a
+        // lower tilt, would be its few pixels blown up. A frame pixel must span between 0.7 and
+        // 1.43 cache pixels in every direction (checked at the corners and the centre; the
+        // stretch of a homography changes monotonically along w, affine over the rectangle).
+        for (x, y) in [(0.0, top), (w, top), (0.0, bottom), (w, bottom), (w / 2, (top + bottom) / 2)] {
+            guard let (least, most) = h.stretch(x, y), least >= GroundCache.stretchRange.lowerBound,
+                  most <= GroundCache.stretchRange.upperBound else { return nil }
+        }
+        return h
+    }
+
+    /// How far a frame pixel may span in cache pixels, in any direction, for the cache to serve.
+    static let stretchRange = 0.7...1.43
+
+    /// Fills `rows` of the frame with the cache's pixels through `h` (nearest neighbour).
+    /// Spans of `span` pixels: the exact map at the span's ends, stepped linearly between in
+    /// 16.16 fixed point (`spanError` bounds what that costs in position). Every read is
+    /// clamped into the cache.
+    static func warp(_ h: Homography, from src: UnsafeRawPointer, srcStride: Int, srcWidth: Int, srcHeight: Int,
+                     into dst: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
+        let srcWords = srcStride / 4
+        let source = src.assumingMemoryBound(to: UInt32.self)
+        let maxU = Double(srcWidth) - 1.0 / 65536, maxV = Double(srcHeight) - 1.0 / 65536
+        let m = h.m
+        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        for y in rows {
+            let fy = Double(y) + 0.5
+            // The row's homogeneous coordinates at x = 0, and their step in x.
+            let bu = m1 * fy + m2, bv = m4 * fy + m5, bw = m7 * fy + m8
+            @inline(__always) func fixed(_ x: Double) -> (Int, Int) {
+                let w = m6 * x + bw
+                guard w > 1e-12 else { return (0, 0) }
+                let u = (m0 * x + bu) / w, v = (m3 * x + bv) / w
+                return (Int(min(max(u, 0), maxU) * 65536), Int(min(max(v, 0), maxV) * 65536))
+            }
+            let row = (dst + y * stride).assumingMemoryBound(to: UInt32.self)
+            var x = 0
+            var (u0, v0) = fixed(0.5)
+            while x < width {
+                let n = min(span, width - x)
+                let (u1, v1) = fixed(Double(x + n) + 0.5)
+                // Truncated steps keep every sample between the span's two clamped ends.
+                let du = (u1 - u0) / n, dv = (v1 - v0) / n
+                var fu = u0, fv = v0
+                var out = row + x
+                // Wrapping arithmetic: the clamps above bound every index (no overflow checks
+                // in the loop, which ran at about 15 instructions a pixel with them).
+                if dv == 0 {
+                    // The span reads one cache row (every span of a tilt gesture's frames: a
+                    // change of tilt alone maps rows to rows).
+                    let line = source + (fv &>> 16) &* srcWords
+                    for _ in 0..<n {
+                        out.pointee = line[fu &>> 16]
+                        out += 1
+                        fu &+= du
+                    }
+                } else {
+                    for _ in 0..<n {
+                        out.pointee = source[(fv &>> 16) &* srcWords &+ (fu &>> 16)]
+                        out += 1
+                        fu &+= du; fv &+= dv
+                    }
+                }
+                x += n
+                u0 = u1; v0 = v1
+            }
+        }
+    }
+
+    /// Pixels between two exact points of `warp`.
+    static let span = 32
+
+    /// The farthest a sample stepped linearly over a span of `span` pixels of `rows` lies from
+    /// the exact map, in cache pixels (tests, and the reason `span` is what it is).
+    static func spanError(_ h: Homography, width: Int, rows: Range<Int>) -> Double {
+        var worst = 0.0
+        for y in rows {
+            let fy = Double(y) + 0.5
+            var x = 0
+            while x < width {
+                let n = min(span, width - x)
+                guard let a = h.apply(Double(x) + 0.5, fy), let b = h.apply(Double(x + n) + 0.5, fy) else { x += n; continue }
+                for i in 0..<n {
+                    guard let e = h.apply(Double(x + i) + 0.5, fy) else { continue }
+                    let t = Double(i) / Double(n)
+                    worst = max(worst, abs(a.0 + t * (b.0 - a.0) - e.0), abs(a.1 + t * (b.1 - a.1) - e.1))
+                }
+                x += n
+            }
+        }
+        return worst
+    }
+}
+
+/// A plane-to-plane projective map: (x, y) -> ((m0 x + m1 y + m2) / w, (m3 x + m4 y + m5) / w)
+/// with w = m6 x + m7 y + m8.
+struct Homography: Equatable {
+    var m: [Double]
+
+    static let identity = Homography(m: [1, 0, 0, 0, 1, 0, 0, 0, 1])
+
+    static func * (a: Homography, b: Homography) -> Homography {
+        var r = [Double](repeating: 0, count: 9)
+        for i in 0..<3 { for j in 0..<3 {
+            r[3 * i + j] = a.m[3 * i] * b.m[j] + a.m[3 * i + 1] * b.m[3 + j] + a.m[3 * i + 2] * b.m[6 + j]
+        } }
+        return Homography(m: r)
+    }
+
+    /// The image of (x, y); nil when it lies behind the eye (w not positive).
+    @inline(__always)
+    func apply(_ x: Double, _ y: Double) -> (Double, Double)? {
+        let w = m[6] * x + m[7] * y + m[8]
+        guard w > 1e-12 else { return nil }
+        return ((m[0] * x + m[1] * y + m[2]) / w, (m[3] * x + m[4] * y + m[5]) / w)
+    }
+
+    /// The least and the most a small step at (x, y) is stretched by the map, in any direction
+    /// (the singular values of its Jacobian); nil behind the eye.
+    func stretch(_ x: Double, _ y: Double) -> (Double, Double)? {
+        let w = m[6] * x + m[7] * y + m[8]
+        guard w > 1e-12 else { return nil }
+        let u = (m[0] * x + m[1] * y + m[2]) / w, v = (m[3] * x + m[4] * y + m[5]) / w
+        let a = (m[0] - u * m[6]) / w, b = (m[1] - u * m[7]) / w
+        let c = (m[3] - v * m[6]) / w, d = (m[4] - v * m[7]) / w
+        let sum = a * a + b * b + c * c + d * d, det = a * d - b * c
+        let root = (max(0, sum * sum - 4 * det * det)).squareRoot()
+        return (max(0, (sum - root) / 2).squareRoot(), ((sum + root) / 2).squareRoot())
+    }
+
+    /// Screen point of `p` -> ground offset (world px at `p`'s zoom, turned by its bearing):
+    /// `Projection.groundOffset(screen:)` as a matrix.
+    static func screenToGround(_ p: Projection) -> Homography {
+        let t = p.camera.tilt * .pi / 180, d = p.cameraDistance
+        let cx = p.screen.width / 2, cy = p.screen.height / 2
+        let a = Homography(m: [d * cos(t), 0, 0, 0, d, 0, 0, sin(t), d * cos(t)])
+        return a * Homography(m: [1, 0, -cx, 0, 1, -cy, 0, 0, 1])
+    }
+
+    /// Ground offset of `p` -> its screen point: `Projection.screenPoint(ground:)` as a matrix.
+    static func groundToScreen(_ p: Projection) -> Homography {
+        let t = p.camera.tilt * .pi / 180, d = p.cameraDistance
+        let cx = p.screen.width / 2, cy = p.screen.height / 2
+        return Homography(m: [d, -cx * sin(t), cx * d, 0, d * cos(t) - cy * sin(t), cy * d, 0, -sin(t), d])
+    }
+
+    /// Frame pixel -> cache pixel: the frame's screen to its ground, turned to the world, scaled
+    /// to the cache's zoom and moved to its target (the shorter way round the antimeridian),
+    /// turned to the cache's ground, and onto the cache's screen.
+    static func between(frame p: Projection, cache c: Projection) -> Homography {
+        let b1 = p.camera.bearing * .pi / 180, bc = c.camera.bearing * .pi / 180
+        let s = pow(2, c.camera.zoom - p.camera.zoom)
+        var ox = p.centerWorld.x * s - c.centerWorld.x
+        let oy = p.centerWorld.y * s - c.centerWorld.y
+        if ox > c.worldSize / 2 { ox -= c.worldSize } else if ox < -c.worldSize / 2 { ox += c.worldSize }
+        let toWorld = Homography(m: [cos(b1) * s, -sin(b1) * s, ox, sin(b1) * s, cos(b1) * s, oy, 0, 0, 1])
+        let toCacheGround = Homography(m: [cos(bc), sin(bc), 0, -sin(bc), cos(bc), 0, 0, 0, 1])
+        return groundToScreen(c) * toCacheGround * toWorld * screenToGround(p)
+    }
+}
+
+extension MapRenderer {
+    /// The base map of an interactive tilted frame from the ground cache: drawn first (the
+    /// frame's camera, the screen and a margin, at final quality) when there is none or it does
+    /// not cover the frame's ground, then warped into the frame in bands. Rows above the sky's
+    /// opaque line get the sea (the sky covers them). `meanwhile` runs on this thread while the
+    /// pool draws or warps.
+    func reproject(view: GroundView, frame: FrameBuffer, meanwhile: (() -> Void)?) {
+        let p = view.projection
+        // The sky is opaque down to its line: the ground is needed from there.
+        let top = max(0, min(Double(frame.height), floor(view.skyLineY ?? 0)))
+        var work = meanwhile
+        var mapping = groundCache?.mapping(for: p, fromRow: top)
+        if mapping == nil {
+            let c = drawGroundCache(projection: p, meanwhile: work)
+            work = nil
+            groundCache = c
+            groundCacheBuilds += 1
+            mapping = c.mapping(for: p, fromRow: top)
+        }
+        guard let h = mapping, let cache = groundCache, let src = cairo_image_surface_get_data(cache.image.surface) else {
+            // Cannot happen (the cache was drawn for this camera); draw the frame in full.
+            paintBaseInBands(into: frame.pixels, width: frame.width, height: frame.height, stride: frame.stride,
+                             view: view, zoom: p.camera.zoom, antialias: false, meanwhile: work)
+            return
+        }
+        let firstRow = Int(top)
+        let sea = style.sea.pixel
+        for y in 0..<firstRow {
+            (frame.pixels + y * frame.stride).assumingMemoryBound(to: UInt32.self).update(repeating: sea, count: frame.width)
+        }
+        let source = UncheckedSendable(UnsafeRawPointer(src))
+        let target = UncheckedSendable(frame.pixels)
+        let srcStride = Int(cairo_image_surface_get_stride(cache.image.surface))
+        let srcWidth = cache.image.width, srcHeight = cache.image.height
+        let width = frame.width, height = frame.height, stride = frame.stride
+        let n = max(1, min(bands, (height - firstRow) / 16))
+        MapRenderer.overlapping({
+            DispatchQueue.concurrentPerform(iterations: n) { i in
+                let rows = (firstRow + (height - firstRow) * i / n)..<(firstRow + (height - firstRow) * (i + 1) / n)
+                GroundCache.warp(h, from: source.value, srcStride: srcStride, srcWidth: srcWidth, srcHeight: srcHeight,
+                                 into: target.value, stride: stride, width: width, rows: rows)
+            }
+        }, meanwhile: work)
+    }
+
+    /// Draws the ground cache for a frame of `p`: `p`'s camera on its screen grown by the
+    /// margin each side, the eye at `p`'s distance.
+    func drawGroundCache(projection p: Projection, meanwhile: (() -> Void)?) -> GroundCache {
+        let width = Int(p.screen.width), height = Int(p.screen.height)
+        let m = GroundCache.margin(width: width, height: height)
+        let w = width + 2 * m, h = height + 2 * m
+        let image = groundCache.flatMap { $0.image.width == w && $0.image.height == h ? $0.image : nil } ?? CairoImage.rgb24(width: w, height: h)
+        let cacheProjection = Projection(camera: p.camera, screen: Size(width: Double(w), height: Double(h)), cameraDistance: p.cameraDistance)
+        let view = GroundView(projection: cacheProjection)
+        cairo_surface_flush(image.surface)
+        if let data = cairo_image_surface_get_data(image.surface) {
+            paintBaseInBands(into: UnsafeMutableRawPointer(data), width: w, height: h, stride: Int(cairo_image_surface_get_stride(image.surface)),
+                             view: view, zoom: p.camera.zoom, antialias: true, meanwhile: meanwhile)
+        } else {
+            meanwhile?()
+        }
+        cairo_surface_mark_dirty(image.surface)
+        return GroundCache(image: image, projection: cacheProjection, margin: m, groundTop: max(0, view.farLineY ?? 0))
+    }
+}
