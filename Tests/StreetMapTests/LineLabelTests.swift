@@ -135,7 +135,10 @@ import TouchCore
         // A pan by whole pixels moves the names without changing their shape: their turned
         // glyphs are copied again, none is turned anew; a second frame at a camera rasterises
         // no glyph and turns none.
+        // (Interactive frames keep their glyphs to coarser angles than final ones, so the first
+        // interactive frame turns its own once.)
         let bitmaps = renderer.textRenderer.glyphBitmaps
+        renderer.render(scene, into: frame.buffer, quality: .interactive)
         let rasterized = bitmaps.rasterized, turnedMade = bitmaps.turnedMade
         #expect(turnedMade > 0, "a turned view turns glyphs")
         let proj = Projection(camera: scene.camera, screen: Size(width: 800, height: 600))
@@ -194,6 +197,27 @@ import TouchCore
         #expect(b.turned(image, ox: 0, oy: 0, angle: .nan, cx: 10, cy: 10) == nil)
         #expect(b.turned(image, ox: .infinity, oy: 0, angle: 0.2, cx: 10, cy: 10) == nil)
         #expect(b.turned(image, ox: 0, oy: 0, angle: 0.2, cx: 10, cy: 10) != nil)
+    }
+
+    /// An interactive frame's glyphs are kept to 3 degrees (`interactiveAngleSteps`), a final
+    /// frame's to one (within half a degree either way): angles a tilt gesture moves by a fraction of a degree a frame
+    /// find their glyph turned already; the two kinds of frame never share an image.
+    @Test func interactiveFramesTurnGlyphsInCoarserSteps() throws {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
+                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        let image = try #require(t.glyphs[0].image)
+        let b = GlyphBitmaps()
+        let coarse = GlyphBitmaps.interactiveAngleSteps
+        let degrees = [20.0, 20.4, 20.8, 21.2, 19.6]   // all within 1.5 degrees of 21 (a 3-degree step)
+        for d in degrees { _ = b.turned(image, ox: -8, oy: -12, angle: d * .pi / 180, cx: 10, cy: 10, steps: coarse) }
+        #expect(b.turnedMade == 1, "one turned image for angles in one 3-degree step: \(b.turnedMade)")
+        for d in degrees { _ = b.turned(image, ox: -8, oy: -12, angle: d * .pi / 180, cx: 10, cy: 10) }
+        #expect(b.turnedMade == 1 + 2, "final frames, whole degrees: 20, 21: \(b.turnedMade)")
+        // 21 degrees at 120 steps and at 360 are the same angle, made once for each kind of frame.
+        let a = try #require(b.turned(image, ox: -8, oy: -12, angle: 21 * .pi / 180, cx: 10, cy: 10, steps: coarse))
+        let f = try #require(b.turned(image, ox: -8, oy: -12, angle: 21 * .pi / 180, cx: 10, cy: 10))
+        #expect(a.0.image.pixels == f.0.image.pixels && a.0.image.serial != f.0.image.serial)
     }
 
     @Test func aTurnedGlyphKeepsItsCentre() {

@@ -277,7 +277,7 @@ final class LineText {
 
     /// What `draw` copies onto the frame, in order: each glyph's image, upright or turned (made
     /// in `bitmaps` here), and where it goes.
-    func copies(_ placed: [LineGlyph], bitmaps: GlyphBitmaps, into out: inout [LabelCopy]) {
+    func copies(_ placed: [LineGlyph], bitmaps: GlyphBitmaps, angleSteps: Int = GlyphBitmaps.angleSteps, into out: inout [LabelCopy]) {
         let up = baseline - height / 2
         for (g, p) in zip(glyphs, placed) {
             guard let image = g.image else { continue }
@@ -289,7 +289,7 @@ final class LineText {
                 out.append(.glyph(image, x: Int(x), y: Int(y)))
                 continue
             }
-            guard let (t, ix, iy) = bitmaps.turned(image, ox: sx, oy: sy, angle: p.angle, cx: p.x, cy: p.y) else { continue }
+            guard let (t, ix, iy) = bitmaps.turned(image, ox: sx, oy: sy, angle: p.angle, cx: p.x, cy: p.y, steps: angleSteps) else { continue }
             out.append(.glyph(t.image, x: ix + t.x0, y: iy + t.y0))
         }
     }

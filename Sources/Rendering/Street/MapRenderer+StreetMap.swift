@@ -107,7 +107,8 @@ extension MapRenderer {
         } else {
             labels = placeStreetLabels(vector, scene: scene, view: view)
         }
-        let copies = GlyphTarget(cr) == nil ? nil : StreetLabelPainter.copies(labels, cr: cr, text: textRenderer, icons: streetIcons, runs: icons)
+        let copies = GlyphTarget(cr) == nil ? nil : StreetLabelPainter.copies(labels, cr: cr, text: textRenderer, icons: streetIcons, runs: icons,
+                                                                         angleSteps: quality == .interactive ? GlyphBitmaps.interactiveAngleSteps : GlyphBitmaps.angleSteps)
         return StreetLabelWork(labels: labels, copies: copies)
     }
 

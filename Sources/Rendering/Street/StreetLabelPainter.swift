@@ -288,8 +288,9 @@ struct StreetLabelPainter {
     /// then the names), every image made here: icons and haloed names as their sprites' runs,
     /// names along lines glyph by glyph (turned glyphs made). Nil when a label is drawn through
     /// pango or cairo (a name without a halo, an image too large for runs): `draw` then.
+    /// `angleSteps`: steps of a turn a glyph along a line is kept to (`GlyphBitmaps`).
     static func copies(_ labels: [PlacedStreetLabel], cr: OpaquePointer, text: TextRenderer, icons: SpriteIcons?,
-                       runs: IconCache) -> [LabelCopy]? {
+                       runs: IconCache, angleSteps: Int = GlyphBitmaps.angleSteps) -> [LabelCopy]? {
         var out: [LabelCopy] = []
         if let icons {
             for l in labels {
@@ -301,7 +302,7 @@ struct StreetLabelPainter {
         }
         for l in labels where l.drawsText {
             if !l.glyphs.isEmpty {
-                text.lineTexts.text(lineKey(l), renderer: text).copies(l.glyphs, bitmaps: text.glyphBitmaps, into: &out)
+                text.lineTexts.text(lineKey(l), renderer: text).copies(l.glyphs, bitmaps: text.glyphBitmaps, angleSteps: angleSteps, into: &out)
                 continue
             }
             let (layout, x, y) = pointText(l, text: text)

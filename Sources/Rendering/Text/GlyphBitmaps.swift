@@ -67,7 +67,8 @@ final class GlyphBitmaps {
     struct TurnedKey: Hashable {
         let serial: Int
         let ox: Int32, oy: Int32
-        let angle: Int16
+        /// The angle in steps of a turn, and how many steps make a turn.
+        let angle: Int16, steps: Int16
         let fx: UInt8, fy: UInt8
     }
     /// A turned glyph: its pixels and its top left from the whole pixel its centre lies in.
@@ -80,6 +81,10 @@ final class GlyphBitmaps {
     static let phases = 2
     /// Steps of a full turn a glyph's angle is kept to (360: within half a degree).
     static let angleSteps = 360
+    /// The steps for an interactive frame's glyphs (120: within 1.5 degrees): a tilt or a turn
+    /// moves every line's angle a little each frame, and at 360 steps the glyphs along them were
+    /// turned again every other frame (1.9 ms of a tilt gesture's 10 ms CPU frame).
+    static let interactiveAngleSteps = 120
 
     let maxBytes: Int
     private var glyphs: [Key: (bitmap: GlyphBitmap, lastUse: UInt64)] = [:]
@@ -111,7 +116,8 @@ final class GlyphBitmaps {
 
     /// The glyph image `b`, whose top left lies at (ox, oy) from a turning centre, turned by
     /// `angle` (radians, clockwise on screen) about a centre at (cx, cy): where to copy it.
-    func turned(_ b: GlyphBitmap, ox: Double, oy: Double, angle: Double, cx: Double, cy: Double) -> (Turned, x: Int, y: Int)? {
+    func turned(_ b: GlyphBitmap, ox: Double, oy: Double, angle: Double, cx: Double, cy: Double,
+                steps: Int = GlyphBitmaps.angleSteps) -> (Turned, x: Int, y: Int)? {
         let p = Double(Self.phases)
         let qx = (cx * p).rounded(), qy = (cy * p).rounded()
         // A glyph at a position or angle no frame can show (NaN, infinite, far off) is skipped,
@@ -119,16 +125,17 @@ final class GlyphBitmaps {
         guard abs(qx) < 1e9, abs(qy) < 1e9, angle.isFinite, abs(ox) < 1e6, abs(oy) < 1e6 else { return nil }
         let ix = Int((qx / p).rounded(.down)), iy = Int((qy / p).rounded(.down))
         let fx = Int(qx) - ix * Self.phases, fy = Int(qy) - iy * Self.phases
-        var a = Int((angle * Double(Self.angleSteps) / (2 * .pi)).rounded()) % Self.angleSteps
-        if a < 0 { a += Self.angleSteps }
+        let steps = min(max(steps, 4), 3600)
+        var a = Int((angle * Double(steps) / (2 * .pi)).rounded()) % steps
+        if a < 0 { a += steps }
         let key = TurnedKey(serial: b.serial, ox: Int32((ox * 64).rounded()), oy: Int32((oy * 64).rounded()), angle: Int16(a),
-                            fx: UInt8(fx), fy: UInt8(fy))
+                            steps: Int16(steps), fx: UInt8(fx), fy: UInt8(fy))
         clock += 1
         if let hit = turned[key] {
             turned[key] = (hit.turned, clock)
             return (hit.turned, ix, iy)
         }
-        let t = Self.turn(b, ox: Double(key.ox) / 64, oy: Double(key.oy) / 64, angle: Double(a) * 2 * .pi / Double(Self.angleSteps),
+        let t = Self.turn(b, ox: Double(key.ox) / 64, oy: Double(key.oy) / 64, angle: Double(a) * 2 * .pi / Double(steps),
                           fx: Double(fx) / p, fy: Double(fy) / p, serial: nextSerial())
         turnedMade += 1
         if turnedBytes + t.image.bytes > maxBytes { evictTurned(keeping: maxBytes * 3 / 4 - t.image.bytes) }
