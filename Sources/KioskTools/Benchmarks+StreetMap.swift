@@ -180,7 +180,11 @@ extension Benchmarks {
         add("street_interactive_tilted_1080p_ms", BenchSupport.median(gestureTilts), "ms",
             "street map frame during a tilt gesture (40-60 deg, bearing 30, interactive)")
         // The frames that drew the ground cache first (one every few degrees) are the slowest.
+        add("street_interactive_tilted_1080p_p90_ms", BenchSupport.percentile(gestureTilts, 90), "ms", "  90th percentile")
         add("street_interactive_tilted_1080p_max_ms", gestureTilts.max() ?? 0, "ms", "  slowest of \(gestureTilts.count)")
+        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_GESTURE_FRAMES"] != nil {
+            progress("  tilt gesture frames (ms): " + gestureTilts.map { String(format: "%.1f", $0) }.joined(separator: " "))
+        }
         add("street_tilt_gesture_ground_cache_builds_per_100", 100 * Double(renderer.groundCacheBuilds - builds) / Double(max(1, gestureTilts.count)),
             "frames", "  frames of 100 that drew the ground cache first")
         renderer.usesBaseMapCache = false

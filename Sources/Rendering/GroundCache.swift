@@ -35,31 +35,43 @@ struct GroundCache {
     /// The frame pixel -> cache pixel map for a frame of `p` (pixel centres at +0.5), or nil
     /// when `p`'s ground from row `top` down is not all inside the cache's drawn ground (or the
     /// zoom moved too far).
-    func mapping(for p: Projection, fromRow top: Double) -> Homography? {
-        guard abs(p.camera.zoom - projection.camera.zoom) <= GroundCache.maxZoomChange else { return nil }
+    /// `room`: the part of the margin (0...1) to keep unused, and of the stretch range: whether
+    /// the cache still serves with room to spare (a new one is drafted before it runs out).
+    func mapping(for p: Projection, fromRow top: Double, room: Double = 0) -> Homography? {
+        guard abs(p.camera.zoom - projection.camera.zoom) <= GroundCache.maxZoomChange * (1 - room) else { return nil }
         let h = Homography.between(frame: p, cache: projection)
         let w = p.screen.width, bottom = p.screen.height
-        let cacheW = Double(image.width), cacheH = Double(image.height)
+        let inset = room * Double(margin)
+        let cacheW = Double(image.width) - inset, cacheH = Double(image.height) - inset
+        let left = inset, groundTop = self.groundTop + inset
+        let least = pow(GroundCache.stretchRange.lowerBound, 1 - room), most = pow(GroundCache.stretchRange.upperBound, 1 - room)
         // The map is projective: if every corner of the rectangle lands in front of the eye
         // (w > 0; w is affine over the rectangle, so it is positive inside too), the rectangle
         // lands on the convex quadrilateral of its corners, inside the cache's (convex) drawn
         // ground when the corners are.
         for (x, y) in [(0.0, top), (w, top), (0.0, bottom), (w, bottom)] {
-            guard let (u, v) = h.apply(x, y), u >= 0, u <= cacheW, v >= groundTop, v <= cacheH else { return nil }
+            guard let (u, v) = h.apply(x, y), u >= left, u <= cacheW, v >= groundTop, v <= cacheH else { return nil }
         }
         // Covered is not enough: the far ground of a steep cache, brought near by a pan or a
         // lower tilt, would be its few pixels blown up. A frame pixel must span between 0.7 and
         // 1.43 cache pixels in every direction (checked at the corners and the centre; the
         // stretch of a homography changes monotonically along w, affine over the rectangle).
         for (x, y) in [(0.0, top), (w, top), (0.0, bottom), (w, bottom), (w / 2, (top + bottom) / 2)] {
-            guard let (least, most) = h.stretch(x, y), least >= GroundCache.stretchRange.lowerBound,
-                  most <= GroundCache.stretchRange.upperBound else { return nil }
+            guard let (lo, hi) = h.stretch(x, y), lo >= least, hi <= most else { return nil }
         }
         return h
     }
 
     /// How far a frame pixel may span in cache pixels, in any direction, for the cache to serve.
     static let stretchRange = 0.7...1.43
+
+    /// The room (`mapping`) below which the next cache is drafted, and in how many slices of
+    /// rows of about equal work (one a frame): at 0.4 degrees of tilt a frame, half the room
+    /// lasts about 5 frames.
+    /// (Tried: 6 slices from 0.6 of the room, 8 from 0.7: a draft was then always under way,
+    /// and the gesture's median frame doubled.)
+    static let draftRoom = 0.5
+    static let draftSlices = 4
 
     /// Fills `rows` of the frame with the cache's pixels through `h` (nearest neighbour).
     /// Spans of `span` pixels: the exact map at the span's ends, stepped linearly between in
@@ -209,23 +221,42 @@ struct Homography: Equatable {
 }
 
 extension MapRenderer {
-    /// The base map of an interactive tilted frame from the ground cache: drawn first (the
-    /// frame's camera, the screen and a margin, at final quality) when there is none or it does
-    /// not cover the frame's ground, then warped into the frame in bands. Rows above the sky's
-    /// opaque line get the sea (the sky covers them). `meanwhile` runs on this thread while the
-    /// pool draws or warps.
+    /// The base map of an interactive tilted frame from the ground cache, warped into the
+    /// frame in bands; rows above the sky's opaque line get the sea (the sky covers them).
+    /// The cache: when the frame still fits it but with less than `draftRoom` to spare, the
+    /// next one is drafted for the frame's camera and drawn a slice a frame while the frames
+    /// warp the old one (a cache drawn whole took 70 ms, four times a frame drawn in full);
+    /// when the frame leaves the old one first, the draft's other slices are drawn at once; with
+    /// no cache (a gesture's first frame) or none that fits, it is drawn whole.
+    /// `meanwhile` runs on this thread while the pool draws or warps.
     func reproject(view: GroundView, frame: FrameBuffer, meanwhile: (() -> Void)?) {
         let p = view.projection
         // The sky is opaque down to its line: the ground is needed from there.
         let top = max(0, min(Double(frame.height), floor(view.skyLineY ?? 0)))
         var work = meanwhile
+        if let d = groundDraft {
+            drawDraft(d, slices: 1, meanwhile: work)
+            work = nil
+            if d.done { adopt(d) }
+        }
         var mapping = groundCache?.mapping(for: p, fromRow: top)
+        if mapping == nil, let d = groundDraft {
+            drawDraft(d, slices: d.slices.count, meanwhile: work)
+            work = nil
+            adopt(d)
+            mapping = groundCache?.mapping(for: p, fromRow: top)
+        }
         if mapping == nil {
             let c = drawGroundCache(projection: p, meanwhile: work)
             work = nil
             groundCache = c
             groundCacheBuilds += 1
             mapping = c.mapping(for: p, fromRow: top)
+        } else if groundDraft == nil, raster == nil, groundCache?.mapping(for: p, fromRow: top, room: GroundCache.draftRoom) == nil {
+            // (Under raster tiles, whose painter keeps caches and stays on one thread, a
+            // cache is drawn whole. With any number of bands the caches change at the same
+            // frames, so the frames are the one-band frames.)
+            groundDraft = draftGroundCache(projection: p)
         }
         guard let h = mapping, let cache = groundCache, let src = cairo_image_surface_get_data(cache.image.surface) else {
             // Cannot happen (the cache was drawn for this camera); draw the frame in full.
@@ -253,23 +284,86 @@ extension MapRenderer {
         }, meanwhile: work)
     }
 
-    /// Draws the ground cache for a frame of `p`: `p`'s camera on its screen grown by the
-    /// margin each side, the eye at `p`'s distance.
-    func drawGroundCache(projection p: Projection, meanwhile: (() -> Void)?) -> GroundCache {
+    /// The draft becomes the cache; the old cache's image is kept for the next draft.
+    private func adopt(_ d: GroundCacheDraft) {
+        groundSpare = groundCache?.image
+        groundCache = d.cache
+        groundDraft = nil
+        groundCacheBuilds += 1
+    }
+
+    /// Starts drawing the ground cache for a frame of `p` a slice at a time: the base map's
+    /// plan made now, the slices cut where the street map's estimated work is equal.
+    func draftGroundCache(projection p: Projection) -> GroundCacheDraft {
+        let (image, cacheProjection, m) = groundCacheCanvas(projection: p, reusing: groundSpare)
+        groundSpare = nil
+        let view = GroundView(projection: cacheProjection)
+        let plan = basePlan(view: view, zoom: p.camera.zoom, antialias: true)
+        let w = image.width, h = image.height
+        let costs = plan.street?.bandWork(width: w, height: h).rowCosts() ?? [Double](repeating: 1, count: h)
+        let cache = GroundCache(image: image, projection: cacheProjection, margin: m, groundTop: max(0, view.farLineY ?? 0))
+        return GroundCacheDraft(cache: cache, plan: plan, rowCosts: costs,
+                                slices: BandWork.cuts(rowCosts: costs, bands: GroundCache.draftSlices))
+    }
+
+    /// Draws the draft's next `slices` slices (the rows in bands of equal estimated work).
+    func drawDraft(_ d: GroundCacheDraft, slices: Int, meanwhile: (() -> Void)?) {
+        let last = min(d.next + slices, d.slices.count - 1)
+        let y0 = d.slices[d.next], y1 = d.slices[last]
+        d.next = last
+        let image = d.cache.image
+        guard y1 > y0, let data = cairo_image_surface_get_data(image.surface) else { meanwhile?(); return }
+        let cuts = BandWork.cuts(rowCosts: Array(d.rowCosts[y0..<y1]), bands: bands).map { $0 + y0 }
+        let plan = d.plan, base = UncheckedSendable(UnsafeMutableRawPointer(data))
+        let width = image.width, height = image.height, stride = Int(cairo_image_surface_get_stride(image.surface))
+        cairo_surface_flush(image.surface)
+        MapRenderer.overlapping({
+            _ = MapRenderer.draw(plan, over: base.value, width: width, height: height, stride: stride, cuts: cuts)
+        }, meanwhile: meanwhile)
+        cairo_surface_mark_dirty(image.surface)
+    }
+
+    /// The image (the spare's when it is the size), and the camera, of a ground cache for `p`.
+    private func groundCacheCanvas(projection p: Projection, reusing spare: CairoImage?) -> (CairoImage, Projection, Int) {
         let width = Int(p.screen.width), height = Int(p.screen.height)
         let m = GroundCache.margin(width: width, height: height)
         let w = width + 2 * m, h = height + 2 * m
-        let image = groundCache.flatMap { $0.image.width == w && $0.image.height == h ? $0.image : nil } ?? CairoImage.rgb24(width: w, height: h)
+        let image = spare.flatMap { $0.width == w && $0.height == h ? $0 : nil } ?? CairoImage.rgb24(width: w, height: h)
         let cacheProjection = Projection(camera: p.camera, screen: Size(width: Double(w), height: Double(h)), cameraDistance: p.cameraDistance)
+        return (image, cacheProjection, m)
+    }
+
+    /// Draws the ground cache for a frame of `p`, whole: `p`'s camera on its screen grown by
+    /// the margin each side, the eye at `p`'s distance.
+    func drawGroundCache(projection p: Projection, meanwhile: (() -> Void)?) -> GroundCache {
+        let (image, cacheProjection, m) = groundCacheCanvas(projection: p, reusing: groundCache?.image ?? groundSpare)
         let view = GroundView(projection: cacheProjection)
         cairo_surface_flush(image.surface)
         if let data = cairo_image_surface_get_data(image.surface) {
-            paintBaseInBands(into: UnsafeMutableRawPointer(data), width: w, height: h, stride: Int(cairo_image_surface_get_stride(image.surface)),
+            paintBaseInBands(into: UnsafeMutableRawPointer(data), width: image.width, height: image.height,
+                             stride: Int(cairo_image_surface_get_stride(image.surface)),
                              view: view, zoom: p.camera.zoom, antialias: true, meanwhile: meanwhile)
         } else {
             meanwhile?()
         }
         cairo_surface_mark_dirty(image.surface)
         return GroundCache(image: image, projection: cacheProjection, margin: m, groundTop: max(0, view.farLineY ?? 0))
+    }
+}
+
+/// A ground cache being drawn a slice of rows a frame (`MapRenderer.reproject`).
+final class GroundCacheDraft {
+    let cache: GroundCache
+    let plan: BasePlan
+    /// The street map's estimated work per row of the cache (equal rows without one).
+    let rowCosts: [Double]
+    /// Row boundaries of the slices, 0 first and the cache's height last.
+    let slices: [Int]
+    /// The next slice.
+    var next = 0
+    var done: Bool { next >= slices.count - 1 }
+
+    init(cache: GroundCache, plan: BasePlan, rowCosts: [Double], slices: [Int]) {
+        self.cache = cache; self.plan = plan; self.rowCosts = rowCosts; self.slices = slices
     }
 }

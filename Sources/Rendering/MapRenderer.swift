@@ -72,6 +72,10 @@ public final class MapRenderer {
     /// The ground of the last tilted interactive frames, with a margin (`GroundCache`); dropped
     /// by any other frame.
     var groundCache: GroundCache?
+    /// The next ground cache, being drawn a slice a frame; and the image of the one before,
+    /// for the next draft.
+    var groundDraft: GroundCacheDraft?
+    var groundSpare: CairoImage?
     /// How many times the ground cache was drawn (tests and bench: a tilt gesture draws it once
     /// every few degrees).
     public internal(set) var groundCacheBuilds = 0
@@ -219,13 +223,20 @@ public final class MapRenderer {
     private var baseMargin: Int? { screenSize.map { MapRenderer.cacheMargin(width: $0.0, height: $0.1) } }
     private var layerMargin: Int? { screenSize.map { OverlayLayer.margin(width: $0.0, height: $0.1) } }
 
+    /// Lets the ground cache, its draft and its spare image go.
+    func dropGroundCache() {
+        groundCache = nil
+        groundDraft = nil
+        groundSpare = nil
+    }
+
     /// Forgets the overlay layer (the next frame draws names and markers again): for measuring.
     public func invalidateOverlayLayer() { overlayLayer?.invalidate() }
 
     /// Forgets the cached base map (e.g. after the style or the data changed).
     public func invalidateCache() {
         baseCache = nil
-        groundCache = nil
+        dropGroundCache()
         overlayLayer?.invalidate()
     }
 
@@ -583,32 +594,38 @@ public final class MapRenderer {
             return
         }
         let base = UnsafeSendablePointer(pixels)
-        let style = style
-        // The paths are built once, here; the bands only fill and stroke them.
-        let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
-        // Under a street map whose opaque background covers the view, the world is hidden.
-        let paths = streetMapCovers(view: view, zoom: zoom) ? VectorMapPainter.Paths()
-            : painter.paths(view: view, zoom: zoom, parallel: true, alongside: alongsidePaths)
-        defer { paths.free() }
-        let street = vector.map { streetPainter($0, view: view, zoom: zoom, antialias: antialias).layers(view: view, zoom: zoom, parallel: true) }
+        let ready = basePlan(view: view, zoom: zoom, antialias: antialias, alongsidePaths: alongsidePaths)
         // Equal rows, or for the street map rows of equal estimated work: its lines crowd into
         // parts of the view (the town, the far ground of a tilted view), and a band waits for
         // the other. Any split gives the same bytes.
         // The cuts learn from the bands' times (`BandBalance`): the estimate alone left one band
         // waiting 2.4 ms of an 18 ms street frame.
-        let balance = street == nil ? worldBalance : streetBalance
-        let plan = balance.cuts(rowCosts: street?.bandWork(width: width, height: height).rowCosts(), bands: n, width: width, height: height)
+        let balance = ready.street == nil ? worldBalance : streetBalance
+        let plan = balance.cuts(rowCosts: ready.street?.bandWork(width: width, height: height).rowCosts(), bands: n, width: width, height: height)
         let cuts = plan.cuts
         let times = ParallelSlots<[Double]>(count: 1, initial: [])
         MapRenderer.overlapping({
-            times[0] = MapRenderer.bands(over: base, width: width, height: height, stride: stride, cuts: cuts) { cr, _ in
-                cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
-                cairo_paint(cr)
-                painter.paint(cr: cr, paths: paths, zoom: zoom)
-                if let street { StreetMapPainter.draw(street, cr: cr) }
-            }
+            times[0] = MapRenderer.bands(over: base, width: width, height: height, stride: stride, cuts: cuts) { cr, _ in ready.draw(cr: cr) }
         }, meanwhile: meanwhile)
         balance.learn(cuts: cuts, estimates: plan.estimates, times: times[0])
+    }
+
+    /// The base map of a view made ready to draw in bands: the world's paths and the street
+    /// map's layers built here, once (on this thread and the pool).
+    func basePlan(view: GroundView, zoom: Double, antialias: Bool, alongsidePaths: (@Sendable () -> Void)? = nil) -> BasePlan {
+        let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
+        // Under a street map whose opaque background covers the view, the world is hidden.
+        let paths = streetMapCovers(view: view, zoom: zoom) ? VectorMapPainter.Paths()
+            : painter.paths(view: view, zoom: zoom, parallel: true, alongside: alongsidePaths)
+        let street = vector.map { streetPainter($0, view: view, zoom: zoom, antialias: antialias).layers(view: view, zoom: zoom, parallel: true) }
+        return BasePlan(style: style, painter: painter, paths: paths, street: street, zoom: zoom)
+    }
+
+    /// Draws any rows of the base map of a whole number of bands of the pixels at `base`
+    /// (`cuts`: consecutive row boundaries), each band on a thread of the pool; returns the
+    /// bands' CPU times (`bands(over:)`).
+    static func draw(_ plan: BasePlan, over base: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, cuts: [Int]) -> [Double] {
+        bands(over: UnsafeSendablePointer(base), width: width, height: height, stride: stride, cuts: cuts) { cr, _ in plan.draw(cr: cr) }
     }
 
     /// Runs `work` on the pool while `meanwhile` runs on this thread, and returns when both are
@@ -829,7 +846,7 @@ public final class MapRenderer {
         let vx = projection.centerWorld.x - Double(frame.width) / 2
         let vy = projection.centerWorld.y - Double(frame.height) / 2
         // The ground cache lives for a gesture over a tilted map: any other frame lets it go.
-        if !(usesBaseMapCache && usesGroundCache && quality == .interactive && view.tilted) { groundCache = nil }
+        if !(usesBaseMapCache && usesGroundCache && quality == .interactive && view.tilted) { dropGroundCache() }
         if usesBaseMapCache {
             if flatNorthUp, var c = baseCache, c.zoom == camera.zoom, !(quality == .final && c.offGrid) {
                 // The camera's longitude wraps at the antimeridian, so its world x jumps by the
@@ -1030,6 +1047,29 @@ extension MapRenderer {
             return (nil, "warning: \(path) holds vector tiles; open it with openTiles (or source = \"tiles\"). Showing the built-in world map instead.")
         }
         return (opened.raster, opened.warnings.first)
+    }
+}
+
+/// The base map of one view made ready to draw (`MapRenderer.basePlan`): the bands only read
+/// it, each filling and stroking it on its own context clipped to its rows.
+final class BasePlan: @unchecked Sendable {
+    let style: MapStyle
+    let painter: VectorMapPainter
+    let paths: VectorMapPainter.Paths
+    let street: StreetMapPainter.Layers?
+    let zoom: Double
+
+    init(style: MapStyle, painter: VectorMapPainter, paths: VectorMapPainter.Paths, street: StreetMapPainter.Layers?, zoom: Double) {
+        self.style = style; self.painter = painter; self.paths = paths; self.street = street; self.zoom = zoom
+    }
+    deinit { paths.free() }
+
+    /// Sea, the built-in world, the street map, on `cr` (clipped to a band's rows).
+    func draw(cr: OpaquePointer) {
+        cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
+        cairo_paint(cr)
+        painter.paint(cr: cr, paths: paths, zoom: zoom)
+        if let street { StreetMapPainter.draw(street, cr: cr) }
     }
 }
 

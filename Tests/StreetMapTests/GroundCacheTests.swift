@@ -119,6 +119,63 @@ import TouchCore
         return n
     }
 
+    /// The next cache is drafted before the frames leave the old one and drawn a slice a
+    /// frame: the frames keep warping the old one meanwhile, and the drafted cache is the one
+    /// drawn whole for its camera, byte for byte (any split of the rows draws the same bytes).
+    @Test func theNextCacheIsDraftedASliceAFrame() throws {
+        let r = Self.streetRenderer()
+        let f = OwnedFrameBuffer(width: 640, height: 360)
+        r.render(MapScene(camera: Self.camera(tilt: 45)), into: f.buffer, quality: .interactive)
+        #expect(r.groundCacheBuilds == 1 && r.groundDraft == nil)
+        var tilt = 45.0
+        while r.groundDraft == nil && tilt < 52 {
+            tilt += 0.4
+            r.render(MapScene(camera: Self.camera(tilt: tilt)), into: f.buffer, quality: .interactive)
+        }
+        let draft = try #require(r.groundDraft, "a draft by 52 degrees")
+        #expect(tilt > 45.5, "not before the frames have used some of the room: \(tilt)")
+        let first = try #require(r.groundCache?.image)
+        var frames = 0
+        while r.groundDraft != nil {
+            tilt += 0.4
+            r.render(MapScene(camera: Self.camera(tilt: tilt)), into: f.buffer, quality: .interactive)
+            #expect(r.lastFrameKind == .reprojected)
+            frames += 1
+        }
+        #expect(frames == GroundCache.draftSlices, "a slice a frame")
+        #expect(r.groundCacheBuilds == 2 && r.groundCache?.image === draft.cache.image && r.groundSpare === first)
+        let whole = Self.streetRenderer().drawGroundCache(projection: Projection(camera: draft.cache.projection.camera, screen: Size(width: 640, height: 360)),
+                                                          meanwhile: nil)
+        let a = draft.cache.image, b = whole.image
+        #expect(a.width == b.width && a.height == b.height)
+        var differing = 0
+        for y in 0..<a.height { for x in 0..<a.width where a.pixel(x: x, y: y) != b.pixel(x: x, y: y) { differing += 1 } }
+        #expect(differing == 0)
+    }
+
+    /// A frame that leaves the old cache before the draft is done has the draft's other slices
+    /// drawn at once, and is taken from the draft.
+    @Test func aFrameThatLeavesTheOldCacheFinishesTheDraft() throws {
+        let r = Self.streetRenderer()
+        let f = OwnedFrameBuffer(width: 640, height: 360)
+        r.render(MapScene(camera: Self.camera(tilt: 45)), into: f.buffer, quality: .interactive)
+        var tilt = 45.0
+        while r.groundDraft == nil && tilt < 52 {
+            tilt += 0.4
+            r.render(MapScene(camera: Self.camera(tilt: tilt)), into: f.buffer, quality: .interactive)
+        }
+        let draft = try #require(r.groundDraft)
+        let old = try #require(r.groundCache)
+        // A jump in one frame beyond the old cache, within the draft's.
+        func fits(_ c: GroundCache, _ t: Double) -> Bool {
+            c.mapping(for: Projection(camera: Self.camera(tilt: t), screen: Size(width: 640, height: 360)), fromRow: 0) != nil
+        }
+        let jump = try #require(stride(from: tilt + 0.2, to: tilt + 6, by: 0.2).first { !fits(old, $0) && fits(draft.cache, $0) })
+        r.render(MapScene(camera: Self.camera(tilt: jump)), into: f.buffer, quality: .interactive)
+        #expect(r.lastFrameKind == .reprojected && r.groundDraft == nil && r.groundCacheBuilds == 2)
+        #expect(r.groundCache?.image === draft.cache.image && draft.done)
+    }
+
     /// At the camera the cache was drawn for, the interactive frame's ground is the final
     /// frame's: the same pixels, but for dashes cut where the larger view clips their lines.
     /// A tilt, a turn, a pan and a pinch away, the ground is the full frame's of that camera
