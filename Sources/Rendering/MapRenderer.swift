@@ -212,6 +212,11 @@ public final class MapRenderer {
             out.append(("palette tile scratch (\(r.expansions) regions expanded, \(r.expandedPixels / 1000) kpx)", r.scratchBytes / (256 * 256 * 4), 1,
                         r.scratchBytes, "one tile a pixel format: a palette tile is expanded only where it is drawn, never kept expanded"))
         }
+        for (name, image) in [("ground cache", groundCache?.image), ("ground cache draft", groundDraft?.cache.image), ("ground cache spare", groundSpare)] {
+            guard let image else { continue }
+            out.append((name, image.width, image.height, image.width * image.height * 4,
+                        "screen + 1/8 of its height each side; only while a gesture moves a tilted map (two images while the next is drafted)"))
+        }
         if let v = vector {
             out.append(("decoded vector tiles (of \(v.maxBytes >> 20) MiB at most)", v.cachedTileCount, 1, v.cachedBytes,
                         "the cached base map's tiles at two zooms, their ring and parents, 1 MiB each"))
