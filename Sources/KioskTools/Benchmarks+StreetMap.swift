@@ -33,15 +33,26 @@ extension Benchmarks {
             // TOUCHBRIDGE_BENCH_VIEW=flat: full flat frames instead (as the full-frame key:
             // the view 40 px further east each frame, 7 places).
             // TOUCHBRIDGE_BENCH_VIEW=gesture: the tilt gesture's interactive frames (as the
-            // interactive key: 0.4 degrees a frame, the ground cache on).
+            // interactive key: 0.4 degrees a frame, the ground cache on); =pinch: a pinch of a
+            // map tilted 50 degrees, 0.05 zoom levels a frame from 15 to 17 and back.
             let flat = env["TOUCHBRIDGE_BENCH_VIEW"] == "flat", gesture = env["TOUCHBRIDGE_BENCH_VIEW"] == "gesture"
-            renderer.usesBaseMapCache = gesture
+            let pinch = env["TOUCHBRIDGE_BENCH_VIEW"] == "pinch"
+            renderer.usesBaseMapCache = gesture || pinch
+            // TOUCHBRIDGE_BENCH_GROUND_CACHE=0: those frames drawn in full, as before the ground cache.
+            renderer.usesGroundCache = env["TOUCHBRIDGE_BENCH_GROUND_CACHE"] != "0"
             var profiled = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: flat ? 0 : 30, tilt: flat ? 0 : 50))
+            var times: [Double] = []
             for i in 0..<n {
-                if gesture {
-                    let phase = (i + 1) % 100
-                    profiled.camera.tilt = 40 + 0.4 * Double(phase < 50 ? phase : 100 - phase)
+                if gesture || pinch {
+                    let phase = (i + 1) % (gesture ? 100 : 80)
+                    if gesture {
+                        profiled.camera.tilt = 40 + 0.4 * Double(phase < 50 ? phase : 100 - phase)
+                    } else {
+                        profiled.camera.zoom = 15 + 0.05 * Double(phase < 40 ? phase : 80 - phase)
+                    }
+                    let t0 = BenchSupport.nanos()
                     renderer.render(profiled, into: frame.buffer, quality: .interactive)
+                    times.append(Double(BenchSupport.nanos() - t0) / 1e6)
                     continue
                 }
                 if flat {
@@ -51,7 +62,11 @@ extension Benchmarks {
                 }
                 renderer.render(profiled, into: frame.buffer)
             }
-            progress("  \(n) \(flat ? "flat" : gesture ? "tilt gesture" : "tilted") street frames drawn for profiling")
+            if !times.isEmpty {
+                progress(String(format: "  frames: median %.2f ms, 90th percentile %.2f, slowest %.2f; %d ground caches drawn",
+                                BenchSupport.median(times), BenchSupport.percentile(times, 90), times.max() ?? 0, renderer.groundCacheBuilds))
+            }
+            progress("  \(n) \(flat ? "flat" : gesture ? "tilt gesture" : pinch ? "tilted pinch" : "tilted") street frames drawn for profiling")
             return
         }
         var k = 0

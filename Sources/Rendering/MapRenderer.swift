@@ -76,6 +76,10 @@ public final class MapRenderer {
     /// for the next draft.
     var groundDraft: GroundCacheDraft?
     var groundSpare: CairoImage?
+    /// Frames the ground cache has served since it was drawn; and whether this gesture's
+    /// frames are drawn in full instead (`GroundCache.minimumServed`).
+    var groundServed = 0
+    var groundDeclined = false
     /// How many times the ground cache was drawn (tests and bench: a tilt gesture draws it once
     /// every few degrees).
     public internal(set) var groundCacheBuilds = 0
@@ -233,6 +237,8 @@ public final class MapRenderer {
         groundCache = nil
         groundDraft = nil
         groundSpare = nil
+        groundServed = 0
+        groundDeclined = false
     }
 
     /// Forgets the overlay layer (the next frame draws names and markers again): for measuring.
@@ -894,8 +900,8 @@ public final class MapRenderer {
                 resample(c, cr: cr, projection: projection, frame: frame)
                 return .resampled
             }
-            if quality == .interactive, view.tilted, usesGroundCache {
-                reproject(view: view, frame: frame, meanwhile: meanwhile)
+            if quality == .interactive, view.tilted, usesGroundCache, !groundDeclined,
+               reproject(view: view, frame: frame, meanwhile: meanwhile) {
                 cairo_surface_mark_dirty(surface)
                 return .reprojected
             }

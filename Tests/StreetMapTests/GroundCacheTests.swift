@@ -191,6 +191,9 @@ import TouchCore
             limits.append((c, 0.003))
         }
         for (i, (c, limit)) in limits.enumerated() {
+            // A cache that served fewer than `minimumServed` frames is not redrawn but given up
+            // (`aGestureTooFastForTheCacheIsDrawnInFull`): the cache's camera is held a while.
+            if i == 0 { for _ in 0..<GroundCache.minimumServed { r.render(MapScene(camera: c), into: f.buffer, quality: .interactive) } }
             r.render(MapScene(camera: c), into: f.buffer, quality: .interactive)
             #expect(r.lastFrameKind == .reprojected && r.groundCacheBuilds == 1)
             let full = Self.streetRenderer()
@@ -207,12 +210,16 @@ import TouchCore
     @Test func aCameraTheCacheDoesNotCoverDrawsItAgain() {
         let r = Self.streetRenderer()
         let f = OwnedFrameBuffer(width: 640, height: 360)
-        r.render(MapScene(camera: Self.camera(tilt: 45)), into: f.buffer, quality: .interactive)
+        // Each camera held for `minimumServed` frames (a cache that served fewer is given up).
+        func hold(_ c: CameraPosition) {
+            for _ in 0..<GroundCache.minimumServed { r.render(MapScene(camera: c), into: f.buffer, quality: .interactive) }
+        }
+        hold(Self.camera(tilt: 45))
         #expect(r.groundCacheBuilds == 1)
         var expected = 1
         for c in [Self.camera(tilt: 60), Self.camera(tilt: 60, bearing: 70), Self.camera(tilt: 60, bearing: 70, east: 700),
                   Self.camera(tilt: 60, bearing: 70, zoom: 16, east: 1400)] {
-            r.render(MapScene(camera: c), into: f.buffer, quality: .interactive)
+            hold(c)
             expected += 1
             #expect(r.lastFrameKind == .reprojected && r.groundCacheBuilds == expected, "\(c)")
             #expect(r.groundCache?.projection.camera == c)
@@ -238,6 +245,30 @@ import TouchCore
             #expect(StreetLinesTests.differing(frames[0].buffer, frames[2].buffer) == 0, "frame \(i), 3 bands")
         }
         #expect(renderers.allSatisfy { $0.groundCacheBuilds == 1 })
+    }
+
+    /// A camera too fast for the cache (a pinch of a tilted map at 0.05 levels a frame: a cache
+    /// every 2.5 frames) gives it up for the rest of the gesture: those frames are drawn in
+    /// full, as before the cache; the final frame after the gesture lets the choice go.
+    @Test func aGestureTooFastForTheCacheIsDrawnInFull() {
+        let r = Self.streetRenderer()
+        let f = OwnedFrameBuffer(width: 640, height: 360)
+        var kinds: [MapRenderer.FrameKind] = []
+        for i in 0..<12 {
+            r.render(MapScene(camera: Self.camera(tilt: 50, zoom: 15 + 0.05 * Double(i))), into: f.buffer, quality: .interactive)
+            kinds.append(r.lastFrameKind)
+        }
+        let firstFull = kinds.firstIndex(of: .full)
+        #expect(firstFull != nil && firstFull! >= 1 && firstFull! <= GroundCache.minimumServed, "\(kinds)")
+        #expect(kinds[firstFull!...].allSatisfy { $0 == .full }, "declined for the rest of the gesture: \(kinds)")
+        #expect(r.groundCacheBuilds == 1 && r.groundCache == nil && r.groundDeclined)
+        r.render(MapScene(camera: Self.camera(tilt: 50, zoom: 15.6)), into: f.buffer)
+        #expect(!r.groundDeclined)
+        // The next gesture, a slow tilt, takes its frames from the cache again.
+        for i in 1...6 {
+            r.render(MapScene(camera: Self.camera(tilt: 50 + 0.4 * Double(i), zoom: 15.6)), into: f.buffer, quality: .interactive)
+            #expect(r.lastFrameKind == .reprojected)
+        }
     }
 
     /// `usesGroundCache` off (or the base-map cache off): tilted interactive frames are drawn
