@@ -220,6 +220,16 @@ import TouchCore
         #expect(a.0.image.pixels == f.0.image.pixels && a.0.image.serial != f.0.image.serial)
     }
 
+    /// A glyph image knows each row's first and last pixel that is not transparent (a copy
+    /// passes over the rest); an empty row has none.
+    @Test func aGlyphImageKnowsWhereEachRowHasInk() {
+        var px = [UInt32](repeating: 0, count: 5 * 3)
+        px[1] = 0xff00_0000; px[3] = 0x8000_0000          // row 0: columns 1 and 3
+        px[2 * 5 + 4] = 0x0100_0000                         // row 2: column 4; row 1 empty
+        let b = GlyphBitmap(width: 5, height: 3, pixels: px, dx: 0, dy: 0, serial: 1)
+        #expect(b.rowSpans == [1, 4, 0, 0, 4, 5])
+    }
+
     @Test func aTurnedGlyphKeepsItsCentre() {
         let text = TextRenderer(family: MapStyle.standard.fontFamily)
         let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),

@@ -13,11 +13,27 @@ final class GlyphBitmap: @unchecked Sendable {
     /// A number of its own (never reused), for keys of images made from it.
     let serial: Int
 
+    /// Each row's first pixel that is not transparent and the end of its last (two Int32 a
+    /// row; 0, 0 for an empty row): a copy passes over the transparent corners of a turned
+    /// glyph without looking at them.
+    let rowSpans: [Int32]
+
     init(width: Int, height: Int, pixels: [UInt32], dx: Int, dy: Int, serial: Int) {
         self.width = width; self.height = height; self.pixels = pixels; self.dx = dx; self.dy = dy; self.serial = serial
+        var spans = [Int32](repeating: 0, count: 2 * height)
+        pixels.withUnsafeBufferPointer { px in
+            for y in 0..<height {
+                let row = px.baseAddress! + y * width
+                var a = 0, b = width
+                while a < width && row[a] == 0 { a += 1 }
+                while b > a && row[b - 1] == 0 { b -= 1 }
+                if a < b { spans[2 * y] = Int32(a); spans[2 * y + 1] = Int32(b) }
+            }
+        }
+        rowSpans = spans
     }
 
-    var bytes: Int { pixels.count * 4 + 96 }
+    var bytes: Int { pixels.count * 4 + rowSpans.count * 4 + 96 }
 
     /// Draws `draw(cr, originX, originY)` (the glyph's origin in the scratch image) into a
     /// transparent w x h ARGB32 image and keeps its pixels; nil when the image cannot be made.
@@ -268,7 +284,9 @@ struct GlyphTarget {
             for j in j0..<j1 {
                 let row = (pixels + (dy0 + j) * stride).assumingMemoryBound(to: UInt32.self) + dx0
                 let s = src.baseAddress! + j * b.width
-                for i in i0..<i1 {
+                let first = max(i0, Int(b.rowSpans[2 * j])), end = min(i1, Int(b.rowSpans[2 * j + 1]))
+                guard first < end else { continue }
+                for i in first..<end {
                     let p = s[i]
                     if p == 0 { continue }
                     // An opaque glyph pixel replaces the frame's without reading it.
