@@ -200,7 +200,7 @@ extension Benchmarks {
         if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_GESTURE_FRAMES"] != nil {
             progress("  tilt gesture frames (ms): " + gestureTilts.map { String(format: "%.1f", $0) }.joined(separator: " "))
         }
-        add("street_tilt_gesture_ground_cache_builds_per_100", 100 * Double(renderer.groundCacheBuilds - builds) / Double(max(1, gestureTilts.count)),
+        add("street_tilt_gesture_1080p_cache_builds_per_100", 100 * Double(renderer.groundCacheBuilds - builds) / Double(max(1, gestureTilts.count)),
             "frames", "  frames of 100 that drew the ground cache first")
         renderer.usesBaseMapCache = false
     }
