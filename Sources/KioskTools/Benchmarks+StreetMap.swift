@@ -46,7 +46,7 @@ extension Benchmarks {
                 if gesture || pinch {
                     let phase = (i + 1) % (gesture ? 100 : 80)
                     if gesture {
-                        profiled.camera.tilt = 40 + 0.4 * Double(phase < 50 ? phase : 100 - phase)
+                        profiled.camera.tilt = Self.tiltGestureTilt(step: i + 1)
                     } else {
                         profiled.camera.zoom = 15 + 0.05 * Double(phase < 40 ? phase : 80 - phase)
                     }
@@ -188,8 +188,7 @@ extension Benchmarks {
         // No warm-up: the gesture's first frame (it draws the ground cache) is one of its frames.
         let gestureTilts = BenchSupport.timeRuns(warmup: 0, minRuns: 5, minSeconds: minSeconds) {
             step += 1
-            let phase = step % 100
-            gesture.camera.tilt = 40 + 0.4 * Double(phase < 50 ? phase : 100 - phase)
+            gesture.camera.tilt = Self.tiltGestureTilt(step: step)
             renderer.render(gesture, into: frame.buffer, quality: .interactive)
         }
         add("street_interactive_tilted_1080p_ms", BenchSupport.median(gestureTilts), "ms",
@@ -203,6 +202,12 @@ extension Benchmarks {
         add("street_tilt_gesture_1080p_cache_builds_per_100", 100 * Double(renderer.groundCacheBuilds - builds) / Double(max(1, gestureTilts.count)),
             "frames", "  frames of 100 that drew the ground cache first")
         renderer.usesBaseMapCache = false
+    }
+
+    /// The bench's tilt gesture: 0.4 degrees a frame from 40 to 60 and back (frame `step`).
+    static func tiltGestureTilt(step: Int) -> Double {
+        let phase = step % 100
+        return 40 + 0.4 * Double(phase < 50 ? phase : 100 - phase)
     }
 
     /// `street_full_<H>p_ms`: full redraws of the street map over Vaduz as at 1080p, on a screen

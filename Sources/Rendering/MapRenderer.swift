@@ -616,7 +616,7 @@ public final class MapRenderer {
         let cuts = plan.cuts
         let times = ParallelSlots<[Double]>(count: 1, initial: [])
         MapRenderer.overlapping({
-            times[0] = MapRenderer.bands(over: base, width: width, height: height, stride: stride, cuts: cuts) { cr, _ in ready.draw(cr: cr) }
+            times[0] = MapRenderer.draw(ready, over: base.pointer, width: width, height: height, stride: stride, cuts: cuts)
         }, meanwhile: meanwhile)
         balance.learn(cuts: cuts, estimates: plan.estimates, times: times[0])
     }

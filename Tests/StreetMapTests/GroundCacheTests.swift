@@ -51,7 +51,7 @@ import TouchCore
         let cache = Projection(camera: Self.camera(tilt: 50), screen: Size(width: 2190, height: 1350), cameraDistance: 1620)
         for c in [Self.camera(tilt: 54), Self.camera(tilt: 46, bearing: 36), Self.camera(tilt: 50, zoom: 15.7, east: 80)] {
             let p = Projection(camera: c, screen: Size(width: 1920, height: 1080))
-            let e = GroundCache.spanError(Homography.between(frame: p, cache: cache), width: 1920, rows: 0..<1080)
+            let e = Self.spanError(Homography.between(frame: p, cache: cache), width: 1920, rows: 0..<1080)
             #expect(e < 0.02, "\(c): \(e) px")
         }
     }
@@ -299,5 +299,29 @@ extension GroundCacheTests {
             #expect(abs(s.0 * s.1 - abs(j[0] * j[3] - j[1] * j[2])) < 1e-3)
             #expect(abs(s.0 * s.0 + s.1 * s.1 - j.map { $0 * $0 }.reduce(0, +)) < 1e-3)
         }
+    }
+}
+
+extension GroundCacheTests {
+    /// The farthest a sample stepped linearly over a span of `span` pixels of `rows` lies from
+    /// the exact map, in cache pixels (the reason `GroundCache.span` is what it is).
+    static func spanError(_ h: Homography, width: Int, rows: Range<Int>) -> Double {
+        let span = GroundCache.span
+        var worst = 0.0
+        for y in rows {
+            let fy = Double(y) + 0.5
+            var x = 0
+            while x < width {
+                let n = min(span, width - x)
+                guard let a = h.apply(Double(x) + 0.5, fy), let b = h.apply(Double(x + n) + 0.5, fy) else { x += n; continue }
+                for i in 0..<n {
+                    guard let e = h.apply(Double(x + i) + 0.5, fy) else { continue }
+                    let t = Double(i) / Double(n)
+                    worst = max(worst, abs(a.0 + t * (b.0 - a.0) - e.0), abs(a.1 + t * (b.1 - a.1) - e.1))
+                }
+                x += n
+            }
+        }
+        return worst
     }
 }
