@@ -156,13 +156,19 @@ enum LineRasterizer {
                     for j in lo..<hi {
                         let k = Int(b.order[j])
                         let (ha, hb) = halves(layer, k, antialias: antialias)
-                        // Two copies of the pixel loop: one for a width that does not change (or
-                        // by under 1/16 px: the mean).
+                        // A width that does not change (or by under 1/16 px: the mean): the
+                        // capsule's own loop when antialiased; else the general one.
                         if abs(ha - hb) < 1.0 / 16 {
                             let h = ha == hb ? ha : (ha + hb) / 2
-                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: antialias,
-                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                                  marks: marks, markWords: markWords)
+                            if antialias {
+                                coverRound(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h: h, full: full,
+                                           mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                                           marks: marks, markWords: markWords)
+                            } else {
+                                cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: false,
+                                      mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                                      marks: marks, markWords: markWords)
+                            }
                         } else {
                             cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
                                   mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
@@ -286,6 +292,89 @@ enum LineRasterizer {
         }
     }
 
+    /// Raises the mask to one antialiased segment's coverage in rows y0..<y1, its width the
+    /// same along it (half of it h): coverage min(1, 2h, h + 0.5 - d) for a pixel whose centre
+    /// is d from the segment. Each row visits only the pixels whose centres lie inside the
+    /// capsule of radius h + 0.5 about the segment (it is convex: one run a row), and each
+    /// pixel takes the same few steps: the distance along the segment past an end (zero
+    /// between them) and across it, then one square root.
+    @inline(__always)
+    private static func coverRound(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h: Double, full: Double,
+                                   mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
+                                   rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>,
+                                   marks: UnsafeMutablePointer<UInt64>, markWords: Int) {
+        let reach = h + 0.5
+        let reach2 = reach * reach
+        let cap = min(1, 2 * h)
+        let dx = bx - ax, dy = by - ay
+        let len2 = dx * dx + dy * dy
+        let len = len2.squareRoot()
+        let line = len > 0
+        // Along the segment (0 at a, 1 at b) and across it (px), per px of x.
+        let tx = line ? dx / len2 : 0, ty = line ? dy / len2 : 0
+        let sx = line ? -dy / len : 0, sy = line ? dx / len : 0
+        let top = max(Double(y0), min(ay, by) - reach - 0.5)
+        let bottom = min(Double(y1 - 1), max(ay, by) + reach - 0.5)
+        guard top <= bottom else { return }
+        let rowLo = -WholeNumbers.floor(-top), rowHi = WholeNumbers.floor(bottom)
+        guard rowLo <= rowHi else { return }
+        let maxX = Double(width - 1)
+        for py in rowLo...rowHi {
+            let cy = Double(py) + 0.5
+            // The capsule on this row's centre line: the discs about both ends and the band
+            // between them, one interval [xl, xr] (empty when xl > xr).
+            var xl = Double.infinity, xr = -Double.infinity
+            let da = cy - ay, db = cy - by
+            if da * da < reach2 { let w = (reach2 - da * da).squareRoot(); xl = ax - w; xr = ax + w }
+            if db * db < reach2 { let w = (reach2 - db * db).squareRoot(); xl = min(xl, bx - w); xr = max(xr, bx + w) }
+            if line {
+                // 0 <= t <= 1 and |s| < reach, each an interval of x (or all or nothing).
+                var lo = -Double.infinity, hi = Double.infinity
+                let t0 = da * ty, s0 = da * sy
+                if tx != 0 {
+                    let p = ax - t0 / tx, q = ax + (1 - t0) / tx
+                    lo = min(p, q); hi = max(p, q)
+                } else if t0 < 0 || t0 > 1 { lo = .infinity }
+                if sx != 0 {
+                    let p = ax + (-reach - s0) / sx, q = ax + (reach - s0) / sx
+                    lo = max(lo, min(p, q)); hi = min(hi, max(p, q))
+                } else if abs(s0) >= reach { lo = .infinity }
+                if lo <= hi { xl = min(xl, lo); xr = max(xr, hi) }
+            }
+            // Pixels whose centres (x + 0.5) lie in [xl, xr].
+            let left = max(0, xl - 0.5), right = min(maxX, xr - 0.5)
+            guard left <= right else { continue }
+            let l = -WholeNumbers.floor(-left), r = WholeNumbers.floor(right)
+            guard l <= r else { continue }
+            let row = mask + (py - y0) * maskStride
+            let cx = Double(l) + 0.5
+            if !line {
+                // A dot: the distance to its point.
+                var ex = cx - ax
+                for px in l...r {
+                    let d = (ex * ex + da * da).squareRoot()
+                    let m = WholeNumbers.byte(max(min(cap, h + 0.5 - d), 0) * full + 0.5)
+                    row[px] = max(row[px], m)
+                    ex += 1
+                }
+            } else {
+                var t = (cx - ax) * tx + da * ty
+                var s = (cx - ax) * sx + da * sy
+                for px in l...r {
+                    let over = max(max(-t, t - 1), 0) * len
+                    let d = (s * s + over * over).squareRoot()
+                    let m = WholeNumbers.byte(max(min(cap, h + 0.5 - d), 0) * full + 0.5)
+                    row[px] = max(row[px], m)
+                    t += tx; s += sx
+                }
+            }
+            let i = py - y0
+            if l < rowMin[i] { rowMin[i] = l }
+            if r > rowMax[i] { rowMax[i] = r }
+            let mk = marks + i * markWords
+            for w in (l >> 3)...(r >> 3) { mk[w >> 6] |= 1 << UInt64(w & 63) }
+        }
+    }
     /// Asks for the cache lines of a row under the mask's set 8-pixel words (one per 16 pixels),
     /// among the words `marks` holds.
     @inline(__always)
@@ -329,12 +418,18 @@ enum LineRasterizer {
                     for i in x..<x + 8 { row[i] = solid }
                     word.pointee = 0
                 } else if bits != 0 {
-                    for i in x..<x + 8 {
-                        let a = UInt32(m[i])
-                        if a == 0 { continue }
-                        if a == 255 { row[i] = solid; continue }
-                        row[i] = blend.over(row[i], a)
-                    }
+                    // Bit 8j set when byte j (pixel x + j) is covered: only those are visited.
+                    var nz = bits | bits >> 4
+                    nz |= nz >> 2
+                    nz |= nz >> 1
+                    nz &= 0x0101_0101_0101_0101
+                    repeat {
+                        let j = nz.trailingZeroBitCount
+                        nz &= nz &- 1
+                        let a = UInt32(truncatingIfNeeded: bits >> UInt64(j)) & 0xff
+                        let i = x + j >> 3
+                        row[i] = a == 255 ? solid : blend.over(row[i], a)
+                    } while nz != 0
                     word.pointee = 0
                 }
             }
