@@ -156,12 +156,12 @@ enum LineRasterizer {
                     for j in lo..<hi {
                         let k = Int(b.order[j])
                         let (ha, hb) = halves(layer, k, antialias: antialias)
-                        // A width that does not change (or by under 1/16 px: the mean): the
-                        // capsule's own loop when antialiased; else the general one.
+                        // Antialiased: the capsule's loop, for a width that does not change (or by
+                        // under 1/16 px: the mean) or one that does; else the general one.
                         if abs(ha - hb) < 1.0 / 16 {
                             let h = ha == hb ? ha : (ha + hb) / 2
                             if antialias {
-                                coverRound(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h: h, full: full,
+                                coverRound(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full,
                                            mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
                                            marks: marks, markWords: markWords)
                             } else {
@@ -169,8 +169,12 @@ enum LineRasterizer {
                                       mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
                                       marks: marks, markWords: markWords)
                             }
+                        } else if antialias {
+                            coverRound(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full,
+                                       mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                                       marks: marks, markWords: markWords)
                         } else {
-                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
+                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: false,
                                   mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
                                   marks: marks, markWords: markWords)
                         }
@@ -292,20 +296,23 @@ enum LineRasterizer {
         }
     }
 
-    /// Raises the mask to one antialiased segment's coverage in rows y0..<y1, its width the
-    /// same along it (half of it h): coverage min(1, 2h, h + 0.5 - d) for a pixel whose centre
-    /// is d from the segment. Each row visits only the pixels whose centres lie inside the
-    /// capsule of radius h + 0.5 about the segment (it is convex: one run a row), and each
-    /// pixel takes the same few steps: the distance along the segment past an end (zero
-    /// between them) and across it, then one square root.
+    /// Raises the mask to one antialiased segment's coverage in rows y0..<y1, the same values
+    /// as `cover`: coverage min(1, 2h, h + 0.5 - d) for a pixel whose centre is d from the
+    /// segment, half the width h being h0 throughout or (`taper`) h0 + t (h1 - h0) where the
+    /// pixel's foot on the segment lies (t from 0 at a to 1 at b), an end's past that end. Each
+    /// row visits only the pixels whose centres lie inside the capsule of radius
+    /// max(h0, h1) + 0.5 about the segment (it is convex: one run a row; `cover` visits the
+    /// segment's box grown by that), and each pixel takes the same few steps without a branch:
+    /// the distance along the segment past an end (zero between them) and across it, then one
+    /// square root.
     @inline(__always)
-    private static func coverRound(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h: Double, full: Double,
+    private static func coverRound(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double,
                                    mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
                                    rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>,
                                    marks: UnsafeMutablePointer<UInt64>, markWords: Int) {
-        let reach = h + 0.5
+        let reach = (taper ? max(h0, h1) : h0) + 0.5
         let reach2 = reach * reach
-        let cap = min(1, 2 * h)
+        let cap = min(1, 2 * h0), dh = h1 - h0
         let dx = bx - ax, dy = by - ay
         let len2 = dx * dx + dy * dy
         let len = len2.squareRoot()
@@ -313,6 +320,7 @@ enum LineRasterizer {
         // Along the segment (0 at a, 1 at b) and across it (px), per px of x.
         let tx = line ? dx / len2 : 0, ty = line ? dy / len2 : 0
         let sx = line ? -dy / len : 0, sy = line ? dx / len : 0
+        let itx = tx != 0 ? 1 / tx : 0, isx = sx != 0 ? 1 / sx : 0
         let top = max(Double(y0), min(ay, by) - reach - 0.5)
         let bottom = min(Double(y1 - 1), max(ay, by) + reach - 0.5)
         guard top <= bottom else { return }
@@ -332,11 +340,11 @@ enum LineRasterizer {
                 var lo = -Double.infinity, hi = Double.infinity
                 let t0 = da * ty, s0 = da * sy
                 if tx != 0 {
-                    let p = ax - t0 / tx, q = ax + (1 - t0) / tx
+                    let p = ax - t0 * itx, q = ax + (1 - t0) * itx
                     lo = min(p, q); hi = max(p, q)
                 } else if t0 < 0 || t0 > 1 { lo = .infinity }
                 if sx != 0 {
-                    let p = ax + (-reach - s0) / sx, q = ax + (reach - s0) / sx
+                    let p = ax + (-reach - s0) * isx, q = ax + (reach - s0) * isx
                     lo = max(lo, min(p, q)); hi = min(hi, max(p, q))
                 } else if abs(s0) >= reach { lo = .infinity }
                 if lo <= hi { xl = min(xl, lo); xr = max(xr, hi) }
@@ -349,11 +357,11 @@ enum LineRasterizer {
             let row = mask + (py - y0) * maskStride
             let cx = Double(l) + 0.5
             if !line {
-                // A dot: the distance to its point.
+                // A dot (of half width h0): the distance to its point.
                 var ex = cx - ax
                 for px in l...r {
                     let d = (ex * ex + da * da).squareRoot()
-                    let m = WholeNumbers.byte(max(min(cap, h + 0.5 - d), 0) * full + 0.5)
+                    let m = WholeNumbers.byte(max(min(cap, h0 + 0.5 - d), 0) * full + 0.5)
                     row[px] = max(row[px], m)
                     ex += 1
                 }
@@ -363,7 +371,8 @@ enum LineRasterizer {
                 for px in l...r {
                     let over = max(max(-t, t - 1), 0) * len
                     let d = (s * s + over * over).squareRoot()
-                    let m = WholeNumbers.byte(max(min(cap, h + 0.5 - d), 0) * full + 0.5)
+                    let h = taper ? (t > 1 ? h1 : h0 + max(t, 0) * dh) : h0
+                    let m = WholeNumbers.byte(max(min(taper ? min(1, 2 * h) : cap, h + 0.5 - d), 0) * full + 0.5)
                     row[px] = max(row[px], m)
                     t += tx; s += sx
                 }
