@@ -116,6 +116,61 @@ import Testing
         }
     }
 
+    /// Every pixel is the coverage of its distance to the segment, worked out directly for
+    /// each pixel of the canvas (a brute-force reference): min(1, 2h, h + 0.5 - d), h half the
+    /// width where the pixel's foot on the segment lies (an end's past that end; ends under
+    /// 1/16 px apart in width drawn at their mean), within a
+    /// level of rounding; and nothing outside the line's reach is touched. Segments of every
+    /// kind: slanted, level, upright, a point, tapered, reaching past the canvas's edges.
+    @Test func everyPixelIsItsDistancesCoverage() {
+        var g = SystemRandomNumberGenerator()
+        let w = 48, h = 40
+        var cases: [(a: (Double, Double), b: (Double, Double), h0: Double, h1: Double)] = [
+            ((10, 20.5), (38, 20.5), 0.6, 0.6), ((20.5, 4), (20.5, 33), 1.1, 1.1), ((24.3, 19.7), (24.3, 19.7), 2, 2),
+            ((-5, 3), (53, 37), 0.75, 0.75), ((4, 30), (44, 9), 0.4, 3.5), ((30, -6), (12, 46), 4, 0.5), ((8, 8), (8.2, 30), 0.2, 0.2),
+        ]
+        for _ in 0..<150 {
+            let h0 = Double.random(in: 0.1...5, using: &g)
+            let h1 = Bool.random(using: &g) ? h0 : Double.random(in: 0.1...5, using: &g)
+            cases.append(((Double.random(in: -8...56, using: &g), Double.random(in: -8...48, using: &g)),
+                          (Double.random(in: -8...56, using: &g), Double.random(in: -8...48, using: &g)), h0, h1))
+        }
+        var near = 0, off = 0, far = 0
+        for c in cases {
+            let canvas = Canvas(w, h)
+            canvas.pixels.initialize(repeating: 0xff00_0000, count: w * h)
+            let seg = [c.a.0, c.a.1, c.b.0, c.b.1]
+            LineRasterizer.stroke(seg, endWidths: c.h0 == c.h1 ? nil : [2 * c.h0, 2 * c.h1], lineWidth: 2 * c.h0, color: RGBColor(r: 1, g: 1, b: 1),
+                                  antialias: true, pixels: UnsafeMutableRawPointer(canvas.pixels), stride: w * 4, width: w, rows: 0..<h)
+            let dx = c.b.0 - c.a.0, dy = c.b.1 - c.a.1, len2 = dx * dx + dy * dy
+            // Ends' widths under 1/16 px apart are drawn at their mean (as documented).
+            let (h0, h1) = abs(c.h0 - c.h1) < 1.0 / 16 ? ((c.h0 + c.h1) / 2, (c.h0 + c.h1) / 2) : (c.h0, c.h1)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let px = Double(x) + 0.5, py = Double(y) + 0.5
+                    let t = len2 > 0 ? ((px - c.a.0) * dx + (py - c.a.1) * dy) / len2 : -1
+                    let d: Double, hw: Double
+                    if t >= 0 && t <= 1 {
+                        d = abs((px - c.a.0) * dy - (py - c.a.1) * dx) / len2.squareRoot()
+                        hw = h0 + t * (h1 - h0)
+                    } else {
+                        let e = t < 0 ? c.a : c.b
+                        d = ((px - e.0) * (px - e.0) + (py - e.1) * (py - e.1)).squareRoot()
+                        hw = t < 0 ? h0 : h1
+                    }
+                    let expected = d < hw + 0.5 ? Int(min(min(1, 2 * hw), hw + 0.5 - d) * 255 + 0.5) : 0
+                    // White over black at coverage m/255 gives m in each channel.
+                    let got = Int(canvas[x, y] & 0xff)
+                    if got != expected { if abs(got - expected) == 1 { near += 1 } else { off += 1 } }
+                    if d >= max(c.h0, c.h1) + 0.5 && got != 0 { far += 1 }
+                }
+            }
+        }
+        #expect(off == 0, "\(off) pixels more than a level from their coverage")
+        #expect(near < cases.count * w * h / 1000, "\(near) pixels a level off")
+        #expect(far == 0, "\(far) pixels touched beyond the line's reach")
+    }
+
     /// Layers drawn in one pass (a route's casings and lines, 32 rows at a time through them
     /// all) give the bytes of one `stroke` call per layer in the same order, tapered or not.
     @Test func layersInOnePassGiveOneCallPerLayer() {
