@@ -171,6 +171,49 @@ import Testing
         #expect(far == 0, "\(far) pixels touched beyond the line's reach")
     }
 
+    /// Without antialiasing a pixel is the line's colour when its centre lies within half the
+    /// width (at least half a pixel) of the segment, else untouched: the same segments against
+    /// that rule worked out directly (a pixel within 1e-9 px of the edge may go either way).
+    @Test func withoutAntialiasingEveryPixelIsInsideOrOut() {
+        var g = SystemRandomNumberGenerator()
+        let w = 48, h = 40
+        var wrong = 0, inked = 0
+        for n in 0..<150 {
+            let h0 = n < 10 ? 0.2 : Double.random(in: 0.1...5, using: &g)
+            let h1 = Bool.random(using: &g) ? h0 : Double.random(in: 0.1...5, using: &g)
+            let a = (Double.random(in: -8...56, using: &g), Double.random(in: -8...48, using: &g))
+            let b = n % 7 == 0 ? a : (Double.random(in: -8...56, using: &g), Double.random(in: -8...48, using: &g))
+            let canvas = Canvas(w, h)
+            canvas.pixels.initialize(repeating: 0xff00_0000, count: w * h)
+            LineRasterizer.stroke([a.0, a.1, b.0, b.1], endWidths: h0 == h1 ? nil : [2 * h0, 2 * h1], lineWidth: 2 * h0, color: RGBColor(r: 1, g: 1, b: 1),
+                                  antialias: false, pixels: UnsafeMutableRawPointer(canvas.pixels), stride: w * 4, width: w, rows: 0..<h)
+            let (e0, e1) = (max(h0, 0.5), max(h1, 0.5))
+            let (m0, m1) = abs(e0 - e1) < 1.0 / 16 ? ((e0 + e1) / 2, (e0 + e1) / 2) : (e0, e1)
+            let dx = b.0 - a.0, dy = b.1 - a.1, len2 = dx * dx + dy * dy
+            for y in 0..<h {
+                for x in 0..<w {
+                    let px = Double(x) + 0.5, py = Double(y) + 0.5
+                    let t = len2 > 0 ? ((px - a.0) * dx + (py - a.1) * dy) / len2 : -1
+                    let d: Double, hw: Double
+                    if t >= 0 && t <= 1 {
+                        d = abs((px - a.0) * dy - (py - a.1) * dx) / len2.squareRoot()
+                        hw = m0 + t * (m1 - m0)
+                    } else {
+                        let e = t < 0 ? a : b
+                        d = ((px - e.0) * (px - e.0) + (py - e.1) * (py - e.1)).squareRoot()
+                        hw = t < 0 ? m0 : m1
+                    }
+                    let got = canvas[x, y]
+                    if got != 0 { inked += 1 }
+                    guard abs(d - hw) > 1e-9 else { continue }
+                    if got != (d < hw ? 0xffffff : 0) { wrong += 1 }
+                }
+            }
+        }
+        #expect(wrong == 0, "\(wrong) pixels on the wrong side of the edge")
+        #expect(inked > 5_000)
+    }
+
     /// Layers drawn in one pass (a route's casings and lines, 32 rows at a time through them
     /// all) give the bytes of one `stroke` call per layer in the same order, tapered or not.
     @Test func layersInOnePassGiveOneCallPerLayer() {

@@ -156,25 +156,14 @@ enum LineRasterizer {
                     for j in lo..<hi {
                         let k = Int(b.order[j])
                         let (ha, hb) = halves(layer, k, antialias: antialias)
-                        // Antialiased: the capsule's loop, for a width that does not change (or by
-                        // under 1/16 px: the mean) or one that does; else the general one.
+                        // A width that does not change by 1/16 px or more is drawn at the mean.
                         if abs(ha - hb) < 1.0 / 16 {
                             let h = ha == hb ? ha : (ha + hb) / 2
-                            if antialias {
-                                coverRound(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full,
-                                           mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                                           marks: marks, markWords: markWords)
-                            } else {
-                                cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: false,
-                                      mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                                      marks: marks, markWords: markWords)
-                            }
-                        } else if antialias {
-                            coverRound(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full,
-                                       mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                                       marks: marks, markWords: markWords)
+                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: antialias,
+                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                                  marks: marks, markWords: markWords)
                         } else {
-                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: false,
+                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
                                   mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
                                   marks: marks, markWords: markWords)
                         }
@@ -220,98 +209,23 @@ enum LineRasterizer {
         return (eight(c.r), eight(c.g), eight(c.b))
     }
 
-    /// Raises the mask to one segment's coverage in rows y0..<y1. Along a row, the position
-    /// along the segment (t) and the signed distance from its line change linearly with x, so
-    /// a pixel beside the segment costs two additions; only pixels past its ends (round caps
-    /// and joins) take a square root. Half the width is h0 at a and h1 at b, changing linearly
-    /// in between (`taper`; else h0 throughout); a pixel's coverage is at most the line's width
-    /// there when under a pixel.
+    /// Raises the mask to one segment's coverage in rows y0..<y1. Antialiased, a pixel whose
+    /// centre is d from the segment gets min(1, 2h, h + 0.5 - d) (times `full`), h being half
+    /// the width there: h0 throughout, or (`taper`) h0 + t (h1 - h0) where the pixel's foot on
+    /// the segment lies (t from 0 at a to 1 at b), an end's past that end. Without
+    /// antialiasing a pixel is `full` when d < h, else untouched. Each row visits only the
+    /// pixels whose centres lie inside the capsule of radius max(h0, h1) (+ 0.5 antialiased)
+    /// about the segment (it is convex: one run a row), and each pixel takes the same few
+    /// steps without a branch: the distance along the segment past an end (zero between them)
+    /// and across it, then one square root.
     @inline(__always)
-    private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double, antialias: Bool,
-                              mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
+    private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double,
+                              antialias: Bool, mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
                               rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>,
                               marks: UnsafeMutablePointer<UInt64>, markWords: Int) {
-        let half = taper ? max(h0, h1) : h0
-        let reach = half + 0.5
-        let dh = h1 - h0
-        let dx = bx - ax, dy = by - ay
-        let len2 = dx * dx + dy * dy
-        let len = len2.squareRoot()
-        // A point-like segment: every pixel measures to its ends (t kept below 0).
-        let tx = len2 > 0 ? dx / len2 : 0, ty = len2 > 0 ? dy / len2 : 0
-        let sx = len > 0 ? -dy / len : 0, sy = len > 0 ? dx / len : 0
-        let invDy = dy != 0 ? 1 / dy : 0
-        let limit = antialias ? reach : half      // distance under which a pixel gets anything
-        let reach2 = limit * limit
-        // Rows whose centre (py + 0.5) lies within `reach` of the segment's y extent.
-        let top = max(Double(y0), min(ay, by) - reach - 0.5)
-        let bottom = min(Double(y1 - 1), max(ay, by) + reach - 0.5)
-        guard top <= bottom else { return }
-        let rowLo = -WholeNumbers.floor(-top), rowHi = WholeNumbers.floor(bottom)
-        guard rowLo <= rowHi else { return }
-        let lo = min(ax, bx), hi = max(ax, bx)
-        for py in rowLo...rowHi {
-            let cy = Double(py) + 0.5
-            // The part of the segment within `reach` of this row's centre line, in x.
-            var xl = lo, xr = hi
-            if dy != 0 {
-                let t0 = min(max((cy - reach - ay) * invDy, 0), 1), t1 = min(max((cy + reach - ay) * invDy, 0), 1)
-                let xa = ax + t0 * dx, xb = ax + t1 * dx
-                xl = min(xa, xb); xr = max(xa, xb)
-            }
-            let left = max(0, xl - reach - 0.5), right = min(Double(width - 1), xr + reach - 0.5)
-            guard left <= right else { continue }
-            let l = -WholeNumbers.floor(-left), r = WholeNumbers.floor(right)
-            guard l <= r else { continue }
-            let row = mask + (py - y0) * maskStride
-            var cx = Double(l) + 0.5
-            var t = len2 > 0 ? (cx - ax) * tx + (cy - ay) * ty : -1
-            var sd = (cx - ax) * sx + (cy - ay) * sy
-            var touched = false
-            for px in l...r {
-                let d: Double, h: Double
-                if t >= 0 && t <= 1 {
-                    d = abs(sd)
-                    h = taper ? h0 + t * dh : h0
-                } else {
-                    let ex = (t < 0 ? ax : bx) - cx, ey = (t < 0 ? ay : by) - cy
-                    let e2 = ex * ex + ey * ey
-                    d = e2 < reach2 ? e2.squareRoot() : limit
-                    h = taper ? (t < 0 ? h0 : h1) : h0
-                }
-                cx += 1; t += tx; sd += sx
-                let lim = taper ? (antialias ? h + 0.5 : h) : limit
-                guard d < lim else { continue }
-                let m: UInt8 = antialias ? WholeNumbers.byte(min(min(1, 2 * h), h + 0.5 - d) * full + 0.5) : WholeNumbers.byte(full + 0.5)
-                if m > row[px] { row[px] = m }
-                touched = true
-            }
-            if touched {
-                let i = py - y0
-                if l < rowMin[i] { rowMin[i] = l }
-                if r > rowMax[i] { rowMax[i] = r }
-                let m = marks + i * markWords
-                for w in (l >> 3)...(r >> 3) { m[w >> 6] |= 1 << UInt64(w & 63) }
-            }
-        }
-    }
-
-    /// Raises the mask to one antialiased segment's coverage in rows y0..<y1, the same values
-    /// as `cover`: coverage min(1, 2h, h + 0.5 - d) for a pixel whose centre is d from the
-    /// segment, half the width h being h0 throughout or (`taper`) h0 + t (h1 - h0) where the
-    /// pixel's foot on the segment lies (t from 0 at a to 1 at b), an end's past that end. Each
-    /// row visits only the pixels whose centres lie inside the capsule of radius
-    /// max(h0, h1) + 0.5 about the segment (it is convex: one run a row; `cover` visits the
-    /// segment's box grown by that), and each pixel takes the same few steps without a branch:
-    /// the distance along the segment past an end (zero between them) and across it, then one
-    /// square root.
-    @inline(__always)
-    private static func coverRound(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double,
-                                   mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
-                                   rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>,
-                                   marks: UnsafeMutablePointer<UInt64>, markWords: Int) {
-        let reach = (taper ? max(h0, h1) : h0) + 0.5
+        let reach = (taper ? max(h0, h1) : h0) + (antialias ? 0.5 : 0)
         let reach2 = reach * reach
+        let on = WholeNumbers.byte(full + 0.5)          // a pixel's value without antialiasing
         let cap = min(1, 2 * h0), dh = h1 - h0
         let dx = bx - ax, dy = by - ay
         let len2 = dx * dx + dy * dy
@@ -361,7 +275,7 @@ enum LineRasterizer {
                 var ex = cx - ax
                 for px in l...r {
                     let d = (ex * ex + da * da).squareRoot()
-                    let m = WholeNumbers.byte(max(min(cap, h0 + 0.5 - d), 0) * full + 0.5)
+                    let m = antialias ? WholeNumbers.byte(max(min(cap, h0 + 0.5 - d), 0) * full + 0.5) : d < h0 ? on : 0
                     row[px] = max(row[px], m)
                     ex += 1
                 }
@@ -372,7 +286,7 @@ enum LineRasterizer {
                     let over = max(max(-t, t - 1), 0) * len
                     let d = (s * s + over * over).squareRoot()
                     let h = taper ? (t > 1 ? h1 : h0 + max(t, 0) * dh) : h0
-                    let m = WholeNumbers.byte(max(min(taper ? min(1, 2 * h) : cap, h + 0.5 - d), 0) * full + 0.5)
+                    let m = antialias ? WholeNumbers.byte(max(min(taper ? min(1, 2 * h) : cap, h + 0.5 - d), 0) * full + 0.5) : d < h ? on : 0
                     row[px] = max(row[px], m)
                     t += tx; s += sx
                 }
@@ -384,6 +298,7 @@ enum LineRasterizer {
             for w in (l >> 3)...(r >> 3) { mk[w >> 6] |= 1 << UInt64(w & 63) }
         }
     }
+
     /// Asks for the cache lines of a row under the mask's set 8-pixel words (one per 16 pixels),
     /// among the words `marks` holds.
     @inline(__always)
