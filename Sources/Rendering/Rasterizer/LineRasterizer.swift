@@ -157,16 +157,11 @@ enum LineRasterizer {
                         let k = Int(b.order[j])
                         let (ha, hb) = halves(layer, k, antialias: antialias)
                         // A width that does not change by 1/16 px or more is drawn at the mean.
-                        if abs(ha - hb) < 1.0 / 16 {
-                            let h = ha == hb ? ha : (ha + hb) / 2
-                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h, h1: h, taper: false, full: full, antialias: antialias,
-                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                                  marks: marks, markWords: markWords)
-                        } else {
-                            cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: ha, h1: hb, taper: true, full: full, antialias: antialias,
-                                  mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                                  marks: marks, markWords: markWords)
-                        }
+                        let even = abs(ha - hb) < 1.0 / 16
+                        let h0 = even ? (ha == hb ? ha : (ha + hb) / 2) : ha, h1 = even ? h0 : hb
+                        cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h0, h1: h1, taper: !even, full: full, antialias: antialias,
+                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                              marks: marks, markWords: markWords)
                     }
                 }
                 let source = pixel(layer.color)
@@ -282,13 +277,31 @@ enum LineRasterizer {
             } else {
                 var t = (cx - ax) * tx + da * ty
                 var s = (cx - ax) * sx + da * sy
-                for px in l...r {
-                    let over = max(max(-t, t - 1), 0) * len
-                    let d = (s * s + over * over).squareRoot()
-                    let h = taper ? (t > 1 ? h1 : h0 + max(t, 0) * dh) : h0
-                    let m = antialias ? WholeNumbers.byte(max(min(taper ? min(1, 2 * h) : cap, h + 0.5 - d), 0) * full + 0.5) : d < h ? on : 0
-                    row[px] = max(row[px], m)
-                    t += tx; s += sx
+                // Three copies of the pixel loop, so that none tests the kind of line per pixel
+                // (one copy testing both made the overlay frame 7 % slower).
+                if antialias && !taper {
+                    for px in l...r {
+                        let over = max(max(-t, t - 1), 0) * len
+                        let d = (s * s + over * over).squareRoot()
+                        row[px] = max(row[px], WholeNumbers.byte(max(min(cap, h0 + 0.5 - d), 0) * full + 0.5))
+                        t += tx; s += sx
+                    }
+                } else if antialias {
+                    for px in l...r {
+                        let over = max(max(-t, t - 1), 0) * len
+                        let d = (s * s + over * over).squareRoot()
+                        let h = t > 1 ? h1 : h0 + max(t, 0) * dh
+                        row[px] = max(row[px], WholeNumbers.byte(max(min(min(1, 2 * h), h + 0.5 - d), 0) * full + 0.5))
+                        t += tx; s += sx
+                    }
+                } else {
+                    for px in l...r {
+                        let over = max(max(-t, t - 1), 0) * len
+                        let d = (s * s + over * over).squareRoot()
+                        let h = taper ? (t > 1 ? h1 : h0 + max(t, 0) * dh) : h0
+                        if d < h { row[px] = on }
+                        t += tx; s += sx
+                    }
                 }
             }
             let i = py - y0
