@@ -211,8 +211,10 @@ enum LineRasterizer {
     /// antialiasing a pixel is `full` when d < h, else untouched. Each row visits only the
     /// pixels whose centres lie inside the capsule of radius max(h0, h1) (+ 0.5 antialiased)
     /// about the segment (it is convex: one run a row), and each pixel takes the same few
-    /// steps without a branch: the distance along the segment past an end (zero between them)
-    /// and across it, then one square root.
+    /// steps (antialiased, without a branch): the distance along the segment past an end (zero
+    /// between them) and across it, then one square root. (Before session 23 each row visited
+    /// the segment's box grown by the reach, and the distance branched; the frames are the
+    /// same bytes.)
     @inline(__always)
     private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double,
                               antialias: Bool, mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
