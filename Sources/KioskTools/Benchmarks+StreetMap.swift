@@ -44,10 +44,10 @@ extension Benchmarks {
             var times: [Double] = []
             for i in 0..<n {
                 if gesture || pinch {
-                    let phase = (i + 1) % (gesture ? 100 : 80)
                     if gesture {
                         profiled.camera.tilt = Self.tiltGestureTilt(step: i + 1)
                     } else {
+                        let phase = (i + 1) % 80
                         profiled.camera.zoom = 15 + 0.05 * Double(phase < 40 ? phase : 80 - phase)
                     }
                     let t0 = BenchSupport.nanos()

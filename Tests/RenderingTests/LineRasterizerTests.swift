@@ -116,6 +116,20 @@ import Testing
         }
     }
 
+    /// The brute-force reference of both pixel tests: the distance from (px, py) to the segment
+    /// a-b and half the line's width at the pixel's foot on it (h0 at a, h1 at b, linear between;
+    /// an end's past that end; ends under 1/16 px apart taken at their mean, as documented).
+    static func footDistance(_ px: Double, _ py: Double, a: (Double, Double), b: (Double, Double), h0: Double, h1: Double) -> (d: Double, h: Double) {
+        let (h0, h1) = abs(h0 - h1) < 1.0 / 16 ? ((h0 + h1) / 2, (h0 + h1) / 2) : (h0, h1)
+        let dx = b.0 - a.0, dy = b.1 - a.1, len2 = dx * dx + dy * dy
+        let t = len2 > 0 ? ((px - a.0) * dx + (py - a.1) * dy) / len2 : -1
+        if t >= 0 && t <= 1 {
+            return (abs((px - a.0) * dy - (py - a.1) * dx) / len2.squareRoot(), h0 + t * (h1 - h0))
+        }
+        let e = t < 0 ? a : b
+        return (((px - e.0) * (px - e.0) + (py - e.1) * (py - e.1)).squareRoot(), t < 0 ? h0 : h1)
+    }
+
     /// Every pixel is the coverage of its distance to the segment, worked out directly for
     /// each pixel of the canvas (a brute-force reference): min(1, 2h, h + 0.5 - d), h half the
     /// width where the pixel's foot on the segment lies (an end's past that end; ends under
@@ -142,22 +156,9 @@ import Testing
             let seg = [c.a.0, c.a.1, c.b.0, c.b.1]
             LineRasterizer.stroke(seg, endWidths: c.h0 == c.h1 ? nil : [2 * c.h0, 2 * c.h1], lineWidth: 2 * c.h0, color: RGBColor(r: 1, g: 1, b: 1),
                                   antialias: true, pixels: UnsafeMutableRawPointer(canvas.pixels), stride: w * 4, width: w, rows: 0..<h)
-            let dx = c.b.0 - c.a.0, dy = c.b.1 - c.a.1, len2 = dx * dx + dy * dy
-            // Ends' widths under 1/16 px apart are drawn at their mean (as documented).
-            let (h0, h1) = abs(c.h0 - c.h1) < 1.0 / 16 ? ((c.h0 + c.h1) / 2, (c.h0 + c.h1) / 2) : (c.h0, c.h1)
             for y in 0..<h {
                 for x in 0..<w {
-                    let px = Double(x) + 0.5, py = Double(y) + 0.5
-                    let t = len2 > 0 ? ((px - c.a.0) * dx + (py - c.a.1) * dy) / len2 : -1
-                    let d: Double, hw: Double
-                    if t >= 0 && t <= 1 {
-                        d = abs((px - c.a.0) * dy - (py - c.a.1) * dx) / len2.squareRoot()
-                        hw = h0 + t * (h1 - h0)
-                    } else {
-                        let e = t < 0 ? c.a : c.b
-                        d = ((px - e.0) * (px - e.0) + (py - e.1) * (py - e.1)).squareRoot()
-                        hw = t < 0 ? h0 : h1
-                    }
+                    let (d, hw) = Self.footDistance(Double(x) + 0.5, Double(y) + 0.5, a: c.a, b: c.b, h0: c.h0, h1: c.h1)
                     let expected = d < hw + 0.5 ? Int(min(min(1, 2 * hw), hw + 0.5 - d) * 255 + 0.5) : 0
                     // White over black at coverage m/255 gives m in each channel.
                     let got = Int(canvas[x, y] & 0xff)
@@ -188,21 +189,9 @@ import Testing
             LineRasterizer.stroke([a.0, a.1, b.0, b.1], endWidths: h0 == h1 ? nil : [2 * h0, 2 * h1], lineWidth: 2 * h0, color: RGBColor(r: 1, g: 1, b: 1),
                                   antialias: false, pixels: UnsafeMutableRawPointer(canvas.pixels), stride: w * 4, width: w, rows: 0..<h)
             let (e0, e1) = (max(h0, 0.5), max(h1, 0.5))
-            let (m0, m1) = abs(e0 - e1) < 1.0 / 16 ? ((e0 + e1) / 2, (e0 + e1) / 2) : (e0, e1)
-            let dx = b.0 - a.0, dy = b.1 - a.1, len2 = dx * dx + dy * dy
             for y in 0..<h {
                 for x in 0..<w {
-                    let px = Double(x) + 0.5, py = Double(y) + 0.5
-                    let t = len2 > 0 ? ((px - a.0) * dx + (py - a.1) * dy) / len2 : -1
-                    let d: Double, hw: Double
-                    if t >= 0 && t <= 1 {
-                        d = abs((px - a.0) * dy - (py - a.1) * dx) / len2.squareRoot()
-                        hw = m0 + t * (m1 - m0)
-                    } else {
-                        let e = t < 0 ? a : b
-                        d = ((px - e.0) * (px - e.0) + (py - e.1) * (py - e.1)).squareRoot()
-                        hw = t < 0 ? m0 : m1
-                    }
+                    let (d, hw) = Self.footDistance(Double(x) + 0.5, Double(y) + 0.5, a: a, b: b, h0: e0, h1: e1)
                     let got = canvas[x, y]
                     if got != 0 { inked += 1 }
                     guard abs(d - hw) > 1e-9 else { continue }
