@@ -208,13 +208,17 @@ enum LineRasterizer {
     /// centre is d from the segment gets min(1, 2h, h + 0.5 - d) (times `full`), h being half
     /// the width there: h0 throughout, or (`taper`) h0 + t (h1 - h0) where the pixel's foot on
     /// the segment lies (t from 0 at a to 1 at b), an end's past that end. Without
-    /// antialiasing a pixel is `full` when d < h, else untouched. Each row visits only the
-    /// pixels whose centres lie inside the capsule of radius max(h0, h1) (+ 0.5 antialiased)
-    /// about the segment (it is convex: one run a row), and each pixel takes the same few
-    /// steps (antialiased, without a branch): the distance along the segment past an end (zero
-    /// between them) and across it, then one square root. (Before session 23 each row visited
-    /// the segment's box grown by the reach, and the distance branched; the frames are the
-    /// same bytes.)
+    /// antialiasing a pixel is `full` when d < h, else untouched.
+    ///
+    /// Each row visits one run of pixels that holds the capsule of radius max(h0, h1) (+ 0.5
+    /// antialiased) about the segment there: the strip within that radius of the segment's
+    /// line, cut to the capsule's x extent (a few pixels by the round ends get nothing). Each
+    /// pixel works out its distance from its own centre, in the same few steps without a
+    /// branch (antialiased): the distance along the segment past an end (zero between them)
+    /// and across it, then one square root. A pixel's value depends on the pixel and the
+    /// segment alone, never on the run or the rows drawn. (Session 24: the run was the
+    /// capsule's exact interval, two square roots and a dozen tests a row, and each pixel's
+    /// place was summed from the run's start; the bench's frames are the same bytes.)
     @inline(__always)
     private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double,
                               antialias: Bool, mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
@@ -231,34 +235,31 @@ enum LineRasterizer {
         // Along the segment (0 at a, 1 at b) and across it (px), per px of x.
         let tx = line ? dx / len2 : 0, ty = line ? dy / len2 : 0
         let sx = line ? -dy / len : 0, sy = line ? dx / len : 0
-        let itx = tx != 0 ? 1 / tx : 0, isx = sx != 0 ? 1 / sx : 0
+        let isx = sx != 0 ? 1 / sx : 0
         let top = max(Double(y0), min(ay, by) - reach - 0.5)
         let bottom = min(Double(y1 - 1), max(ay, by) + reach - 0.5)
         guard top <= bottom else { return }
         let rowLo = -WholeNumbers.floor(-top), rowHi = WholeNumbers.floor(bottom)
         guard rowLo <= rowHi else { return }
         let maxX = Double(width - 1)
+        // The capsule's x extent.
+        let boxL = min(ax, bx) - reach, boxR = max(ax, bx) + reach
         for py in rowLo...rowHi {
             let cy = Double(py) + 0.5
-            // The capsule on this row's centre line: the discs about both ends and the band
-            // between them, one interval [xl, xr] (empty when xl > xr).
-            var xl = Double.infinity, xr = -Double.infinity
-            let da = cy - ay, db = cy - by
-            if da * da < reach2 { let w = (reach2 - da * da).squareRoot(); xl = ax - w; xr = ax + w }
-            if db * db < reach2 { let w = (reach2 - db * db).squareRoot(); xl = min(xl, bx - w); xr = max(xr, bx + w) }
-            if line {
-                // 0 <= t <= 1 and |s| < reach, each an interval of x (or all or nothing).
-                var lo = -Double.infinity, hi = Double.infinity
-                let t0 = da * ty, s0 = da * sy
-                if tx != 0 {
-                    let p = ax - t0 * itx, q = ax + (1 - t0) * itx
-                    lo = min(p, q); hi = max(p, q)
-                } else if t0 < 0 || t0 > 1 { lo = .infinity }
-                if sx != 0 {
-                    let p = ax + (-reach - s0) * isx, q = ax + (reach - s0) * isx
-                    lo = max(lo, min(p, q)); hi = min(hi, max(p, q))
-                } else if abs(s0) >= reach { lo = .infinity }
-                if lo <= hi { xl = min(xl, lo); xr = max(xr, hi) }
+            let da = cy - ay
+            let s0 = da * sy
+            // A run that holds the capsule on this row's centre line: the strip |s| < reach
+            // within the capsule's x extent (the caps' corners come in too; they get nothing).
+            var xl = boxL, xr = boxR
+            if !line {
+                guard da * da < reach2 else { continue }
+                let w = (reach2 - da * da).squareRoot()
+                xl = ax - w; xr = ax + w
+            } else if sx != 0 {
+                let p = ax + (-reach - s0) * isx, q = ax + (reach - s0) * isx
+                xl = max(xl, min(p, q)); xr = min(xr, max(p, q))
+            } else if abs(s0) >= reach {
+                continue
             }
             // Pixels whose centres (x + 0.5) lie in [xl, xr].
             let left = max(0, xl - 0.5), right = min(maxX, xr - 0.5)
@@ -266,43 +267,51 @@ enum LineRasterizer {
             let l = -WholeNumbers.floor(-left), r = WholeNumbers.floor(right)
             guard l <= r else { continue }
             let row = mask + (py - y0) * maskStride
-            let cx = Double(l) + 0.5
             if !line {
                 // A dot (of half width h0): the distance to its point.
-                var ex = cx - ax
+                var cx = Double(l) + 0.5
                 for px in l...r {
+                    let ex = cx - ax
                     let d = (ex * ex + da * da).squareRoot()
                     let m = antialias ? WholeNumbers.byte(max(min(cap, h0 + 0.5 - d), 0) * full + 0.5) : d < h0 ? on : 0
                     row[px] = max(row[px], m)
-                    ex += 1
+                    cx += 1
                 }
             } else {
-                var t = (cx - ax) * tx + da * ty
-                var s = (cx - ax) * sx + da * sy
+                // Each pixel's place along (t) and across (s) the segment from its own centre,
+                // not summed from the run's start: a pixel's value does not depend on the run.
+                let t0 = da * ty
+                var cx = Double(l) + 0.5
                 // Three copies of the pixel loop, so that none tests the kind of line per pixel
                 // (one copy testing both made the overlay frame 7 % slower).
                 if antialias && !taper {
                     for px in l...r {
+                        let ex = cx - ax
+                        let t = ex * tx + t0, s = ex * sx + s0
                         let over = max(max(-t, t - 1), 0) * len
                         let d = (s * s + over * over).squareRoot()
                         row[px] = max(row[px], WholeNumbers.byte(max(min(cap, h0 + 0.5 - d), 0) * full + 0.5))
-                        t += tx; s += sx
+                        cx += 1
                     }
                 } else if antialias {
                     for px in l...r {
+                        let ex = cx - ax
+                        let t = ex * tx + t0, s = ex * sx + s0
                         let over = max(max(-t, t - 1), 0) * len
                         let d = (s * s + over * over).squareRoot()
                         let h = t > 1 ? h1 : h0 + max(t, 0) * dh
                         row[px] = max(row[px], WholeNumbers.byte(max(min(min(1, 2 * h), h + 0.5 - d), 0) * full + 0.5))
-                        t += tx; s += sx
+                        cx += 1
                     }
                 } else {
                     for px in l...r {
+                        let ex = cx - ax
+                        let t = ex * tx + t0, s = ex * sx + s0
                         let over = max(max(-t, t - 1), 0) * len
                         let d = (s * s + over * over).squareRoot()
                         let h = taper ? (t > 1 ? h1 : h0 + max(t, 0) * dh) : h0
                         if d < h { row[px] = on }
-                        t += tx; s += sx
+                        cx += 1
                     }
                 }
             }
