@@ -213,47 +213,51 @@ struct ShapePainter {
         let m = ShapePainter.margin / w
         let bMinX = v.worldMinX / w - m - kx, bMaxX = v.worldMaxX / w + m - kx
         let bMinY = v.worldMinY / w - m, bMaxY = v.worldMaxY / w + m
+        // (The run in progress is passed inout to `flush`, not captured by a nested function:
+        // a captured variable is boxed and each access checked at run time, a third of this
+        // function's instructions.)
+        @inline(__always) func flush(_ current: inout [Double], _ start: Double, _ penDown: inout Bool, _ out: inout [(start: Double, points: [Double])]) {
+            if current.count >= 4 { out.append((start, current)); current = [] } else { current.removeAll(keepingCapacity: true) }
+            penDown = false
+        }
         for ring in rings {
             let n = ring.count
             let segments = closed ? n : n - 1
             guard segments > 0 else { continue }
             var current: [Double] = []
+            current.reserveCapacity(2 * (segments + 1))
             var currentStart = 0.0
             var penDown = false
-            func flush() {
-                if current.count >= 4 { out.append((currentStart, current)) }
-                current = []
-                penDown = false
-            }
             ring.points.withUnsafeBufferPointer { p in
                 for (bi, b) in ring.blocks.enumerated() {
                     let s0 = bi * PreparedShape.blockSize, s1 = min(segments, s0 + PreparedShape.blockSize)
                     if b.maxX < bMinX || b.minX > bMaxX || b.maxY < bMinY || b.minY > bMaxY {
-                        flush()
+                        flush(&current, currentStart, &penDown, &out)
                         continue
                     }
                     var (px, py) = v.ground(worldX: (p[2 * s0] + kx) * w, worldY: p[2 * s0 + 1] * w)
                     for s in s0..<s1 {
-                        let j = (s + 1) % n
+                        let j = s + 1 < n ? s + 1 : 0
                         let (gx, gy) = v.ground(worldX: (p[2 * j] + kx) * w, worldY: p[2 * j + 1] * w)
                         if let c = RectClip.segment(px, py, gx, gy, minX: v.minGX, maxX: v.maxGX, minY: v.minGY, maxY: v.maxGY) {
                             if !penDown || c.4 {
-                                flush()
+                                flush(&current, currentStart, &penDown, &out)
+                                if current.capacity == 0 { current.reserveCapacity(2 * (segments - s + 1)) }
                                 let dx = c.0 - px, dy = c.1 - py
                                 currentStart = ring.lengths[s] * w + (dx * dx + dy * dy).squareRoot()
                                 current.append(c.0); current.append(c.1)
                             }
                             current.append(c.2); current.append(c.3)
                             penDown = true
-                            if c.5 { flush() }
+                            if c.5 { flush(&current, currentStart, &penDown, &out) }
                         } else {
-                            flush()
+                            flush(&current, currentStart, &penDown, &out)
                         }
                         px = gx; py = gy
                     }
                 }
             }
-            flush()
+            flush(&current, currentStart, &penDown, &out)
         }
         return out
     }
@@ -354,6 +358,9 @@ struct ShapePainter {
         var seg: [Double] = []
         var scales: [Double] = []
         let persp = view.tilted ? view.perspective.atLeast(ShapePainter.minPerspectiveWidth) : nil
+        let points = runs.reduce(0) { $0 + $1.points.count / 2 - 1 }
+        seg.reserveCapacity(4 * points)
+        if persp != nil { scales.reserveCapacity(2 * points) }
         for run in runs {
             let pts = run.points
             var (ax, ay) = view.screen(pts[0], pts[1])
