@@ -242,6 +242,54 @@ import Testing
         #expect(differs)
     }
 
+    /// Runs `body` on a new thread (a new `LineScratch`, made on the thread's first stroke)
+    /// and waits for it.
+    static func onNewThread(_ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        let t = Thread { body(); done.signal() }
+        t.start()
+        done.wait()
+    }
+
+    /// The per-thread scratch (mask, marks, row bounds, bucket tables) leaves nothing behind:
+    /// on a fresh thread, layers drawn after a wide, tall stroke of other lines (the scratch
+    /// grown, then reused) give the bytes they give drawn first, and the one-pass layers (their
+    /// bucket tables grown layer by layer on a fresh thread) give one call per layer's bytes.
+    @Test func aThreadsScratchLeavesNothingBehind() {
+        let w = 90, h = 150
+        let layers = [
+            LineRasterizer.Layer(segments: [3, 4, 80, 140, 80, 140, 10, 120], lineWidth: 6, color: RGBColor(r: 0.1, g: 0.2, b: 0.6)),
+            LineRasterizer.Layer(segments: [5, 140, 85, 10, 40, 2, 41, 148], endWidths: [1, 9, 4, 2], lineWidth: 0,
+                                 color: RGBColor(r: 0.6, g: 0.6, b: 0.6), alpha: 0.5),
+            LineRasterizer.Layer(segments: [3, 4, 80, 140, 80, 140, 10, 120], lineWidth: 2.5, color: RGBColor(r: 0.9, g: 0.8, b: 0.1)),
+        ]
+        let first = Canvas(w, h), after = Canvas(w, h), each = Canvas(w, h), wide = Canvas(1500, 200)
+        let canvases = UncheckedSendable((first, after, each, wide))
+        LineRasterizerTests.onNewThread {
+            let (first, _, _, _) = canvases.value
+            LineRasterizer.stroke(layers: layers, antialias: true, pixels: UnsafeMutableRawPointer(first.pixels), stride: w * 4, width: w, rows: 0..<h)
+        }
+        LineRasterizerTests.onNewThread {
+            let (_, after, each, wide) = canvases.value
+            var seg: [Double] = []
+            for i in 0..<60 { seg += [Double(i * 25), 3, Double(i * 25 + 9), 197] }
+            LineRasterizer.stroke(layers: [LineRasterizer.Layer(segments: seg, lineWidth: 7, color: RGBColor(r: 1, g: 0, b: 0)),
+                                           LineRasterizer.Layer(segments: seg, lineWidth: 1.5, color: RGBColor(r: 0, g: 1, b: 0))],
+                                  antialias: true, pixels: UnsafeMutableRawPointer(wide.pixels), stride: 1500 * 4, width: 1500, rows: 0..<200)
+            LineRasterizer.stroke(layers: layers, antialias: true, pixels: UnsafeMutableRawPointer(after.pixels), stride: w * 4, width: w, rows: 0..<h)
+            for l in layers {
+                LineRasterizer.stroke(l.segments, endWidths: l.endWidths, lineWidth: l.lineWidth, color: l.color, alpha: l.alpha, antialias: true,
+                                      pixels: UnsafeMutableRawPointer(each.pixels), stride: w * 4, width: w, rows: 0..<h)
+            }
+        }
+        withExtendedLifetime(canvases) {
+            #expect(memcmp(first.pixels, after.pixels, w * h * 4) == 0)
+            #expect(memcmp(first.pixels, each.pixels, w * h * 4) == 0)
+            // (Something was drawn: pixels the layers changed.)
+            #expect((0..<(w * h)).filter { first.pixels[$0] != LineRasterizerTests.background }.count > 1_000)
+        }
+    }
+
     /// Lines far apart in the same rows of a wide frame (their 8-pixel words in different
     /// 64-bit words of the marks the blend visits) are each drawn whole, as the same line alone
     /// on a small canvas, and the mask is left clear for the next layer.

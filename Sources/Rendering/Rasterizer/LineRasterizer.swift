@@ -86,15 +86,21 @@ enum LineRasterizer {
     static func stroke(layers: [Layer], antialias: Bool, pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
         guard width > 0, !rows.isEmpty else { return }
         let chunks = (rows.count + chunkRows - 1) / chunkRows
+        let scratch = LineScratch.current
         // Per layer: its segments bucketed by the chunks of rows they reach (counting sort, no
-        // hashing): `first[c]..<first[c + 1]` index `order`, segment numbers.
-        var buckets: [(layer: Int, first: [Int32], order: [Int32])] = []
+        // hashing), in the scratch's table: `first[c]..<first[c + 1]` index `order`, segment
+        // numbers (`first` and `order` offsets in the table).
+        var buckets: [(layer: Int, first: Int, order: Int)] = []
+        buckets.reserveCapacity(layers.count)
+        var used = 0
         for (li, layer) in layers.enumerated() {
             let count = layer.segments.count / 4
             guard count > 0, layer.alpha > 0 else { continue }
             if let endWidths = layer.endWidths { guard endWidths.count >= 2 * count else { continue } } else { guard layer.lineWidth > 0 else { continue } }
-            var first = [Int32](repeating: 0, count: chunks + 1)
-            var spans = [Int32](repeating: -1, count: 2 * count)   // chunk range per segment
+            scratch.reserve(table: used + chunks + 1, keeping: used, spans: 2 * count)
+            let first = scratch.table + used, spans = scratch.spans   // spans: chunk range per segment
+            first.initialize(repeating: 0, count: chunks + 1)
+            spans.initialize(repeating: -1, count: 2 * count)
             layer.segments.withUnsafeBufferPointer { s in
                 for k in 0..<count {
                     let y0 = s[4 * k + 1], y1 = s[4 * k + 3]
@@ -113,16 +119,21 @@ enum LineRasterizer {
                 }
             }
             for c in 0..<chunks { first[c + 1] += first[c] }
-            guard first[chunks] > 0 else { continue }
-            var fill = Array(first[0..<chunks])
-            var order = [Int32](repeating: 0, count: Int(first[chunks]))
-            for k in 0..<count where spans[2 * k] >= 0 {
-                for c in Int(spans[2 * k])...Int(spans[2 * k + 1]) {
+            let total = Int(first[chunks])
+            guard total > 0 else { continue }
+            // The order after `first`, and a running copy of `first` (where each chunk's next
+            // segment goes) after the order.
+            scratch.reserve(table: used + chunks + 1 + total + chunks, keeping: used + chunks + 1, spans: 0)
+            let f = scratch.table + used, order = f + chunks + 1, fill = order + total
+            fill.initialize(from: f, count: chunks)
+            for k in 0..<count where scratch.spans[2 * k] >= 0 {
+                for c in Int(scratch.spans[2 * k])...Int(scratch.spans[2 * k + 1]) {
                     order[Int(fill[c])] = Int32(k)
                     fill[c] += 1
                 }
             }
-            buckets.append((li, first, order))
+            buckets.append((li, used, used + chunks + 1))
+            used += chunks + 1 + total
         }
         guard !buckets.isEmpty else { return }
 
@@ -134,19 +145,19 @@ enum LineRasterizer {
         let markWords = (maskStride / 8 + 63) / 64
         // The mask, the marks and each mask row's touched columns (unchecked: a row index is
         // within the chunk), this thread's, clear as the last call's blend left them.
-        let scratch = LineScratch.current
         scratch.reserve(maskBytes: maskStride * chunkRows, markCount: markWords * chunkRows)
         let mask = scratch.mask, marks = scratch.marks, rowMin = scratch.rowMin, rowMax = scratch.rowMax
         for c in 0..<chunks {
             let y0 = rows.lowerBound + c * chunkRows, y1 = min(rows.upperBound, y0 + chunkRows)
             for b in buckets {
-                let lo = Int(b.first[c]), hi = Int(b.first[c + 1])
+                let first = scratch.table + b.first, order = scratch.table + b.order
+                let lo = Int(first[c]), hi = Int(first[c + 1])
                 guard lo < hi else { continue }
                 let layer = layers[b.layer]
                 let full = min(layer.alpha, 1) * 255            // a fully covered pixel's mask value
                 layer.segments.withUnsafeBufferPointer { s in
                     for j in lo..<hi {
-                        let k = Int(b.order[j])
+                        let k = Int(order[j])
                         let (ha, hb) = halves(layer, k, antialias: antialias)
                         // A width that does not change by 1/16 px or more is drawn at the mean.
                         let even = abs(ha - hb) < 1.0 / 16
@@ -554,11 +565,16 @@ final class LineScratch {
     private(set) var marks: UnsafeMutablePointer<UInt64>
     let rowMin: UnsafeMutablePointer<Int>
     let rowMax: UnsafeMutablePointer<Int>
-    private var maskBytes = 0, markCount = 0
+    /// The layers' bucket tables, and each segment's chunk range while a layer is bucketed.
+    private(set) var table: UnsafeMutablePointer<Int32>
+    private(set) var spans: UnsafeMutablePointer<Int32>
+    private var maskBytes = 0, markCount = 0, tableCount = 0, spanCount = 0
 
     private init() {
         mask = .allocate(capacity: 0)
         marks = .allocate(capacity: 0)
+        table = .allocate(capacity: 0)
+        spans = .allocate(capacity: 0)
         rowMin = .allocate(capacity: LineRasterizer.chunkRows)
         rowMin.initialize(repeating: Int.max, count: LineRasterizer.chunkRows)
         rowMax = .allocate(capacity: LineRasterizer.chunkRows)
@@ -566,7 +582,7 @@ final class LineScratch {
     }
 
     deinit {
-        mask.deallocate(); marks.deallocate(); rowMin.deallocate(); rowMax.deallocate()
+        mask.deallocate(); marks.deallocate(); rowMin.deallocate(); rowMax.deallocate(); table.deallocate(); spans.deallocate()
     }
 
     /// At least this much mask and marks (grown cleared; what is kept is already clear).
@@ -583,6 +599,24 @@ final class LineScratch {
             marks = .allocate(capacity: needMarks)
             marks.initialize(repeating: 0, count: needMarks)
             markCount = needMarks
+        }
+    }
+
+    /// A table of at least `need` entries whose first `keeping` are kept, and room for
+    /// `spanNeed` spans (their contents not kept).
+    @inline(__always)
+    func reserve(table need: Int, keeping: Int, spans spanNeed: Int) {
+        if need > tableCount {
+            let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: max(need, 2 * tableCount))
+            bigger.initialize(from: table, count: keeping)
+            table.deallocate()
+            table = bigger
+            tableCount = max(need, 2 * tableCount)
+        }
+        if spanNeed > spanCount {
+            spans.deallocate()
+            spans = .allocate(capacity: max(spanNeed, 2 * spanCount))
+            spanCount = max(spanNeed, 2 * spanCount)
         }
     }
 
