@@ -15,7 +15,8 @@ import Testing
     }
 
     /// Every source value against every destination value in each lane at once (the three
-    /// channels given different values, so a carry between lanes would show), at every coverage.
+    /// channels given different values, so a carry between lanes would show), at every coverage,
+    /// blended per pixel and through `at`.
     @Test func everyValueAndCoverageGivesTheScalarBytes() {
         var wrong = 0
         for s in UInt32(0)...255 {
@@ -24,7 +25,12 @@ import Testing
             for dv in UInt32(0)...255 {
                 // The destination's unused top byte is ignored.
                 let d = (dv ^ 0xa5) << 24 | dv << 16 | (dv &* 37 & 0xff) << 8 | (255 - dv)
-                for a in UInt32(0)...255 where blend.over(d, a) != Self.scalar(src, over: d, a) { wrong += 1 }
+                for a in UInt32(0)...255 {
+                    let want = Self.scalar(src, over: d, a)
+                    // Both forms: per pixel, and with the colour's share worked out once (`at`).
+                    if blend.over(d, a) != want { wrong += 1 }
+                    if blend.at(a).over(d) != want { wrong += 1 }
+                }
             }
         }
         #expect(wrong == 0)

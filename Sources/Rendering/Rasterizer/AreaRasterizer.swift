@@ -97,6 +97,8 @@ enum AreaRasterizer {
             // The last blend's pixel, coverage and result: inside a polygon over the sea or the
             // land the next pixel is mostly the same colour at the same coverage.
             var lastD: UInt32 = 0, lastAl: UInt32 = 0, lastOut: UInt32 = 0
+            // The colour's share at coverage `al`, worked out when the coverage changes.
+            var at = blend.at(al)
             for i in 0..<n {
                 let v = cells[i]
                 // (The bits, not the value: -0.0 leaves the sum and the coverage as they are, and
@@ -104,13 +106,14 @@ enum AreaRasterizer {
                 if v.bitPattern != 0 {
                     sum += v
                     al = alphaOf(sum)
+                    at = blend.at(al)
                 }
                 if al == 0 { continue }
                 if al >= 255 { out[i] = solid; continue }
                 let d = out[i]
                 if d == lastD && al == lastAl { out[i] = lastOut; continue }
                 lastD = d; lastAl = al
-                lastOut = blend.over(d, al)
+                lastOut = at.over(d)
                 out[i] = lastOut
             }
         }

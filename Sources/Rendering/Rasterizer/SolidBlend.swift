@@ -30,4 +30,22 @@ struct SolidBlend {
         t = ((t &+ ((t >> 8) & mask)) >> 8) & mask
         return 0xff00_0000 | UInt32(truncatingIfNeeded: t & 0x00ff_00ff) | UInt32(truncatingIfNeeded: t >> 24) & 0xff00
     }
+
+    /// `over(_:a)` with the colour's share worked out once, for a run of pixels at one
+    /// coverage (a polygon's inside): the same bytes.
+    struct At {
+        let share: UInt64, rest: UInt64
+        @inline(__always)
+        func over(_ d: UInt32) -> UInt32 {
+            let mask: UInt64 = 0x00ff_00ff_00ff
+            var t = share &+ SolidBlend.lanes(d) &* rest
+            t = ((t &+ ((t >> 8) & mask)) >> 8) & mask
+            return 0xff00_0000 | UInt32(truncatingIfNeeded: t & 0x00ff_00ff) | UInt32(truncatingIfNeeded: t >> 24) & 0xff00
+        }
+    }
+
+    @inline(__always)
+    func at(_ a: UInt32) -> At {
+        At(share: lanes &* UInt64(a) &+ 0x0080_0080_0080, rest: UInt64(255 &- a))
+    }
 }
