@@ -213,9 +213,9 @@ struct ShapePainter {
         let m = ShapePainter.margin / w
         let bMinX = v.worldMinX / w - m - kx, bMaxX = v.worldMaxX / w + m - kx
         let bMinY = v.worldMinY / w - m, bMaxY = v.worldMaxY / w + m
-        // (The run in progress is passed inout to `flush`, not captured by a nested function:
-        // a captured variable is boxed and each access checked at run time, a third of this
-        // function's instructions.)
+        // (The run in progress is passed inout to `flush`, which captures nothing: a variable
+        // a nested function captures is boxed and each access checked at run time, a third of
+        // this function's instructions.)
         @inline(__always) func flush(_ current: inout [Double], _ start: Double, _ penDown: inout Bool, _ out: inout [(start: Double, points: [Double])]) {
             if current.count >= 4 { out.append((start, current)); current = [] } else { current.removeAll(keepingCapacity: true) }
             penDown = false

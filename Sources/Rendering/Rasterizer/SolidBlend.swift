@@ -24,15 +24,10 @@ struct SolidBlend {
     /// The colour over pixel d at coverage a (1...254; 0 leaves d, 255 gives `solid`, and both
     /// come out right here too).
     @inline(__always)
-    func over(_ d: UInt32, _ a: UInt32) -> UInt32 {
-        let mask: UInt64 = 0x00ff_00ff_00ff
-        var t = lanes &* UInt64(a) &+ SolidBlend.lanes(d) &* UInt64(255 &- a) &+ 0x0080_0080_0080
-        t = ((t &+ ((t >> 8) & mask)) >> 8) & mask
-        return 0xff00_0000 | UInt32(truncatingIfNeeded: t & 0x00ff_00ff) | UInt32(truncatingIfNeeded: t >> 24) & 0xff00
-    }
+    func over(_ d: UInt32, _ a: UInt32) -> UInt32 { at(a).over(d) }
 
-    /// `over(_:a)` with the colour's share worked out once, for a run of pixels at one
-    /// coverage (a polygon's inside): the same bytes.
+    /// The blend at one coverage, the colour's share (s a + 128 in each lane) worked out once:
+    /// for a run of pixels at that coverage (a polygon's inside), and for `over(_:_:)`.
     struct At {
         let share: UInt64, rest: UInt64
         @inline(__always)
