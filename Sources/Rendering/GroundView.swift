@@ -193,9 +193,6 @@ enum RectClip {
 }
 
 extension GroundView {
-    /// Adds one ring of ground points to cairo's path as a closed polygon, clipped to the view
-    /// first when some point fell outside it; a ring left with fewer than three points is skipped.
-    /// The built-in world and the street map fill their polygons through this one place.
     /// The ring's screen points after the same clip as `addRing` (empty when under 3 are left).
     func screenRing(_ pts: inout [Double], _ scratch: inout [Double], inside: Bool) -> [Double] {
         if !inside { RectClip.polygon(&pts, &scratch, minX: minGX, maxX: maxGX, minY: minGY, maxY: maxGY) }
@@ -209,6 +206,9 @@ extension GroundView {
         return out
     }
 
+    /// Adds one ring of ground points to cairo's path as a closed polygon, clipped to the view
+    /// first when some point fell outside it; a ring left with fewer than three points is skipped.
+    /// The built-in world and the street map fill their polygons through this one place.
     func addRing(_ pts: inout [Double], _ scratch: inout [Double], inside: Bool, to cr: OpaquePointer) {
         if !inside { RectClip.polygon(&pts, &scratch, minX: minGX, maxX: maxGX, minY: minGY, maxY: maxGY) }
         addPolygon(pts, to: cr)
