@@ -97,7 +97,8 @@ enum LineRasterizer {
             let count = layer.segments.count / 4
             guard count > 0, layer.alpha > 0 else { continue }
             if let endWidths = layer.endWidths { guard endWidths.count >= 2 * count else { continue } } else { guard layer.lineWidth > 0 else { continue } }
-            scratch.reserve(table: used + chunks + 1, keeping: used, spans: 2 * count)
+            scratch.reserve(table: used + chunks + 1, keeping: used)
+            scratch.reserve(spans: 2 * count)
             let first = scratch.table + used, spans = scratch.spans   // spans: chunk range per segment
             first.initialize(repeating: 0, count: chunks + 1)
             spans.initialize(repeating: -1, count: 2 * count)
@@ -123,11 +124,12 @@ enum LineRasterizer {
             guard total > 0 else { continue }
             // The order after `first`, and a running copy of `first` (where each chunk's next
             // segment goes) after the order.
-            scratch.reserve(table: used + chunks + 1 + total + chunks, keeping: used + chunks + 1, spans: 0)
+            // (The table may move here; the spans do not.)
+            scratch.reserve(table: used + chunks + 1 + total + chunks, keeping: used + chunks + 1)
             let f = scratch.table + used, order = f + chunks + 1, fill = order + total
             fill.initialize(from: f, count: chunks)
-            for k in 0..<count where scratch.spans[2 * k] >= 0 {
-                for c in Int(scratch.spans[2 * k])...Int(scratch.spans[2 * k + 1]) {
+            for k in 0..<count where spans[2 * k] >= 0 {
+                for c in Int(spans[2 * k])...Int(spans[2 * k + 1]) {
                     order[Int(fill[c])] = Int32(k)
                     fill[c] += 1
                 }
@@ -146,11 +148,12 @@ enum LineRasterizer {
         // The mask, the marks and each mask row's touched columns (unchecked: a row index is
         // within the chunk), this thread's, clear as the last call's blend left them.
         scratch.reserve(maskBytes: maskStride * chunkRows, markCount: markWords * chunkRows)
-        let mask = scratch.mask, marks = scratch.marks, rowMin = scratch.rowMin, rowMax = scratch.rowMax
+        // (Read once: the table no longer moves.)
+        let mask = scratch.mask, marks = scratch.marks, rowMin = scratch.rowMin, rowMax = scratch.rowMax, table = scratch.table
         for c in 0..<chunks {
             let y0 = rows.lowerBound + c * chunkRows, y1 = min(rows.upperBound, y0 + chunkRows)
             for b in buckets {
-                let first = scratch.table + b.first, order = scratch.table + b.order
+                let first = table + b.first, order = table + b.order
                 let lo = Int(first[c]), hi = Int(first[c + 1])
                 guard lo < hi else { continue }
                 let layer = layers[b.layer]
@@ -556,10 +559,9 @@ private struct PieceBuffer {
 }
 
 /// The memory `LineRasterizer.stroke(layers:...)` draws through, one per thread, kept between
-/// calls: a frame of 500 small outlines made, cleared and freed 2,000 buffers (a tenth of an
-/// outline's instructions). Between calls the mask and the marks are all zero, each rowMin
-/// Int.max and each rowMax -1: every row a call writes is blended, and the blend clears what
-/// it visits.
+/// calls: a frame's 566 outline calls made, cleared and freed about 5,000 buffers and arrays.
+/// Between calls the mask and the marks are all zero, each rowMin Int.max and each rowMax -1:
+/// every row a call writes is blended, and the blend clears what it visits.
 final class LineScratch {
     private(set) var mask: UnsafeMutablePointer<UInt8>
     private(set) var marks: UnsafeMutablePointer<UInt64>
@@ -585,39 +587,37 @@ final class LineScratch {
         mask.deallocate(); marks.deallocate(); rowMin.deallocate(); rowMax.deallocate(); table.deallocate(); spans.deallocate()
     }
 
+    /// Room for at least `need` (doubling `count`, what `p` had room for) in place of `p`,
+    /// which is freed: its first `keeping` elements copied over and, when `zero` is given, the
+    /// rest set to it. (Returned, not `inout`: an `inout` of a property into a call kept every
+    /// read of this class's properties checked at run time.)
+    private static func grown<T>(_ p: UnsafeMutablePointer<T>, _ count: Int, to need: Int, keeping: Int = 0, zero: T? = nil)
+        -> (UnsafeMutablePointer<T>, Int) {
+        let n = max(need, 2 * count)
+        let bigger = UnsafeMutablePointer<T>.allocate(capacity: n)
+        bigger.initialize(from: p, count: keeping)
+        if let zero { (bigger + keeping).initialize(repeating: zero, count: n - keeping) }
+        p.deallocate()
+        return (bigger, n)
+    }
+
     /// At least this much mask and marks (grown cleared; what is kept is already clear).
     @inline(__always)
     func reserve(maskBytes need: Int, markCount needMarks: Int) {
-        if need > maskBytes {
-            mask.deallocate()
-            mask = .allocate(capacity: need)
-            mask.initialize(repeating: 0, count: need)
-            maskBytes = need
-        }
-        if needMarks > markCount {
-            marks.deallocate()
-            marks = .allocate(capacity: needMarks)
-            marks.initialize(repeating: 0, count: needMarks)
-            markCount = needMarks
-        }
+        if need > maskBytes { (mask, maskBytes) = Self.grown(mask, maskBytes, to: need, zero: 0) }
+        if needMarks > markCount { (marks, markCount) = Self.grown(marks, markCount, to: needMarks, zero: 0) }
     }
 
-    /// A table of at least `need` entries whose first `keeping` are kept, and room for
-    /// `spanNeed` spans (their contents not kept).
+    /// A table of at least `need` entries whose first `keeping` are kept.
     @inline(__always)
-    func reserve(table need: Int, keeping: Int, spans spanNeed: Int) {
-        if need > tableCount {
-            let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: max(need, 2 * tableCount))
-            bigger.initialize(from: table, count: keeping)
-            table.deallocate()
-            table = bigger
-            tableCount = max(need, 2 * tableCount)
-        }
-        if spanNeed > spanCount {
-            spans.deallocate()
-            spans = .allocate(capacity: max(spanNeed, 2 * spanCount))
-            spanCount = max(spanNeed, 2 * spanCount)
-        }
+    func reserve(table need: Int, keeping: Int) {
+        if need > tableCount { (table, tableCount) = Self.grown(table, tableCount, to: need, keeping: keeping) }
+    }
+
+    /// Room for `need` spans (what they held is not kept).
+    @inline(__always)
+    func reserve(spans need: Int) {
+        if need > spanCount { (spans, spanCount) = Self.grown(spans, spanCount, to: need) }
     }
 
     /// This thread's scratch (made on its first stroke, released when the thread ends).
