@@ -190,6 +190,31 @@ import CCairo
         #expect(ParallelBandsTests.differing(frames[0].buffer, frames[1].buffer) == 0)
         #expect(ParallelBandsTests.differing(frames[0].buffer, frames[2].buffer) == 0)
     }
+
+    /// Names and markers are blitted in bands of equal estimated work (`markerWork`): pins
+    /// crowded in the bottom quarter move the cut there, and frames drawn as the cuts learn
+    /// from the bands' times are still the one-band frame.
+    @Test func theNamesAndMarkersCutMovesToWhereThePinsCrowd() {
+        let plan = (0..<300).map { i -> OverlayPainter.PlacedMarker in
+            let y = 460 + Double(i % 100)
+            return OverlayPainter.PlacedMarker(image: nil, x: Double(i), y: y, fallbackTip: nil, top: y, bottom: y + 40)
+        }
+        let cuts = BandWork.cuts(rowCosts: MapRenderer.markerWork([], plan, width: 800, height: 600), bands: 2)
+        #expect(cuts[1] > 450 && cuts[1] < 600, "\(cuts)")
+        var scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 48, longitude: 10), zoom: 5))
+        scene.markers = (0..<200).map { i in
+            MarkerSprite(id: "m\(i)", coordinate: Coordinate(latitude: 41 + Double(i % 10) * 0.3, longitude: 2 + Double(i / 10) * 0.8))
+        }
+        let (one, _) = ParallelBandsTests.frame(scene, bands: 1, cache: false, width: 800, height: 600)
+        let r = MapRenderer()
+        r.bands = 2
+        r.usesBaseMapCache = false
+        for round in 0..<6 {
+            let f = OwnedFrameBuffer(width: 800, height: 600)
+            r.render(scene, into: f.buffer)
+            #expect(ParallelBandsTests.differing(one.buffer, f.buffer) == 0, "round \(round)")
+        }
+    }
 }
 
 /// The overlays' shapes are drawn in bands of equal estimated work (`ShapePainter.bandWork`):

@@ -336,6 +336,11 @@ struct ShapePainter {
     /// stroke (or one of them).
     func strokeLine(_ rings: [PreparedShape.Ring], closed: Bool, k: Int, style: ShapeStyle, cr: OpaquePointer) {
         guard let l = lineLayers(rings, closed: closed, k: k, style: style) else { return }
+        strokeLine(l, cr: cr)
+    }
+
+    /// Strokes a line's layers (`lineLayers`).
+    func strokeLine(_ l: (casing: LineRasterizer.Layer?, line: LineRasterizer.Layer, scales: [Double]?), cr: OpaquePointer) {
         // Casing and line 32 rows at a time through both (straight into an XRGB8888 image).
         if ShapePainter.rasterize(layers: [l.casing, l.line].compactMap { $0 }, cr: cr) { return }
         if let casing = l.casing {
@@ -415,9 +420,23 @@ struct ShapePainter {
     /// `rasterize` for layers drawn in order (`LineRasterizer.stroke(layers:...)`) over the box
     /// of them all.
     static func rasterize(layers: [LineRasterizer.Layer], cr: OpaquePointer) -> Bool {
+        guard let placed = place(layers, cr: cr) else { return false }
+        guard let p = placed, let target = cairo_get_target(cr) else { return true }
+        cairo_surface_flush(target)
+        LineRasterizer.stroke(layers: p.layers, antialias: true, pixels: p.pixels, stride: p.stride, width: p.width, rows: p.rows)
+        cairo_surface_mark_dirty(target)
+        return true
+    }
+
+    /// Where `rasterize` draws layers in cr's target: the layers moved into the box of them all
+    /// within cr's clip (its left column 0), the pixels of its left column, the target's
+    /// stride, the box's width and rows. Nil when cr is not an XRGB8888 image at a whole-pixel
+    /// offset; nil inside when the box misses the clip.
+    static func place(_ layers: [LineRasterizer.Layer], cr: OpaquePointer)
+        -> (layers: [LineRasterizer.Layer], pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>)?? {
         guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
               cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, isWholePixelTranslation(cr),
-              let data = cairo_image_surface_get_data(target) else { return false }
+              let data = cairo_image_surface_get_data(target) else { return nil }
         var m = cairo_matrix_t()
         cairo_get_matrix(cr, &m)
         var box = PreparedShape.Box()
@@ -436,7 +455,7 @@ struct ShapePainter {
         let sw = Double(cairo_image_surface_get_width(target)), sh = Double(cairo_image_surface_get_height(target))
         let c0 = min(max(0, (x0 + m.x0).rounded(.down)), sw), c1 = min(max(0, (x1 + m.x0).rounded(.up)), sw)
         let r0 = min(max(0, (y0 + m.y0).rounded(.down)), sh), r1 = min(max(0, (y1 + m.y0).rounded(.up)), sh)
-        guard c0 < c1, r0 < r1 else { return true }
+        guard c0 < c1, r0 < r1 else { return .some(nil) }
         let shiftX = m.x0 - c0, shiftY = m.y0
         var shifted = layers
         for i in shifted.indices {
@@ -444,22 +463,62 @@ struct ShapePainter {
                 for k in 0..<seg.count / 2 { seg[2 * k] += shiftX; seg[2 * k + 1] += shiftY }
             }
         }
+        return (shifted, UnsafeMutableRawPointer(data) + Int(c0) * 4, Int(cairo_image_surface_get_stride(target)), Int(c1 - c0), Int(r0)..<Int(r1))
+    }
+
+    /// A small polygon's fill (screen rings, even-odd) and then its outline (one layer of one
+    /// width) straight into cr's target, a row of the fill blended just before the outline's
+    /// blend in that row: the bytes of `AreaRasterizer.fill(cr:)` and then `rasterize`, in one
+    /// pass over the rows while they are in the cache, without the set-up of two passes.
+    /// False, drawing nothing, when they are not drawn this way (cr not an XRGB8888 image at a
+    /// whole-pixel offset, a point out of range, a tapered outline, or an outline of more
+    /// segments and rows than `fusedWork`): the caller draws them one after the other.
+    static func fillAndStroke(_ rings: [[Double]], fill: RGBColor, fillAlpha: Double, outline: LineRasterizer.Layer, cr: OpaquePointer) -> Bool {
+        guard outline.endWidths == nil, outline.lineWidth > 0, outline.alpha > 0, fillAlpha > 0,
+              let placed = place([outline], cr: cr), let made = AreaRasterizer.coverage(rings, cr: cr, color: fill, alpha: fillAlpha, evenOdd: true)
+        else { return false }
+        let segments = outline.segments.count / 4
+        if let p = placed, segments * ((p.rows.count + LineRasterizer.chunkRows - 1) / LineRasterizer.chunkRows) > fusedWork {
+            made?.free()
+            return false
+        }
+        guard let target = cairo_get_target(cr) else { made?.free(); return false }
         cairo_surface_flush(target)
-        LineRasterizer.stroke(layers: shifted, antialias: true,
-                              pixels: UnsafeMutableRawPointer(data) + Int(c0) * 4, stride: Int(cairo_image_surface_get_stride(target)),
-                              width: Int(c1 - c0), rows: Int(r0)..<Int(r1))
-        cairo_surface_mark_dirty(target)
+        defer { cairo_surface_mark_dirty(target) }
+        guard let p = placed else {
+            // The outline misses the clip: the fill alone.
+            if let c = made { for y in c.rows { c.blend(row: y) }; c.free() }
+            return true
+        }
+        guard let c = made else {
+            LineRasterizer.stroke(layers: p.layers, antialias: true, pixels: p.pixels, stride: p.stride, width: p.width, rows: p.rows)
+            return true
+        }
+        defer { c.free() }
+        let rows = min(c.rows.lowerBound, p.rows.lowerBound)..<max(c.rows.upperBound, p.rows.upperBound)
+        _ = LineRasterizer.stroke(p.layers[0], pixels: p.pixels, stride: p.stride, width: p.width, rows: rows) { y in
+            if c.rows.contains(y) { c.blend(row: y) }
+        }
         return true
     }
 
+    /// The most segments times chunks of 32 rows an outline is drawn with its fill
+    /// (`fillAndStroke`): each chunk takes every segment, so a long outline goes through the
+    /// rasterizer's buckets instead.
+    static let fusedWork = 256
+
     // MARK: polygons
+
+    /// Whether `fillAndOutline` may draw a fill and its outline in one pass (`fillAndStroke`);
+    /// tests turn it off to compare with the two passes.
+    nonisolated(unsafe) static var fusesOutlines = true
 
     /// Fills rings (outer boundary and holes) by the even-odd rule, then strokes their outlines.
     func fillAndOutline(_ rings: [PreparedShape.Ring], k: Int, style: ShapeStyle, cr: OpaquePointer) {
-        if let fill = style.fill, style.fillOpacity > 0 {
+        var screenRings: [[Double]] = []
+        if style.fill != nil, style.fillOpacity > 0 {
             let w = worldSize, kx = Double(k)
             var pts: [Double] = [], scratch: [Double] = []
-            var screenRings: [[Double]] = []
             for ring in rings {
                 pts.removeAll(keepingCapacity: true)
                 pts.reserveCapacity(ring.points.count)
@@ -474,26 +533,38 @@ struct ShapePainter {
                 let r = view.screenRing(&pts, &scratch, inside: inside)
                 if !r.isEmpty { screenRings.append(r) }
             }
-            let c = RGBColor(hex: fill)
-            // By area coverage straight into the frame's rows (a cairo fill's setup cost about
-            // 20 us a polygon: 500 overlay polygons were 12 ms of a 1080p frame); cairo when cr
-            // is not such an image.
-            if !screenRings.isEmpty,
-               !AreaRasterizer.fill(screenRings, cr: cr, color: c, alpha: min(style.fillOpacity, 1), evenOdd: true) {
-                cairo_new_path(cr)
-                for r in screenRings {
-                    for i in 0..<(r.count / 2) {
-                        if i == 0 { cairo_move_to(cr, r[0], r[1]) } else { cairo_line_to(cr, r[2 * i], r[2 * i + 1]) }
-                    }
-                    cairo_close_path(cr)
-                }
-                cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
-                cairo_set_source_rgba(cr, c.r, c.g, c.b, min(style.fillOpacity, 1))
-                cairo_fill(cr)
-                cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
-            }
         }
-        strokeLine(rings, closed: true, k: k, style: style, cr: cr)
+        let fill = style.fill.map { RGBColor(hex: $0) }, fillAlpha = min(style.fillOpacity, 1)
+        // A flat outline of one width without a casing is drawn with its fill, in one pass.
+        let fuses = !screenRings.isEmpty && ShapePainter.fusesOutlines && !view.tilted && (style.casing == nil || style.casingWidth <= 0)
+        let outline = fuses ? lineLayers(rings, closed: true, k: k, style: style) : nil
+        if let outline, let fill, ShapePainter.fillAndStroke(screenRings, fill: fill, fillAlpha: fillAlpha, outline: outline.line, cr: cr) { return }
+        // By area coverage straight into the frame's rows (a cairo fill's setup cost about
+        // 20 us a polygon: 500 overlay polygons were 12 ms of a 1080p frame); cairo when cr
+        // is not such an image.
+        if !screenRings.isEmpty, let fill, !AreaRasterizer.fill(screenRings, cr: cr, color: fill, alpha: fillAlpha, evenOdd: true) {
+            cairoFill(screenRings, color: fill, alpha: fillAlpha, cr: cr)
+        }
+        if !fuses {
+            strokeLine(rings, closed: true, k: k, style: style, cr: cr)
+        } else if let outline {
+            strokeLine(outline, cr: cr)
+        }
+    }
+
+    /// Screen rings filled by cairo (even-odd), for a target `AreaRasterizer` does not draw.
+    private func cairoFill(_ screenRings: [[Double]], color c: RGBColor, alpha: Double, cr: OpaquePointer) {
+        cairo_new_path(cr)
+        for r in screenRings {
+            for i in 0..<(r.count / 2) {
+                if i == 0 { cairo_move_to(cr, r[0], r[1]) } else { cairo_line_to(cr, r[2 * i], r[2 * i + 1]) }
+            }
+            cairo_close_path(cr)
+        }
+        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
+        cairo_set_source_rgba(cr, c.r, c.g, c.b, min(alpha, 1))
+        cairo_fill(cr)
+        cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
     }
 
     // MARK: ground images

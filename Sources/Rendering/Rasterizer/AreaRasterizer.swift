@@ -20,75 +20,113 @@ enum AreaRasterizer {
     @discardableResult
     static func fill(_ rings: [[Double]], color: RGBColor, alpha: Double, evenOdd: Bool,
                      pixels: UnsafeMutableRawPointer, stride: Int, columns: Range<Int>, rows: Range<Int>) -> Bool {
-        guard alpha > 0, !columns.isEmpty, !rows.isEmpty else { return true }
-        var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
-        for r in rings {
-            var i = 0
-            while i + 1 < r.count {
-                let x = r[i], y = r[i + 1]
-                // Only bounded, finite points reach the Int conversions below (a trap is a restart loop).
-                guard x.isFinite, y.isFinite, abs(x) <= maxCoordinate, abs(y) <= maxCoordinate else { return false }
-                minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
-                i += 2
-            }
-        }
-        guard minX <= maxX else { return true }
-        // Rows the polygon and the clip share; columns from the polygon's left edge (the winding
-        // starts at 0 there) to the clip's right edge.
-        let y0 = max(rows.lowerBound, Int(minY.rounded(.down))), y1 = min(rows.upperBound, Int(maxY.rounded(.up)))
-        let left = Int(minX.rounded(.down))
-        let x0 = max(columns.lowerBound, left), x1 = min(columns.upperBound, Int(maxX.rounded(.up)))
-        guard y0 < y1, x0 < x1 else { return true }
-        let w = Int(maxX.rounded(.up)) - left + 2, h = y1 - y0
-        guard w > 0, w <= 1 << 16, h <= 1 << 16 else { return false }
-        let acc = UnsafeMutablePointer<Float>.allocate(capacity: w * h)
-        // Zeroed with memset (all bits zero is 0.0): `initialize(repeating:count:)` compiled to
-        // a loop storing one Float at a time, a tenth of a small polygon's fill.
-        memset(acc, 0, w * h * MemoryLayout<Float>.stride)
-        defer { acc.deallocate() }
-        let ox = Double(left), oy = Double(y0), hh = Double(h)
-        for r in rings {
-            let n = r.count / 2
-            guard n >= 3 else { continue }
-            for i in 0..<n {
-                let j = (i + 1) % n
-                line(r[2 * i] - ox, r[2 * i + 1] - oy, r[2 * j] - ox, r[2 * j + 1] - oy, acc: acc, w: w, h: hh)
-            }
-        }
-        let a255 = Float(min(alpha, 1) * 255)
-        let s = LineRasterizer.pixel(color)
-        let blend = SolidBlend(r: s.r, g: s.g, b: s.b)
-        let solid = blend.solid
-        // A pixel's coverage is a function of the running sum alone, and the sum changes only
-        // where an edge left area: across the polygon's inside and the rows' empty ends the
-        // coverage of the pixel before holds (the same bytes as working it out every pixel).
-        @inline(__always) func alphaOf(_ sum: Float) -> UInt32 {
-            var c = sum < 0 ? -sum : sum
-            if c > 1 {
-                if evenOdd {
-                    c -= Float(2 * Int(c * 0.5))      // |w| mod 2 (c >= 0: truncation is floor)
-                    if c > 1 { c = 2 - c }
-                } else {
-                    c = 1
+        guard let made = Coverage.make(rings, color: color, alpha: alpha, evenOdd: evenOdd, pixels: pixels, stride: stride,
+                                       columns: columns, rows: rows) else { return false }
+        guard let coverage = made else { return true }
+        defer { coverage.free() }
+        for y in coverage.rows { coverage.blend(row: y) }
+        return true
+    }
+
+    /// A polygon's coverage made (its edges' areas accumulated over its box within the clip),
+    /// blended into the frame one row at a time: by `fill`, or between other work on the same
+    /// rows (a polygon's outline over its fill, row by row: `ShapePainter.fillAndStroke`).
+    struct Coverage {
+        /// The frame rows it covers (the polygon's within the clip).
+        let rows: Range<Int>
+        private let acc: UnsafeMutablePointer<Float>
+        /// Accumulation columns a row (from `left`, the polygon's left edge).
+        private let w: Int
+        /// Frame columns blended (x0..<x0 + n); `skip` accumulation columns lie left of x0.
+        private let x0: Int, n: Int, skip: Int
+        private let evenOdd: Bool
+        private let a255: Float
+        private let color: SolidBlend
+        private let pixels: UnsafeMutableRawPointer
+        private let stride: Int
+        /// Rows whose frame lines are asked for ahead of their blend.
+        private static let ahead = 3
+
+        /// Nil when the rings cannot be drawn here (as `fill` returns false); nil inside when
+        /// there is nothing to draw.
+        static func make(_ rings: [[Double]], color: RGBColor, alpha: Double, evenOdd: Bool,
+                         pixels: UnsafeMutableRawPointer, stride: Int, columns: Range<Int>, rows: Range<Int>) -> Coverage?? {
+            guard alpha > 0, !columns.isEmpty, !rows.isEmpty else { return .some(nil) }
+            var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
+            for r in rings {
+                var i = 0
+                while i + 1 < r.count {
+                    let x = r[i], y = r[i + 1]
+                    // Only bounded, finite points reach the Int conversions below (a trap is a restart loop).
+                    guard x.isFinite, y.isFinite, abs(x) <= maxCoordinate, abs(y) <= maxCoordinate else { return nil }
+                    minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+                    i += 2
                 }
             }
-            return UInt32(WholeNumbers.byte(Double(c * a255 + 0.5)))   // c <= 1: under 256
+            guard minX <= maxX else { return .some(nil) }
+            // Rows the polygon and the clip share; columns from the polygon's left edge (the winding
+            // starts at 0 there) to the clip's right edge.
+            let y0 = max(rows.lowerBound, Int(minY.rounded(.down))), y1 = min(rows.upperBound, Int(maxY.rounded(.up)))
+            let left = Int(minX.rounded(.down))
+            let x0 = max(columns.lowerBound, left), x1 = min(columns.upperBound, Int(maxX.rounded(.up)))
+            guard y0 < y1, x0 < x1 else { return .some(nil) }
+            let w = Int(maxX.rounded(.up)) - left + 2, h = y1 - y0
+            guard w > 0, w <= 1 << 16, h <= 1 << 16 else { return nil }
+            let acc = UnsafeMutablePointer<Float>.allocate(capacity: w * h)
+            // Zeroed with memset (all bits zero is 0.0): `initialize(repeating:count:)` compiled to
+            // a loop storing one Float at a time, a tenth of a small polygon's fill.
+            memset(acc, 0, w * h * MemoryLayout<Float>.stride)
+            let ox = Double(left), oy = Double(y0), hh = Double(h)
+            for r in rings {
+                let n = r.count / 2
+                guard n >= 3 else { continue }
+                for i in 0..<n {
+                    let j = (i + 1) % n
+                    line(r[2 * i] - ox, r[2 * i + 1] - oy, r[2 * j] - ox, r[2 * j + 1] - oy, acc: acc, w: w, h: hh)
+                }
+            }
+            let s = LineRasterizer.pixel(color)
+            return Coverage(rows: y0..<y1, acc: acc, w: w, x0: x0, n: x1 - x0, skip: x0 - left, evenOdd: evenOdd,
+                            a255: Float(min(alpha, 1) * 255), color: SolidBlend(r: s.r, g: s.g, b: s.b), pixels: pixels, stride: stride)
         }
-        let skip = x0 - left, n = x1 - x0
-        // The frame's lines under the rows a few rows ahead are asked for while a row blends:
-        // each row of a small polygon starts on a line not in the core's cache.
-        let ahead = 3
-        @inline(__always) func prefetchRow(_ row: Int) {
-            let out = (pixels + (y0 + row) * stride).assumingMemoryBound(to: UInt32.self) + x0
+
+        func free() { acc.deallocate() }
+
+        /// Asks for the frame's lines under row `y` (a small polygon's rows each start on a line
+        /// not in the core's cache).
+        @inline(__always) private func prefetch(row y: Int) {
+            let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self) + x0
             var i = 0
             while i < n { tb_prefetch_write(out + i); i += 16 }
             tb_prefetch_write(out + n - 1)
         }
-        for row in 0..<min(ahead, h) { prefetchRow(row) }
-        for row in 0..<h {
-            if row + ahead < h { prefetchRow(row + ahead) }
+
+        /// Blends frame row y (one of `rows`), asking for the lines of the rows a few ahead
+        /// (and, at the first row, of the first few).
+        @inline(__always)
+        func blend(row y: Int) {
+            let row = y - rows.lowerBound, h = rows.count
+            if row == 0 { for r in 0..<min(Self.ahead, h) { prefetch(row: rows.lowerBound + r) } }
+            if row + Self.ahead < h { prefetch(row: y + Self.ahead) }
+            let evenOdd = self.evenOdd, a255 = self.a255
+            // A pixel's coverage is a function of the running sum alone, and the sum changes only
+            // where an edge left area: across the polygon's inside and the rows' empty ends the
+            // coverage of the pixel before holds (the same bytes as working it out every pixel).
+            @inline(__always) func alphaOf(_ sum: Float) -> UInt32 {
+                var c = sum < 0 ? -sum : sum
+                if c > 1 {
+                    if evenOdd {
+                        c -= Float(2 * Int(c * 0.5))      // |w| mod 2 (c >= 0: truncation is floor)
+                        if c > 1 { c = 2 - c }
+                    } else {
+                        c = 1
+                    }
+                }
+                return UInt32(WholeNumbers.byte(Double(c * a255 + 0.5)))   // c <= 1: under 256
+            }
             let line = acc + row * w
-            let out = (pixels + (y0 + row) * stride).assumingMemoryBound(to: UInt32.self) + x0
+            let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self) + x0
+            let blend = color, solid = color.solid
             var sum: Float = 0
             // The winding left of the clip still counts.
             for x in 0..<skip { sum += line[x] }
@@ -117,7 +155,6 @@ enum AreaRasterizer {
                 out[i] = lastOut
             }
         }
-        return true
     }
 
     /// One edge's signed area into the accumulation buffer (w columns a row, h rows; x >= 0).
@@ -172,30 +209,41 @@ enum AreaRasterizer {
     /// Fills rings into cr's target when it is an XRGB8888 image drawn at a whole-pixel offset
     /// (within cr's clip); false otherwise (the caller fills with cairo).
     static func fill(_ rings: [[Double]], cr: OpaquePointer, color: RGBColor, alpha: Double, evenOdd: Bool) -> Bool {
+        guard let made = coverage(rings, cr: cr, color: color, alpha: alpha, evenOdd: evenOdd) else { return false }
+        guard let coverage = made, let target = cairo_get_target(cr) else { return true }
+        defer { coverage.free() }
+        cairo_surface_flush(target)
+        for y in coverage.rows { coverage.blend(row: y) }
+        cairo_surface_mark_dirty(target)
+        return true
+    }
+
+    /// The rings' coverage (user space) in cr's target, within cr's clip, to blend row by row:
+    /// nil when cr's target is not an XRGB8888 image drawn at a whole-pixel offset or a point
+    /// is out of range (the caller fills with cairo), nil inside when nothing is to be drawn.
+    /// The caller flushes the target before it blends, and marks it dirty after.
+    static func coverage(_ rings: [[Double]], cr: OpaquePointer, color: RGBColor, alpha: Double, evenOdd: Bool) -> Coverage?? {
         guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
               cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, isWholePixelTranslation(cr),
-              let data = cairo_image_surface_get_data(target) else { return false }
+              let data = cairo_image_surface_get_data(target) else { return nil }
         var m = cairo_matrix_t()
         cairo_get_matrix(cr, &m)
         var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
         cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
-        guard m.x0.isFinite, m.y0.isFinite, abs(m.x0) < maxCoordinate, abs(m.y0) < maxCoordinate else { return false }
+        guard m.x0.isFinite, m.y0.isFinite, abs(m.x0) < maxCoordinate, abs(m.y0) < maxCoordinate else { return nil }
         let sw = Int(cairo_image_surface_get_width(target)), sh = Int(cairo_image_surface_get_height(target))
         // Clamped before the Int conversions (the clip is the surface at most; never a trap).
         func px(_ v: Double) -> Int { v.isFinite ? Int(min(max(v, -maxCoordinate), maxCoordinate)) : 0 }
         let c0 = max(0, px((x0 + m.x0).rounded(.down))), c1 = min(sw, px((x1 + m.x0).rounded(.up)))
         let r0 = max(0, px((y0 + m.y0).rounded(.down))), r1 = min(sh, px((y1 + m.y0).rounded(.up)))
-        guard c0 < c1, r0 < r1 else { return true }
+        guard c0 < c1, r0 < r1 else { return .some(nil) }
         let shifted = rings.map { r -> [Double] in
             var o = r
             var i = 0
             while i + 1 < o.count { o[i] += m.x0; o[i + 1] += m.y0; i += 2 }
             return o
         }
-        cairo_surface_flush(target)
-        let done = fill(shifted, color: color, alpha: alpha, evenOdd: evenOdd, pixels: UnsafeMutableRawPointer(data),
-                        stride: Int(cairo_image_surface_get_stride(target)), columns: c0..<c1, rows: r0..<r1)
-        cairo_surface_mark_dirty(target)
-        return done
+        return Coverage.make(shifted, color: color, alpha: alpha, evenOdd: evenOdd, pixels: UnsafeMutableRawPointer(data),
+                             stride: Int(cairo_image_surface_get_stride(target)), columns: c0..<c1, rows: r0..<r1)
     }
 }

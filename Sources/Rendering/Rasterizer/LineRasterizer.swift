@@ -190,6 +190,50 @@ enum LineRasterizer {
         }
     }
 
+    /// One layer of lines of one width (no `endWidths`), antialiased, over a few rows:
+    /// `stroke(layers: [layer], antialias: true, ...)` byte for byte, with `under(y)` run for
+    /// every row y of `rows` just before the layer blends into it (a polygon's fill, row by
+    /// row, under its outline: `ShapePainter.fillAndStroke`). Each 32 rows take every segment
+    /// (no buckets, no prefetch): for a small outline's few segments and rows, the buckets
+    /// cost more than they save. False, drawing nothing and running no `under`, for a layer
+    /// this does not draw (tapered, zero width, transparent).
+    static func stroke(_ layer: Layer, pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>,
+                       under: (Int) -> Void) -> Bool {
+        guard layer.endWidths == nil, layer.lineWidth > 0, layer.alpha > 0, width > 0 else { return false }
+        let count = layer.segments.count / 4
+        let maskStride = (width + 7) & ~7
+        let markWords = (maskStride / 8 + 63) / 64
+        let scratch = LineScratch.current
+        scratch.reserve(maskBytes: maskStride * chunkRows, markCount: markWords * chunkRows)
+        let mask = scratch.mask, marks = scratch.marks, rowMin = scratch.rowMin, rowMax = scratch.rowMax
+        let h = layer.lineWidth / 2
+        let full = min(layer.alpha, 1) * 255
+        let source = pixel(layer.color)
+        layer.segments.withUnsafeBufferPointer { s in
+            var y0 = rows.lowerBound
+            while y0 < rows.upperBound {
+                let y1 = min(rows.upperBound, y0 + chunkRows)
+                for k in 0..<count {
+                    let ax = s[4 * k], ay = s[4 * k + 1], bx = s[4 * k + 2], by = s[4 * k + 3]
+                    guard ax.isFinite, ay.isFinite, bx.isFinite, by.isFinite else { continue }
+                    cover(ax, ay, bx, by, h0: h, h1: h, taper: false, full: full, antialias: true,
+                          mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                          marks: marks, markWords: markWords)
+                }
+                for y in y0..<y1 {
+                    under(y)
+                    let r = y - y0
+                    guard rowMax[r] >= rowMin[r] else { continue }
+                    blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
+                          into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), source: source)
+                    rowMin[r] = Int.max; rowMax[r] = -1
+                }
+                y0 = y1
+            }
+        }
+        return true
+    }
+
     /// Half the width of a layer's segment k at its start and end. Without antialiasing a line
     /// is at least a pixel wide: a thinner one would keep only the pixels whose centres it
     /// passes near, a dotted trail.
