@@ -68,6 +68,9 @@ public final class MapRenderer {
     var rasterizesStreetLines = true
     /// The Natural Earth ocean under the street map's layers (`StreetSea`; off: tests compare).
     var drawsStreetSea = true
+    /// A small polygon's fill and outline drawn in one pass (`ShapePainter.fillAndStroke`; off:
+    /// two, for comparing).
+    var fusesOutlines = true
     public private(set) var lastFrameKind: FrameKind = .full
     /// The ground of the last tilted interactive frames, with a margin (`GroundCache`); dropped
     /// by any other frame.
@@ -459,7 +462,7 @@ public final class MapRenderer {
             MapRenderer.copy(c, worldX: bx, worldY: by, width: bw, height: bh, into: dst, stride: stride)
         }, paint: { cr, px, py, pw, ph in
             let view = layer.view(x: px, y: py, w: pw, h: ph)
-            let shapePainter = shapes.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view)
+            let shapePainter = shapes.isEmpty && scene.puck == nil ? nil : ShapePainter(view: view, fusesOutlines: fusesOutlines)
             if let shapePainter, !shapes.isEmpty {
                 shapePainter.paint(shapes.shapes, cr: cr, images: icons)
                 shapePainter.paintRoute(travelled: shapes.travelled, ahead: shapes.ahead, cr: cr)
@@ -675,7 +678,7 @@ public final class MapRenderer {
     func prepareShapes(scene: MapScene, view: GroundView, frame: FrameBuffer) -> (painter: ShapePainter, bands: ShapeBands?)? {
         prepared.update(overlays: scene.overlays, route: scene.route)
         guard !prepared.isEmpty || scene.puck != nil else { return nil }
-        let painter = ShapePainter(view: view)
+        let painter = ShapePainter(view: view, fusesOutlines: fusesOutlines)
         return (painter, prepared.isEmpty ? nil : shapeBands(painter, width: frame.width, height: frame.height))
     }
 

@@ -31,9 +31,14 @@ struct ShapePainter {
     /// (as MapLibre's lines on a pitched map), never below this part of its width.
     static let minPerspectiveWidth = 0.35
 
-    init(view: GroundView) {
+    /// Whether `fillAndOutline` may draw a fill and its outline in one pass (`fillAndStroke`;
+    /// off: the two passes, for comparing).
+    let fusesOutlines: Bool
+
+    init(view: GroundView, fusesOutlines: Bool = true) {
         self.view = GroundView(projection: view.projection, margin: ShapePainter.margin)
         worldSize = view.worldSize
+        self.fusesOutlines = fusesOutlines
     }
 
     /// The world copies (as offsets in unit widths) at which a unit box shows in the view.
@@ -509,10 +514,6 @@ struct ShapePainter {
 
     // MARK: polygons
 
-    /// Whether `fillAndOutline` may draw a fill and its outline in one pass (`fillAndStroke`);
-    /// tests turn it off to compare with the two passes.
-    nonisolated(unsafe) static var fusesOutlines = true
-
     /// Fills rings (outer boundary and holes) by the even-odd rule, then strokes their outlines.
     func fillAndOutline(_ rings: [PreparedShape.Ring], k: Int, style: ShapeStyle, cr: OpaquePointer) {
         var screenRings: [[Double]] = []
@@ -536,7 +537,7 @@ struct ShapePainter {
         }
         let fill = style.fill.map { RGBColor(hex: $0) }, fillAlpha = min(style.fillOpacity, 1)
         // A flat outline of one width without a casing is drawn with its fill, in one pass.
-        let fuses = !screenRings.isEmpty && ShapePainter.fusesOutlines && !view.tilted && (style.casing == nil || style.casingWidth <= 0)
+        let fuses = !screenRings.isEmpty && fusesOutlines && !view.tilted && (style.casing == nil || style.casingWidth <= 0)
         let outline = fuses ? lineLayers(rings, closed: true, k: k, style: style) : nil
         if let outline, let fill, ShapePainter.fillAndStroke(screenRings, fill: fill, fillAlpha: fillAlpha, outline: outline.line, cr: cr) { return }
         // By area coverage straight into the frame's rows (a cairo fill's setup cost about
