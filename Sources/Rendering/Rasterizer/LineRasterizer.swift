@@ -234,6 +234,14 @@ enum LineRasterizer {
         return true
     }
 
+    /// `max` and `min` of two doubles as the standard library's (the same value for every
+    /// pair, NaN included: `y >= x ? y : x`, `y < x ? y : x`), as plain selects: in the pixel
+    /// loops LLVM vectorizes these where it left the generic calls' loops one pixel at a time.
+    enum Pick {
+        @inline(__always) static func max(_ x: Double, _ y: Double) -> Double { y >= x ? y : x }
+        @inline(__always) static func min(_ x: Double, _ y: Double) -> Double { y < x ? y : x }
+    }
+
     /// Half the width of a layer's segment k at its start and end. Without antialiasing a line
     /// is at least a pixel wide: a thinner one would keep only the pixels whose centres it
     /// passes near, a dotted trail.
@@ -330,38 +338,49 @@ enum LineRasterizer {
             } else {
                 // Each pixel's place along (t) and across (s) the segment from its own centre,
                 // not summed from the run's start: a pixel's value does not depend on the run.
-                let t0 = da * ty
-                var cx = Double(l) + 0.5
                 // Three copies of the pixel loop, so that none tests the kind of line per pixel
-                // (one copy testing both made the overlay frame 7 % slower).
+                // (one copy testing both made the overlay frame 7 % slower). Each is a `while`
+                // loop of plain selects (`Pick`: `max` and `min`, the same values): written
+                // so, LLVM takes two pixels at a time (`sqrtpd`) where it took a `for px in
+                // l...r` loop of `max` and `min` one at a time. The same bytes; replayed line
+                // calls, minimum of 10 runs: the route 12 % faster, the tilted street's lines
+                // 4 %, the flat street's 3 to 7 %; thin outlines' short runs pay the vector
+                // set-up, 2 to 4 % slower.
+                let t0 = da * ty
+                var px = l
                 if antialias && !taper {
-                    for px in l...r {
-                        let ex = cx - ax
+                    while px <= r {
+                        let ex = (Double(px) + 0.5) - ax
                         let t = ex * tx + t0, s = ex * sx + s0
-                        let over = max(max(-t, t - 1), 0) * len
+                        let over = Pick.max(Pick.max(-t, t - 1), 0) * len
                         let d = (s * s + over * over).squareRoot()
-                        row[px] = max(row[px], WholeNumbers.byte(max(min(cap, h0 + 0.5 - d), 0) * full + 0.5))
-                        cx += 1
+                        let m = WholeNumbers.byte(Pick.max(Pick.min(cap, h0 + 0.5 - d), 0) * full + 0.5)
+                        let old = row[px]
+                        row[px] = m >= old ? m : old
+                        px &+= 1
                     }
                 } else if antialias {
-                    for px in l...r {
-                        let ex = cx - ax
+                    while px <= r {
+                        let ex = (Double(px) + 0.5) - ax
                         let t = ex * tx + t0, s = ex * sx + s0
-                        let over = max(max(-t, t - 1), 0) * len
+                        let over = Pick.max(Pick.max(-t, t - 1), 0) * len
                         let d = (s * s + over * over).squareRoot()
-                        let h = t > 1 ? h1 : h0 + max(t, 0) * dh
-                        row[px] = max(row[px], WholeNumbers.byte(max(min(min(1, 2 * h), h + 0.5 - d), 0) * full + 0.5))
-                        cx += 1
+                        let h = t > 1 ? h1 : h0 + Pick.max(t, 0) * dh
+                        let m = WholeNumbers.byte(Pick.max(Pick.min(Pick.min(1, 2 * h), h + 0.5 - d), 0) * full + 0.5)
+                        let old = row[px]
+                        row[px] = m >= old ? m : old
+                        px &+= 1
                     }
                 } else {
-                    for px in l...r {
-                        let ex = cx - ax
+                    while px <= r {
+                        let ex = (Double(px) + 0.5) - ax
                         let t = ex * tx + t0, s = ex * sx + s0
-                        let over = max(max(-t, t - 1), 0) * len
+                        let over = Pick.max(Pick.max(-t, t - 1), 0) * len
                         let d = (s * s + over * over).squareRoot()
-                        let h = taper ? (t > 1 ? h1 : h0 + max(t, 0) * dh) : h0
-                        if d < h { row[px] = on }
-                        cx += 1
+                        let h = taper ? (t > 1 ? h1 : h0 + Pick.max(t, 0) * dh) : h0
+                        let old = row[px]
+                        row[px] = d < h ? on : old
+                        px &+= 1
                     }
                 }
             }
