@@ -48,15 +48,16 @@ enum AreaRasterizer {
         private static let ahead = 3
 
         /// Nil when the rings cannot be drawn here (as `fill` returns false); nil inside when
-        /// there is nothing to draw.
-        static func make(_ rings: [[Double]], color: RGBColor, alpha: Double, evenOdd: Bool,
+        /// there is nothing to draw. `offset` is added to every point (cr's whole-pixel
+        /// translation: the rings are not copied to move them).
+        static func make(_ rings: [[Double]], offset: (x: Double, y: Double) = (0, 0), color: RGBColor, alpha: Double, evenOdd: Bool,
                          pixels: UnsafeMutableRawPointer, stride: Int, columns: Range<Int>, rows: Range<Int>) -> Coverage?? {
             guard alpha > 0, !columns.isEmpty, !rows.isEmpty else { return .some(nil) }
             var minX = Double.infinity, maxX = -Double.infinity, minY = Double.infinity, maxY = -Double.infinity
             for r in rings {
                 var i = 0
                 while i + 1 < r.count {
-                    let x = r[i], y = r[i + 1]
+                    let x = r[i] + offset.x, y = r[i + 1] + offset.y
                     // Only bounded, finite points reach the Int conversions below (a trap is a restart loop).
                     guard x.isFinite, y.isFinite, abs(x) <= maxCoordinate, abs(y) <= maxCoordinate else { return nil }
                     minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
@@ -76,13 +77,13 @@ enum AreaRasterizer {
             // Zeroed with memset (all bits zero is 0.0): `initialize(repeating:count:)` compiled to
             // a loop storing one Float at a time, a tenth of a small polygon's fill.
             memset(acc, 0, w * h * MemoryLayout<Float>.stride)
-            let ox = Double(left), oy = Double(y0), hh = Double(h)
+            let ox = Double(left), oy = Double(y0), hh = Double(h), dx = offset.x, dy = offset.y
             for r in rings {
                 let n = r.count / 2
                 guard n >= 3 else { continue }
                 for i in 0..<n {
                     let j = (i + 1) % n
-                    line(r[2 * i] - ox, r[2 * i + 1] - oy, r[2 * j] - ox, r[2 * j + 1] - oy, acc: acc, w: w, h: hh)
+                    line(r[2 * i] + dx - ox, r[2 * i + 1] + dy - oy, r[2 * j] + dx - ox, r[2 * j + 1] + dy - oy, acc: acc, w: w, h: hh)
                 }
             }
             let s = LineRasterizer.pixel(color)
@@ -237,13 +238,7 @@ enum AreaRasterizer {
         let c0 = max(0, px((x0 + m.x0).rounded(.down))), c1 = min(sw, px((x1 + m.x0).rounded(.up)))
         let r0 = max(0, px((y0 + m.y0).rounded(.down))), r1 = min(sh, px((y1 + m.y0).rounded(.up)))
         guard c0 < c1, r0 < r1 else { return .some(nil) }
-        let shifted = rings.map { r -> [Double] in
-            var o = r
-            var i = 0
-            while i + 1 < o.count { o[i] += m.x0; o[i + 1] += m.y0; i += 2 }
-            return o
-        }
-        return Coverage.make(shifted, color: color, alpha: alpha, evenOdd: evenOdd, pixels: UnsafeMutableRawPointer(data),
+        return Coverage.make(rings, offset: (m.x0, m.y0), color: color, alpha: alpha, evenOdd: evenOdd, pixels: UnsafeMutableRawPointer(data),
                              stride: Int(cairo_image_surface_get_stride(target)), columns: c0..<c1, rows: r0..<r1)
     }
 }
