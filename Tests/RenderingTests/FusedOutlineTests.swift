@@ -115,6 +115,24 @@ import TouchCore
         #expect(attempt(rings, thin) == (true, true))
     }
 
+    /// Rings no fill here can take (not finite, beyond `AreaRasterizer.maxCoordinate`, wider
+    /// than 65,536 px: a polygon projected near a tilted view's horizon) are declined before any
+    /// Int conversion, with nothing drawn: the caller gives them to cairo. Never a trap.
+    @Test func hostileRingsAreDeclinedWithoutATrap() {
+        let blank = AreaRasterizerTests.canvas(200, 160) { _ in }
+        for ring in [[-1e300, 10, 1e300, 10, 50, 90], [10, 10, .infinity, 10, 50, 90], [10, 10, .nan, 10, 50, 90],
+                     [10, -2e6, 90, 10, 50, 9e18], [-999_999, 10, 999_999, 20, 0, 150]] {
+            let layer = LineRasterizer.Layer(segments: Self.outline([ring]), lineWidth: 1.5, color: RGBColor(hex: 0xE53935))
+            var answer = true
+            let px = AreaRasterizerTests.canvas(200, 160) { cr in
+                answer = ShapePainter.fillAndStroke([ring], fill: RGBColor(hex: 0x1E88E5), fillAlpha: 0.35, outline: layer, cr: cr)
+            }
+            #expect(!answer, "\(ring)")
+            let untouched = px == blank
+            #expect(untouched, "\(ring) drew")
+        }
+    }
+
     /// A frame of translucent polygons with outlines (and a circle, a line, pins), flat and
     /// turned, in one band and in several: the same bytes drawn with and without the one-pass
     /// fill and outline.
