@@ -59,7 +59,8 @@ import TouchCore
         let corner = ScreenPolyline(points: [(100, 300), (200, 300), (200, 400)])
         #expect(LinePlacement.place(glyphs, width: 90, along: corner, center: 100, maxAngle: .pi / 4) == nil)
         // Shifted along it, the text finds the straight part.
-        let shifted = LinePlacement.best(glyphs, width: 90, along: corner, reversed: corner.reversed(), anchor: 100, maxAngle: .pi / 4, shiftLimit: 100)
+        var back: ScreenPolyline?
+        let shifted = LinePlacement.best(glyphs, width: 90, along: corner, reversed: &back, anchor: 100, maxAngle: .pi / 4, shiftLimit: 100)
         #expect(shifted != nil)
         let short = ScreenPolyline(points: [(0, 0), (50, 0)])
         #expect(LinePlacement.anchors(length: short.length, width: 90, spacing: 250).isEmpty)
@@ -70,7 +71,8 @@ import TouchCore
         let glyphs = (0..<6).map { (center: Double($0) * 10 + 5, advance: 10.0) }
         let leftward = ScreenPolyline(points: [(400, 200), (100, 260)])
         #expect(LinePlacement.place(glyphs, width: 60, along: leftward, center: 150, maxAngle: .pi / 4) == nil)
-        let spots = try #require(LinePlacement.best(glyphs, width: 60, along: leftward, reversed: leftward.reversed(), anchor: 150,
+        var back: ScreenPolyline?
+        let spots = try #require(LinePlacement.best(glyphs, width: 60, along: leftward, reversed: &back, anchor: 150,
                                                     maxAngle: .pi / 4, shiftLimit: 0))
         #expect(spots.first!.x < spots.last!.x)
         #expect(spots.allSatisfy { cos($0.angle) > 0.9 })
@@ -197,6 +199,36 @@ import TouchCore
         #expect(b.turned(image, ox: 0, oy: 0, angle: .nan, cx: 10, cy: 10) == nil)
         #expect(b.turned(image, ox: .infinity, oy: 0, angle: 0.2, cx: 10, cy: 10) == nil)
         #expect(b.turned(image, ox: 0, oy: 0, angle: 0.2, cx: 10, cy: 10) != nil)
+    }
+
+    /// Glyph images with a halo, and the same glyphs turned to every 7 degrees at both centre
+    /// phases, are valid premultiplied pixels (no channel above its alpha): what lets
+    /// `GlyphTarget.over` blend them with one multiplication (`overPremultiplied`).
+    @Test func glyphImagesAndTurnedOnesAreValidPremultiplied() throws {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        let t = LineText.make(text.layout("Wag", TextRenderer.Style(sizePx: 17, bold: false, width: nil, maxLines: 1)),
+                              color: StyleColor(r: 0.31, g: 0.27, b: 0.22), halo: StyleColor(r: 1, g: 0.98, b: 0.9, a: 0.9), radius: 2)
+        let b = GlyphBitmaps()
+        var checked = 0, bad = 0, translucent = 0
+        func check(_ px: [UInt32]) {
+            for p in px where p != 0 {
+                let a = p >> 24
+                if (p >> 16) & 0xff > a || (p >> 8) & 0xff > a || p & 0xff > a { bad += 1 }
+                if a > 0 && a < 255 { translucent += 1 }
+                checked += 1
+            }
+        }
+        for g in t.glyphs {
+            let image = try #require(g.image)
+            check(image.pixels)
+            for deg in stride(from: 0.0, to: 360, by: 7) {
+                for c in [10.0, 10.5] {
+                    let turned = try #require(b.turned(image, ox: Double(g.dx), oy: Double(g.dy), angle: deg * .pi / 180, cx: c, cy: c))
+                    check(turned.0.image.pixels)
+                }
+            }
+        }
+        #expect(bad == 0 && checked > 10_000 && translucent > 1_000, "\(bad) of \(checked) pixels above their alpha (\(translucent) translucent)")
     }
 
     /// An interactive frame's glyphs are kept to 3 degrees (`interactiveAngleSteps`), a final

@@ -19,6 +19,10 @@ struct ScreenPolyline {
     var lengths: [Double] = []
 
     init() {}
+    /// Room for `capacity` vertices.
+    init(capacity: Int) {
+        xs.reserveCapacity(capacity); ys.reserveCapacity(capacity); lengths.reserveCapacity(capacity)
+    }
     init(points: [(Double, Double)]) {
         for p in points { append(p.0, p.1) }
     }
@@ -38,7 +42,7 @@ struct ScreenPolyline {
     var length: Double { lengths.last ?? 0 }
 
     func reversed() -> ScreenPolyline {
-        var r = ScreenPolyline()
+        var r = ScreenPolyline(capacity: count)
         for i in stride(from: count - 1, through: 0, by: -1) { r.append(xs[i], ys[i]) }
         return r
     }
@@ -99,6 +103,12 @@ enum LinePlacement {
                       center: Double, maxAngle: Double) -> [(x: Double, y: Double, angle: Double)]? {
         let start = center - width / 2
         guard start >= 0, start + width <= line.length, line.count >= 2 else { return nil }
+        // Upright: the text runs left to right on screen (a vertical stretch reads bottom to top
+        // or top to bottom, both readable), and no glyph leans past 100 degrees. The run's
+        // direction first: half the tries (the line one way, then the other) end here, before
+        // any glyph is placed.
+        let ex = line.point(at: start + width).0 - line.point(at: start).0
+        if ex < -1e-6 { return nil }
         var out: [(x: Double, y: Double, angle: Double)] = []
         out.reserveCapacity(glyphs.count)
         for g in glyphs {
@@ -115,10 +125,7 @@ enum LinePlacement {
             out.append((p.0, p.1, angle))
         }
         guard let first = out.first, let last = out.last else { return nil }
-        // Upright: the text runs left to right on screen (a vertical stretch reads bottom to top
-        // or top to bottom, both readable), and no glyph leans past 100 degrees.
-        let ex = line.point(at: start + width).0 - line.point(at: start).0
-        if ex < -1e-6 || (out.count > 1 && last.x - first.x < -1e-6) { return nil }
+        if out.count > 1 && last.x - first.x < -1e-6 { return nil }
         if out.contains(where: { cos($0.angle) < -0.17 }) { return nil }
         return out
     }
@@ -146,9 +153,10 @@ enum LinePlacement {
 
     /// Glyph placement for a text on a line near `anchor`: centred at the anchor or, when the
     /// line bends too much there, shifted along it to a straight enough stretch; reading
-    /// left to right (the line reversed if it runs right to left).
+    /// left to right (the line reversed if it runs right to left). `reversed` is the line
+    /// reversed, made here when first needed (nil) and kept for the line's next anchor.
     static func best(_ glyphs: [(center: Double, advance: Double)], width: Double, along line: ScreenPolyline,
-                     reversed: ScreenPolyline, anchor: Double, maxAngle: Double, shiftLimit: Double) -> [(x: Double, y: Double, angle: Double)]? {
+                     reversed: inout ScreenPolyline?, anchor: Double, maxAngle: Double, shiftLimit: Double) -> [(x: Double, y: Double, angle: Double)]? {
         let step = max(width / 4, 4)
         var shifts: [Double] = [0]
         var k = step
@@ -156,7 +164,8 @@ enum LinePlacement {
         for d in shifts {
             let c = anchor + d
             if let p = place(glyphs, width: width, along: line, center: c, maxAngle: maxAngle) { return p }
-            if let p = place(glyphs, width: width, along: reversed, center: line.length - c, maxAngle: maxAngle) { return p }
+            if reversed == nil { reversed = line.reversed() }
+            if let back = reversed, let p = place(glyphs, width: width, along: back, center: line.length - c, maxAngle: maxAngle) { return p }
         }
         return nil
     }
@@ -184,11 +193,13 @@ final class LineText {
 
     init(glyphs: [Glyph], width: Double, height: Double, baseline: Double) {
         self.glyphs = glyphs
+        placement = glyphs.map { ($0.center, $0.advance) }
         self.width = width; self.height = height; self.baseline = baseline
         bytes = glyphs.reduce(64) { $0 + ($1.image?.bytes ?? 0) + 48 }
     }
 
-    var placement: [(center: Double, advance: Double)] { glyphs.map { ($0.center, $0.advance) } }
+    /// Each glyph's centre from the text's left edge and its advance (`LinePlacement`'s input).
+    let placement: [(center: Double, advance: Double)]
 
     /// Lays out a pango layout's glyphs (one line) and takes their images from `bitmaps` (made
     /// there on first use; without it, rasterised for this text alone: the same pixels).

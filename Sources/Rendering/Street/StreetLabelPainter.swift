@@ -130,8 +130,9 @@ struct StreetLabelPainter {
                         // the neighbouring tile, which places its own stretch).
                         let p = f.points, e = Double(tl.extent)
                         for i in 0..<f.parts.count {
-                            var part: [(Double, Double)] = []
                             let r = f.partRange(i)
+                            var part: [(Double, Double)] = []
+                            part.reserveCapacity(r.count)
                             for k in r.dropFirst() {
                                 guard let (a, b) = LinePlacement.clip(Double(p[2 * k - 2]), Double(p[2 * k - 1]), Double(p[2 * k]), Double(p[2 * k + 1]),
                                                                       to: e) else {
@@ -413,7 +414,7 @@ extension StreetLabelPainter {
         // The parts on screen, cut where they leave the drawn ground.
         var pieces: [ScreenPolyline] = []
         for line in lines {
-            var piece = ScreenPolyline()
+            var piece = ScreenPolyline(capacity: line.count)
             for (wx, wy) in line {
                 let (gx, gy) = view.ground(worldX: wx, worldY: wy)
                 // Flat, every point has its screen point: the line is not cut at the view's
@@ -439,9 +440,9 @@ extension StreetLabelPainter {
         var results: [PlacedStreetLabel] = []
         do {
             for poly in pieces where poly.length >= width {
-                let reversed = poly.reversed()
+                var reversed: ScreenPolyline?
                 for anchor in LinePlacement.anchors(length: poly.length, width: width, spacing: spacing) {
-                    guard let spots = LinePlacement.best(glyphs, width: width, along: poly, reversed: reversed, anchor: anchor,
+                    guard let spots = LinePlacement.best(glyphs, width: width, along: poly, reversed: &reversed, anchor: anchor,
                                                          maxAngle: maxAngle, shiftLimit: min(spacing, poly.length) / 2) else { continue }
                     // Every glyph on screen, in front of the far line, on ground not shrunk to nothing.
                     var boxes: [LabelFrame] = []

@@ -289,8 +289,12 @@ struct GlyphTarget {
                 for i in first..<end {
                     let p = s[i]
                     if p == 0 { continue }
-                    // An opaque glyph pixel replaces the frame's without reading it.
-                    row[i] = p >> 24 == 255 ? p : Self.over(p, row[i])
+                    // An opaque glyph pixel replaces the frame's without reading it. The others
+                    // blend with one multiplication (`overPremultiplied`, the same bytes as
+                    // `over`): a glyph image is valid premultiplied, cairo's own or turned from
+                    // one by the same rounded weights for every channel (a channel stays at most
+                    // its alpha), so pixman's saturation never acts.
+                    row[i] = p >> 24 == 255 ? p : Self.overPremultiplied(p, row[i])
                 }
             }
         }
