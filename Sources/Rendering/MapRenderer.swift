@@ -45,6 +45,8 @@ public final class MapRenderer {
     public let streetStyle: StreetStyle
     /// The street style's layers' styled features per tile at the last zoom drawn.
     let streetLayerCache = StreetLayerCache()
+    /// The street labels' features per symbol layer and tile at the last zoom (`StreetLabelCache`).
+    let streetLabelCache = StreetLabelCache()
     /// The built-in world's land cut into cells, for the sea under the street map (`StreetSea`).
     let streetSeaCache = StreetSeaCache()
     /// The street style's sprite (POI icons), loaded once with the renderer; nil without one.

@@ -122,7 +122,8 @@ extension MapRenderer {
     }
 
     func placeStreetLabels(_ vector: VectorTileSet, scene: MapScene, view: GroundView) -> [PlacedStreetLabel] {
-        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale, language: labelLanguage, icons: showsStreetIcons ? streetIcons : nil)
+        StreetLabelPainter(set: vector, style: streetStyle, textScale: textScale, language: labelLanguage, icons: showsStreetIcons ? streetIcons : nil,
+                           cache: streetLabelCache)
             .place(view: view, zoom: scene.camera.zoom, text: textRenderer, obstacles: obstacles(scene: scene, view: view))
     }
 

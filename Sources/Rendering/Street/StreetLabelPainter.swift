@@ -67,6 +67,9 @@ struct StreetLabelPainter {
     var language: String? = nil
     /// The style's sprite, for `icon-image` (nil: no icons).
     var icons: SpriteIcons? = nil
+    /// The features each symbol layer labels per tile at the last zoom (the renderer keeps one
+    /// for its style and tile set); nil: found afresh each frame.
+    var cache: StreetLabelCache? = nil
 
     /// Candidates of the symbol layers, in priority order, placed against obstacles.
     func place(view: GroundView, zoom: Double, text: TextRenderer, obstacles: [LabelFrame]) -> [PlacedStreetLabel] {
@@ -80,7 +83,10 @@ struct StreetLabelPainter {
         /// Where each line label's text was placed so far (screen px): one name per `symbol-spacing`.
         var repeats: [String: [(Double, Double)]] = [:]
         // Later layers in a style are drawn on top and win collisions, as in MapLibre.
-        for layer in style.layers.reversed() where layer.type == .symbol && layer.shows(zoom: sz) {
+        let setting = StreetLabelCache.Setting(zoom: sz, language: language, icons: icons != nil)
+        for li in style.layers.indices.reversed() {
+            let layer = style.layers[li]
+            guard layer.type == .symbol && layer.shows(zoom: sz) else { continue }
             let sym = layer.symbol
             guard let sourceLayer = layer.sourceLayer else { continue }
             let hasText = sym.textField.expression != nil
@@ -107,24 +113,37 @@ struct StreetLabelPainter {
             for (c, tile) in tiles {
                 guard let tl = tile.layers[sourceLayer] else { continue }
                 let unit = c.scale / Double(tl.extent)
-                for f in tl.features {
-                    let ctx = StyleContext(zoom: sz, properties: f.properties, geometryType: f.type, id: f.id)
-                    if let filter = layer.filter, !filter.evaluate(ctx).isTruthy { continue }
-                    let named = language == nil ? ctx : StyleContext(zoom: sz, properties: LabelLanguage.localized(f.properties, language: language),
-                                                                     geometryType: f.type, id: f.id)
-                    var label = (hasText ? sym.textField.evaluate(named) : nil) ?? ""
-                    switch transform {
-                    case .uppercase: label = label.uppercased()
-                    case .lowercase: label = label.lowercased()
-                    case .none?, nil: break
+                // The features this layer labels in the tile (kept at this zoom: `StreetLabelCache`).
+                let make = { () -> [StreetLabelCache.Pick] in
+                    var out: [StreetLabelCache.Pick] = []
+                    for (fi, f) in tl.features.enumerated() {
+                        let ctx = StyleContext(zoom: sz, properties: f.properties, geometryType: f.type, id: f.id)
+                        if let filter = layer.filter, !filter.evaluate(ctx).isTruthy { continue }
+                        let named = language == nil ? ctx : StyleContext(zoom: sz, properties: LabelLanguage.localized(f.properties, language: language),
+                                                                         geometryType: f.type, id: f.id)
+                        var label = (hasText ? sym.textField.evaluate(named) : nil) ?? ""
+                        switch transform {
+                        case .uppercase: label = label.uppercased()
+                        case .lowercase: label = label.lowercased()
+                        case .none?, nil: break
+                        }
+                        let iconOnly = label.isEmpty && iconLayer && !linePlacement
+                        guard !label.isEmpty || iconOnly, let (ax, ay) = StreetLabelPainter.anchor(f) else { continue }
+                        if !(linePlacement && f.type == .lineString) {
+                            // Anchors in a tile's buffer belong to the neighbouring tile: skip them there.
+                            guard ax >= 0, ay >= 0, ax < Double(tl.extent), ay < Double(tl.extent) else { continue }
+                        }
+                        out.append(StreetLabelCache.Pick(feature: fi, text: iconOnly ? StyleExpression.template("{name}").evaluate(named).text : label,
+                                                         hidesText: iconOnly, ax: ax, ay: ay, sort: sortKey.value(ctx) ?? 0, ctx: ctx))
                     }
-                    let iconOnly = label.isEmpty && iconLayer && !linePlacement
-                    guard !label.isEmpty || iconOnly, let (ax, ay) = StreetLabelPainter.anchor(f) else { continue }
-                    var cand = Candidate(text: iconOnly ? StyleExpression.template("{name}").evaluate(named).text : label,
-                                         wx: c.originX + ax * unit, wy: c.originY + ay * unit,
-                                         sort: sortKey.value(ctx) ?? 0,
-                                         ctx: ctx, order: candidates.count)
-                    cand.hidesText = iconOnly
+                    return out
+                }
+                let picks = cache?.picks(layer: li, tile: c.key, setting: setting, make: make) ?? make()
+                for pick in picks where pick.feature < tl.features.count {
+                    let f = tl.features[pick.feature]
+                    var cand = Candidate(text: pick.text, wx: c.originX + pick.ax * unit, wy: c.originY + pick.ay * unit,
+                                         sort: pick.sort, ctx: pick.ctx, order: candidates.count)
+                    cand.hidesText = pick.hidesText
                     if linePlacement && f.type == .lineString {
                         // The line's parts, cut to the tile's own square (the buffer belongs to
                         // the neighbouring tile, which places its own stretch).
@@ -151,9 +170,6 @@ struct StreetLabelPainter {
                             if part.count >= 2 { cand.lines.append(part) }
                         }
                         if cand.lines.isEmpty { continue }
-                    } else {
-                        // Anchors in a tile's buffer belong to the neighbouring tile: skip them there.
-                        guard ax >= 0, ay >= 0, ax < Double(tl.extent), ay < Double(tl.extent) else { continue }
                     }
                     candidates.append(cand)
                 }
