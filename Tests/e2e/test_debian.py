@@ -10,6 +10,7 @@ $TB_DEB. The first run builds the image (debootstrap, see debianvm.py); later ru
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -112,10 +113,20 @@ step done
 def find_deb() -> Path:
     if os.environ.get("TB_DEB"):
         return Path(os.environ["TB_DEB"])
-    debs = sorted((kioskvm.REPO / "out" / "deb").glob("touchbridge_*_amd64.deb"), key=lambda p: p.stat().st_mtime)
+    def built():
+        return sorted((kioskvm.REPO / "out" / "deb").glob("touchbridge_*_amd64.deb"), key=lambda p: p.stat().st_mtime)
+    debs = built()
     if not debs:
-        subprocess.run(["make", "package"], cwd=kioskvm.REPO, check=True)
-        debs = sorted((kioskvm.REPO / "out" / "deb").glob("touchbridge_*_amd64.deb"), key=lambda p: p.stat().st_mtime)
+        # Two test workers (pytest-xdist) may both find no package: one builds it while the
+        # other waits on the lock, then finds it (two builds at once in debian/ broke each
+        # other's tar: "Cannot stat").
+        (kioskvm.REPO / "out").mkdir(exist_ok=True)
+        with open(kioskvm.REPO / "out" / ".package.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            debs = built()
+            if not debs:
+                subprocess.run(["make", "package"], cwd=kioskvm.REPO, check=True)
+                debs = built()
     assert debs, "no out/deb/touchbridge_*_amd64.deb: run `make package`"
     return debs[-1]
 

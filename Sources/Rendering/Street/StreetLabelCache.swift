@@ -34,7 +34,9 @@ final class StreetLabelCache: @unchecked Sendable {
     }
 
     /// (Style layer, tile) pairs kept before the cache starts afresh (a long pan at one zoom).
-    static let maxEntries = 4096
+    /// A pick holds its feature's properties, so a bound in tiles near the layers' cache's
+    /// (256 tiles a layer): a tilted 4K view's 64 tiles times a dozen symbol layers fit.
+    static let maxEntries = 2048
 
     private struct Entry: Hashable {
         let layer: Int
