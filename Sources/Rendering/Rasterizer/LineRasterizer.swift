@@ -350,10 +350,7 @@ enum LineRasterizer {
                 var px = l
                 if antialias && !taper {
                     while px <= r {
-                        let ex = (Double(px) + 0.5) - ax
-                        let t = ex * tx + t0, s = ex * sx + s0
-                        let over = Pick.max(Pick.max(-t, t - 1), 0) * len
-                        let d = (s * s + over * over).squareRoot()
+                        let (_, d) = foot(px, ax: ax, tx: tx, t0: t0, sx: sx, s0: s0, len: len)
                         let m = WholeNumbers.byte(Pick.max(Pick.min(cap, h0 + 0.5 - d), 0) * full + 0.5)
                         let old = row[px]
                         row[px] = m >= old ? m : old
@@ -361,10 +358,7 @@ enum LineRasterizer {
                     }
                 } else if antialias {
                     while px <= r {
-                        let ex = (Double(px) + 0.5) - ax
-                        let t = ex * tx + t0, s = ex * sx + s0
-                        let over = Pick.max(Pick.max(-t, t - 1), 0) * len
-                        let d = (s * s + over * over).squareRoot()
+                        let (t, d) = foot(px, ax: ax, tx: tx, t0: t0, sx: sx, s0: s0, len: len)
                         let h = t > 1 ? h1 : h0 + Pick.max(t, 0) * dh
                         let m = WholeNumbers.byte(Pick.max(Pick.min(Pick.min(1, 2 * h), h + 0.5 - d), 0) * full + 0.5)
                         let old = row[px]
@@ -373,10 +367,7 @@ enum LineRasterizer {
                     }
                 } else {
                     while px <= r {
-                        let ex = (Double(px) + 0.5) - ax
-                        let t = ex * tx + t0, s = ex * sx + s0
-                        let over = Pick.max(Pick.max(-t, t - 1), 0) * len
-                        let d = (s * s + over * over).squareRoot()
+                        let (t, d) = foot(px, ax: ax, tx: tx, t0: t0, sx: sx, s0: s0, len: len)
                         let h = taper ? (t > 1 ? h1 : h0 + Pick.max(t, 0) * dh) : h0
                         let old = row[px]
                         row[px] = d < h ? on : old
@@ -390,6 +381,17 @@ enum LineRasterizer {
             let mk = marks + i * markWords
             for w in (l >> 3)...(r >> 3) { mk[w >> 6] |= 1 << UInt64(w & 63) }
         }
+    }
+
+    /// Pixel px's place along a segment (t: 0 at its start a, 1 at its end) and its centre's
+    /// distance from the segment (past an end, from that end), worked out from the pixel's own
+    /// centre: the three pixel loops of `cover` share it (inlined, each still vectorized).
+    @inline(__always)
+    private static func foot(_ px: Int, ax: Double, tx: Double, t0: Double, sx: Double, s0: Double, len: Double) -> (t: Double, d: Double) {
+        let ex = (Double(px) + 0.5) - ax
+        let t = ex * tx + t0, s = ex * sx + s0
+        let over = Pick.max(Pick.max(-t, t - 1), 0) * len
+        return (t, (s * s + over * over).squareRoot())
     }
 
     /// Asks for the cache lines of a row under the mask's set 8-pixel words (one per 16 pixels),

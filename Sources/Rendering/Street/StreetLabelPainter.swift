@@ -100,6 +100,10 @@ struct StreetLabelPainter {
             let textOffset = sym.textOffset.resolve(constant), textColor = sym.textColor.resolve(constant)
             let haloColor = sym.textHaloColor.resolve(constant), haloWidth = sym.textHaloWidth.resolve(constant)
             let transform = sym.textTransform.evaluate(constant)
+            let bold = sym.textFont.evaluate(constant)?.isBold ?? false
+            let lineStyle = LineTextStyle(size: textSize, bold: bold, spacing: sym.symbolSpacing.resolve(constant), maxAngle: sym.textMaxAngle.resolve(constant),
+                                          color: textColor, halo: haloColor, haloWidth: haloWidth)
+            let nameOnly = StyleExpression.template("{name}")
             struct Candidate {
                 let text: String; let wx: Double; let wy: Double; let sort: Double; let ctx: StyleContext; let order: Int
                 /// An icon without text of its own: `text` is the feature's name, for taps.
@@ -133,7 +137,7 @@ struct StreetLabelPainter {
                             // Anchors in a tile's buffer belong to the neighbouring tile: skip them there.
                             guard ax >= 0, ay >= 0, ax < Double(tl.extent), ay < Double(tl.extent) else { continue }
                         }
-                        out.append(StreetLabelCache.Pick(feature: fi, text: iconOnly ? StyleExpression.template("{name}").evaluate(named).text : label,
+                        out.append(StreetLabelCache.Pick(feature: fi, text: iconOnly ? nameOnly.evaluate(named).text : label,
                                                          hidesText: iconOnly, ax: ax, ay: ay, sort: sortKey.value(ctx) ?? 0, ctx: ctx))
                     }
                     return out
@@ -177,7 +181,7 @@ struct StreetLabelPainter {
             candidates.sort { ($0.sort, $0.order) < ($1.sort, $1.order) }
             for cand in candidates {
                 if !cand.lines.isEmpty {
-                    placed += placeAlongLine(cand.text, lines: cand.lines, ctx: cand.ctx, layer: layer, view: view, zoom: zoom,
+                    placed += placeAlongLine(cand.text, lines: cand.lines, ctx: cand.ctx, layer: layer, style: lineStyle, view: view, zoom: zoom,
                                              text: text, grid: &grid, repeats: &repeats)
                     continue
                 }
@@ -190,7 +194,6 @@ struct StreetLabelPainter {
                 if view.tilted && view.projection.scale(at: Point(x: sx, y: sy)) < 0.45 { continue }
                 let ctx = cand.ctx
                 let size = TextRenderer.labelSize((textSize.value(ctx) ?? 16) * textScale)
-                let bold = sym.textFont.evaluate(constant)?.isBold ?? false
                 let maxWidth = maxWidthEm.value(ctx)
                 let tstyle = TextRenderer.Style(sizePx: size, bold: bold,
                                                 width: maxWidth.map { StreetLabelPainter.wrapWidth(cand.text, maxWidth: $0 * size, sizePx: size, bold: bold, text: text) },
@@ -410,21 +413,31 @@ extension StreetLabelPainter {
         return max(maxWidth, widest.rounded(.up) + 2)
     }
 
+    /// A symbol layer's text properties for names along lines, resolved once per layer and
+    /// frame (`StyleProperty.resolve`: a value when it depends on the zoom only, else
+    /// evaluated per feature), as the point labels' are.
+    struct LineTextStyle {
+        let size: StyleProperty<Double>.Resolved
+        let bold: Bool
+        let spacing: StyleProperty<Double>.Resolved, maxAngle: StyleProperty<Double>.Resolved
+        let color: StyleProperty<StyleColor>.Resolved, halo: StyleProperty<StyleColor>.Resolved
+        let haloWidth: StyleProperty<Double>.Resolved
+    }
+
     /// Places a name along one of a line's parts: at `symbol-spacing` intervals (250 px by
     /// default), centred on a stretch bending at most `text-max-angle` between neighbouring
     /// glyphs, reading left to right, clear of every box placed so far and at least the spacing
     /// away from the same name placed before (every tile the road crosses carries it).
-    func placeAlongLine(_ label: String, lines: [[(Double, Double)]], ctx: StyleContext, layer: StreetStyle.Layer, view: GroundView, zoom: Double,
+    func placeAlongLine(_ label: String, lines: [[(Double, Double)]], ctx: StyleContext, layer: StreetStyle.Layer, style: LineTextStyle,
+                        view: GroundView, zoom: Double,
                         text: TextRenderer, grid: inout CollisionGrid, repeats: inout [String: [(Double, Double)]]) -> [PlacedStreetLabel] {
-        let sym = layer.symbol
-        let size = TextRenderer.labelSize((sym.textSize.evaluate(ctx) ?? 16) * textScale)
-        let constant = StyleContext(zoom: ctx.zoom)
-        let bold = sym.textFont.evaluate(constant)?.isBold ?? false
-        let spacing = sym.symbolSpacing.evaluate(ctx) ?? 250
-        let maxAngle = (sym.textMaxAngle.evaluate(ctx) ?? 45) * .pi / 180
-        let color = sym.textColor.evaluate(ctx) ?? StyleColor(r: 0, g: 0, b: 0)
-        let haloColor = sym.textHaloColor.evaluate(ctx)
-        let haloWidth = sym.textHaloWidth.evaluate(ctx) ?? 0
+        let size = TextRenderer.labelSize((style.size.value(ctx) ?? 16) * textScale)
+        let bold = style.bold
+        let spacing = style.spacing.value(ctx) ?? 250
+        let maxAngle = (style.maxAngle.value(ctx) ?? 45) * .pi / 180
+        let color = style.color.value(ctx) ?? StyleColor(r: 0, g: 0, b: 0)
+        let haloColor = style.halo.value(ctx)
+        let haloWidth = style.haloWidth.value(ctx) ?? 0
         let radius = haloColor != nil && haloWidth > 0 ? max(1, haloWidth.rounded()) : 0
         let halo = radius > 0 ? haloColor.map { StyleColor(r: $0.r, g: $0.g, b: $0.b, a: $0.a * 0.9) } : nil
         // The parts on screen, cut where they leave the drawn ground.
