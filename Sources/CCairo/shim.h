@@ -12,4 +12,6 @@ static inline void tb_prefetch_write(const void *p) { __builtin_prefetch(p, 1, 3
  * |x| < 2^62 for tb_trunc, 0 <= x < 256 for tb_trunc_u8). The same value as Int(x), UInt8(x). */
 static inline long tb_trunc(double x) { return (long)x; }
 static inline unsigned char tb_trunc_u8(double x) { return (unsigned char)(int)x; }
+/* The same for a float, 0 <= x < 256: UInt8(x). */
+static inline unsigned char tb_trunc_u8f(float x) { return (unsigned char)(int)x; }
 #endif

@@ -19,4 +19,7 @@ enum WholeNumbers {
 
     /// x truncated to a byte, for 0 <= x < 256 (a coverage times 255 plus a half): `UInt8(x)`.
     @inline(__always) static func byte(_ x: Double) -> UInt8 { tb_trunc_u8(x) }
+
+    /// The same for a float, 0 <= x < 256: `UInt8(x)`.
+    @inline(__always) static func byte(_ x: Float) -> UInt8 { tb_trunc_u8f(x) }
 }
