@@ -540,11 +540,9 @@ public final class MapRenderer {
 
     /// Sea, built-in world and raster tiles for a view (place names are drawn per frame, upright).
     private func paintBase(cr: OpaquePointer, view: GroundView, zoom: Double, antialias: Bool = true) {
-        if streetMapCovers(view: view, zoom: zoom) {
-            // The street map's opaque background hides the built-in world: the sea only.
-            cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
-            cairo_paint(cr)
-        } else {
+        // The street map's opaque background hides the sea and the built-in world everywhere
+        // when it covers the view (`BasePlan.streetCovers`): nothing is painted under it.
+        if !streetMapCovers(view: view, zoom: zoom) {
             MapRenderer.paintWorld(cr: cr, world: world, style: style, view: view, zoom: zoom, antialias: antialias)
         }
         if let raster { RasterMapPainter(source: raster, fast: !antialias).paint(cr: cr, view: view, zoom: zoom) }
@@ -632,10 +630,10 @@ public final class MapRenderer {
     func basePlan(view: GroundView, zoom: Double, antialias: Bool, alongsidePaths: (@Sendable () -> Void)? = nil) -> BasePlan {
         let painter = VectorMapPainter(world: world, style: style, antialias: antialias)
         // Under a street map whose opaque background covers the view, the world is hidden.
-        let paths = streetMapCovers(view: view, zoom: zoom) ? VectorMapPainter.Paths()
-            : painter.paths(view: view, zoom: zoom, parallel: true, alongside: alongsidePaths)
+        let covered = streetMapCovers(view: view, zoom: zoom)
+        let paths = covered ? VectorMapPainter.Paths() : painter.paths(view: view, zoom: zoom, parallel: true, alongside: alongsidePaths)
         let street = vector.map { streetPainter($0, view: view, zoom: zoom, antialias: antialias).layers(view: view, zoom: zoom, parallel: true) }
-        return BasePlan(style: style, painter: painter, paths: paths, street: street, zoom: zoom)
+        return BasePlan(style: style, painter: painter, paths: paths, street: street, zoom: zoom, streetCovers: covered && street != nil)
     }
 
     /// Draws any rows of the base map of a whole number of bands of the pixels at `base`
@@ -1099,16 +1097,24 @@ final class BasePlan: @unchecked Sendable {
     let paths: VectorMapPainter.Paths
     let street: StreetMapPainter.Layers?
     let zoom: Double
+    /// The street map's opaque background covers every pixel (`streetMapCovers`): no sea and
+    /// no world under it (each band wrote all its rows once more for nothing: a whole frame's
+    /// memory, a tenth of a flat street frame's bands).
+    let streetCovers: Bool
 
-    init(style: MapStyle, painter: VectorMapPainter, paths: VectorMapPainter.Paths, street: StreetMapPainter.Layers?, zoom: Double) {
+    init(style: MapStyle, painter: VectorMapPainter, paths: VectorMapPainter.Paths, street: StreetMapPainter.Layers?, zoom: Double,
+         streetCovers: Bool = false) {
         self.style = style; self.painter = painter; self.paths = paths; self.street = street; self.zoom = zoom
+        self.streetCovers = streetCovers
     }
     deinit { paths.free() }
 
     /// Sea, the built-in world, the street map, on `cr` (clipped to a band's rows).
     func draw(cr: OpaquePointer) {
-        cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
-        cairo_paint(cr)
+        if !streetCovers {
+            cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
+            cairo_paint(cr)
+        }
         painter.paint(cr: cr, paths: paths, zoom: zoom)
         if let street { StreetMapPainter.draw(street, cr: cr) }
     }

@@ -84,14 +84,33 @@ enum LineRasterizer {
     /// time through all the layers: a route's casing and its line, or a road's casing and fill,
     /// blend into rows still in the cache.
     static func stroke(layers: [Layer], antialias: Bool, pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
-        guard width > 0, !rows.isEmpty else { return }
+        guard let plan = chunked(layers: layers, antialias: antialias, width: width, rows: rows) else { return }
+        for c in 0..<plan.chunks { draw(plan, layers: 0..<layers.count, chunk: c, pixels: pixels, stride: stride) }
+    }
+
+    /// Layers of lines bucketed by the 32-row chunks of some rows (`chunked`), to draw chunk by
+    /// chunk (`draw(_:layers:chunk:...)`), between other work on the same rows. The buckets
+    /// live in this thread's scratch: drawn on this thread, before it buckets again.
+    struct Chunked {
+        let layers: [Layer]
+        let antialias: Bool
+        let rows: Range<Int>
+        let width: Int
+        /// How many chunks the rows make.
+        let chunks: Int
+        /// Each layer's bucket in the scratch's table: `first[c]..<first[c + 1]` index `order`,
+        /// segment numbers (`first` and `order` offsets in the table); nil: nothing to draw.
+        let buckets: [(first: Int, order: Int)?]
+    }
+
+    /// The layers' segments bucketed by the chunks of `rows` they reach (counting sort, no
+    /// hashing), in this thread's scratch; nil when there is nothing to draw.
+    static func chunked(layers: [Layer], antialias: Bool, width: Int, rows: Range<Int>) -> Chunked? {
+        guard width > 0, !rows.isEmpty else { return nil }
         let chunks = (rows.count + chunkRows - 1) / chunkRows
         let scratch = LineScratch.current
-        // Per layer: its segments bucketed by the chunks of rows they reach (counting sort, no
-        // hashing), in the scratch's table: `first[c]..<first[c + 1]` index `order`, segment
-        // numbers (`first` and `order` offsets in the table).
-        var buckets: [(layer: Int, first: Int, order: Int)] = []
-        buckets.reserveCapacity(layers.count)
+        var buckets = [(first: Int, order: Int)?](repeating: nil, count: layers.count)
+        var any = false
         var used = 0
         for (li, layer) in layers.enumerated() {
             let count = layer.segments.count / 4
@@ -134,11 +153,18 @@ enum LineRasterizer {
                     fill[c] += 1
                 }
             }
-            buckets.append((li, used, used + chunks + 1))
+            buckets[li] = (used, used + chunks + 1)
+            any = true
             used += chunks + 1 + total
         }
-        guard !buckets.isEmpty else { return }
+        guard any else { return nil }
+        return Chunked(layers: layers, antialias: antialias, rows: rows, width: width, chunks: chunks, buckets: buckets)
+    }
 
+    /// Draws chunk c of the bucketed layers in `range` (in order, each blended before the next)
+    /// into the XRGB8888 memory at `pixels` (row 0, column 0 the rows' first).
+    static func draw(_ plan: Chunked, layers range: Range<Int>, chunk c: Int, pixels: UnsafeMutableRawPointer, stride: Int) {
+        let width = plan.width, antialias = plan.antialias
         // Rows padded to whole 8-byte words: the blend skips empty words of the mask.
         let maskStride = (width + 7) & ~7
         // Each mask row's 8-pixel words a segment may have written, a bit each: the blend and
@@ -147,45 +173,45 @@ enum LineRasterizer {
         let markWords = (maskStride / 8 + 63) / 64
         // The mask, the marks and each mask row's touched columns (unchecked: a row index is
         // within the chunk), this thread's, clear as the last call's blend left them.
+        let scratch = LineScratch.current
         scratch.reserve(maskBytes: maskStride * chunkRows, markCount: markWords * chunkRows)
         // (Read once: the table no longer moves.)
         let mask = scratch.mask, marks = scratch.marks, rowMin = scratch.rowMin, rowMax = scratch.rowMax, table = scratch.table
-        for c in 0..<chunks {
-            let y0 = rows.lowerBound + c * chunkRows, y1 = min(rows.upperBound, y0 + chunkRows)
-            for b in buckets {
-                let first = table + b.first, order = table + b.order
-                let lo = Int(first[c]), hi = Int(first[c + 1])
-                guard lo < hi else { continue }
-                let layer = layers[b.layer]
-                let full = min(layer.alpha, 1) * 255            // a fully covered pixel's mask value
-                layer.segments.withUnsafeBufferPointer { s in
-                    for j in lo..<hi {
-                        let k = Int(order[j])
-                        let (ha, hb) = halves(layer, k, antialias: antialias)
-                        // A width that does not change by 1/16 px or more is drawn at the mean.
-                        let even = abs(ha - hb) < 1.0 / 16
-                        let h0 = even ? (ha == hb ? ha : (ha + hb) / 2) : ha, h1 = even ? h0 : hb
-                        cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h0, h1: h1, taper: !even, full: full, antialias: antialias,
-                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                              marks: marks, markWords: markWords)
-                    }
+        let y0 = plan.rows.lowerBound + c * chunkRows, y1 = min(plan.rows.upperBound, y0 + chunkRows)
+        for li in range {
+            guard let b = plan.buckets[li] else { continue }
+            let first = table + b.first, order = table + b.order
+            let lo = Int(first[c]), hi = Int(first[c + 1])
+            guard lo < hi else { continue }
+            let layer = plan.layers[li]
+            let full = min(layer.alpha, 1) * 255            // a fully covered pixel's mask value
+            layer.segments.withUnsafeBufferPointer { s in
+                for j in lo..<hi {
+                    let k = Int(order[j])
+                    let (ha, hb) = halves(layer, k, antialias: antialias)
+                    // A width that does not change by 1/16 px or more is drawn at the mean.
+                    let even = abs(ha - hb) < 1.0 / 16
+                    let h0 = even ? (ha == hb ? ha : (ha + hb) / 2) : ha, h1 = even ? h0 : hb
+                    cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h0, h1: h1, taper: !even, full: full, antialias: antialias,
+                          mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                          marks: marks, markWords: markWords)
                 }
-                let source = pixel(layer.color)
-                // Every line of the frame the blend will read, asked for at once: the loads
-                // overlap instead of stalling row after row.
-                for y in y0..<y1 {
-                    let r = y - y0
-                    guard rowMax[r] >= rowMin[r] else { continue }
-                    prefetch(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
-                             into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self))
-                }
-                for y in y0..<y1 {
-                    let r = y - y0
-                    guard rowMax[r] >= rowMin[r] else { continue }
-                    blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
-                          into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), source: source)
-                    rowMin[r] = Int.max; rowMax[r] = -1
-                }
+            }
+            let source = pixel(layer.color)
+            // Every line of the frame the blend will read, asked for at once: the loads
+            // overlap instead of stalling row after row.
+            for y in y0..<y1 {
+                let r = y - y0
+                guard rowMax[r] >= rowMin[r] else { continue }
+                prefetch(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
+                         into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self))
+            }
+            for y in y0..<y1 {
+                let r = y - y0
+                guard rowMax[r] >= rowMin[r] else { continue }
+                blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
+                      into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), source: source)
+                rowMin[r] = Int.max; rowMax[r] = -1
             }
         }
     }

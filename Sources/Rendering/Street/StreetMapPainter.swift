@@ -15,6 +15,9 @@ struct StreetMapPainter {
     /// cairo_stroke: cairo took 30 of the 35 ms of a 1080p street frame stroking roads and
     /// dashed paths and boundaries (docs/benchmarks.md). Off: every line by cairo (tests compare).
     var rasterizesLines = true
+    /// The fills' edges are kept for `FillRasterizer` (antialiased, with the lines rasterized):
+    /// the bands then draw the layers 32 rows at a time through them all (`draw`).
+    var rasterizesFills: Bool { rasterizesLines && antialias }
     /// Each style layer's features per tile at the last zoom drawn (the renderer keeps one for
     /// its style and tile set); nil: styled afresh each frame.
     var layerCache: StreetLayerCache?
@@ -132,12 +135,13 @@ struct StreetMapPainter {
     /// pixel comes out as a single thread draws it.
     final class Layers: @unchecked Sendable {
         enum Op {
-            /// Paint the whole clip, or fill a path.
-            case background(color: StyleColor, area: UnsafeMutablePointer<cairo_path_t>?)
+            /// Paint the whole clip, or fill a path. `edges`: the path's, when
+            /// `FillRasterizer` draws it (`FillRasterizer.edges(of:)`), as for `sea` and `fill`.
+            case background(color: StyleColor, area: UnsafeMutablePointer<cairo_path_t>?, edges: [Double]?)
             /// The Natural Earth ocean where the tiles may have no sea (an even-odd path).
-            case sea(UnsafeMutablePointer<cairo_path_t>, color: StyleColor)
+            case sea(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, edges: [Double]?)
             /// With an outline, its segments when `LineRasterizer` draws it (1 px wide).
-            case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double]?)
+            case fill(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, outline: StyleColor?, outlineSegments: [Double]?, edges: [Double]?)
             /// The segments, and (when `LineRasterizer` draws them, or the view is tilted) the
             /// pieces it draws: dashes cut and butt ends trimmed once, not in every band.
             case lines([Double], pieces: LinePieces?, width: Double, color: StyleColor, cap: LineCap?, join: LineJoin?, dash: [Double])
@@ -161,9 +165,9 @@ struct StreetMapPainter {
         deinit {
             for op in ops {
                 switch op {
-                case .background(_, let area?): cairo_path_destroy(area)
-                case .sea(let path, _): cairo_path_destroy(path)
-                case .fill(let path, _, _, _), .circles(let path, _, _, _): cairo_path_destroy(path)
+                case .background(_, let area?, _): cairo_path_destroy(area)
+                case .sea(let path, _, _): cairo_path_destroy(path)
+                case .fill(let path, _, _, _, _), .circles(let path, _, _, _): cairo_path_destroy(path)
                 default: break
                 }
             }
@@ -204,12 +208,15 @@ struct StreetMapPainter {
                 area = cairo_copy_path(cr)
                 cairo_destroy(cr); cairo_surface_destroy(scratch)
             }
-            slots[i] = [.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area)]
+            slots[i] = [.background(color: StyleColor(r: c.r, g: c.g, b: c.b, a: c.a * o), area: area,
+                                    edges: rasterizesFills ? area.map { FillRasterizer.edges(of: $0) } : nil)]
         }
         // The sea goes over the background layers the style starts with, under everything else.
         if let sea, let last = shown.prefix(while: { $0.type == .background }).indices.last,
            let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) {
-            if sea(cr), let path = cairo_copy_path(cr) { slots[last] = slots[last] + [.sea(path, color: seaColor)] }
+            if sea(cr), let path = cairo_copy_path(cr) {
+                slots[last] = slots[last] + [.sea(path, color: seaColor, edges: rasterizesFills ? FillRasterizer.edges(of: path) : nil)]
+            }
             cairo_destroy(cr); cairo_surface_destroy(scratch)
         }
         let painter = UncheckedSendable(self), shared = UncheckedSendable((shown, tiles, view, cacheSlots))
@@ -233,8 +240,10 @@ struct StreetMapPainter {
         return out
     }
 
-    /// Draws built layers into cr (clipped or translated as the caller likes).
+    /// Draws built layers into cr (clipped or translated as the caller likes): 32 rows at a
+    /// time through every layer when they can be (`drawInChunks`), else layer by layer.
     static func draw(_ layers: Layers, cr: OpaquePointer) {
+        if drawInChunks(layers, cr: cr) { return }
         cairo_set_antialias(cr, layers.antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
         let ops = layers.ops
         var i = 0
@@ -256,7 +265,7 @@ struct StreetMapPainter {
             let op = ops[i]
             i += 1
             switch op {
-            case let .background(c, area):
+            case let .background(c, area, _):
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
                 if let area {
                     cairo_new_path(cr)
@@ -265,14 +274,14 @@ struct StreetMapPainter {
                 } else {
                     cairo_paint(cr)
                 }
-            case let .sea(path, c):
+            case let .sea(path, c, _):
                 cairo_new_path(cr)
                 cairo_append_path(cr, path)
                 cairo_set_fill_rule(cr, CAIRO_FILL_RULE_EVEN_ODD)
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
                 cairo_fill(cr)
                 cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
-            case let .fill(path, c, outline, outlineSegments):
+            case let .fill(path, c, outline, outlineSegments, _):
                 cairo_new_path(cr)
                 cairo_append_path(cr, path)
                 cairo_set_fill_rule(cr, CAIRO_FILL_RULE_WINDING)
@@ -307,6 +316,108 @@ struct StreetMapPainter {
             }
         }
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
+    }
+
+    /// The layers drawn straight into cr's target, 32 rows at a time through all of them: the
+    /// background, the fills (`FillRasterizer`), their outlines and the lines (`LineRasterizer`)
+    /// each draw a chunk of rows in the style's order, then the next chunk, so a chunk's rows
+    /// stay in the cache from the first layer to the last (layer by layer, each layer took the
+    /// band's rows through memory again). Every pixel comes out as drawing the layers one after
+    /// the other gives (each layer's value of a pixel depends on that pixel alone), in any
+    /// chunks and bands. False, drawing nothing, when a layer needs cairo (circles; fills kept
+    /// without edges, lines without pieces: antialiasing off, lines by cairo) or cr's target is
+    /// not an XRGB8888 image at a whole-pixel offset.
+    static func drawInChunks(_ layers: Layers, cr: OpaquePointer) -> Bool {
+        guard layers.antialias else { return false }
+        var lineLayers: [LineRasterizer.Layer] = []
+        // Per op: what it draws (fills by number; lines by their line layers' range).
+        enum Step {
+            case paint(SolidBlend)
+            case fill(Int, outline: Range<Int>)
+            case lines(Range<Int>)
+        }
+        var steps: [Step] = []
+        var fills: [FillRasterizer.Fill] = []
+        steps.reserveCapacity(layers.ops.count)
+        for op in layers.ops {
+            switch op {
+            case let .background(c, area, edges):
+                if area == nil {
+                    // Only an opaque paint is a plain store here; a translucent one goes to cairo.
+                    guard c.a >= 1 else { return false }
+                    let p = LineRasterizer.pixel(c.rgb)
+                    steps.append(.paint(SolidBlend(r: p.r, g: p.g, b: p.b)))
+                } else {
+                    guard let edges else { return false }
+                    steps.append(.fill(fills.count, outline: 0..<0))
+                    fills.append(FillRasterizer.Fill(edges: edges, evenOdd: false, color: c.rgb, alpha: c.a))
+                }
+            case let .sea(_, c, edges):
+                guard let edges else { return false }
+                steps.append(.fill(fills.count, outline: 0..<0))
+                fills.append(FillRasterizer.Fill(edges: edges, evenOdd: true, color: c.rgb, alpha: c.a))
+            case let .fill(_, c, outline, outlineSegments, edges):
+                guard let edges else { return false }
+                var outlineRange = 0..<0
+                if let o = outline {
+                    guard let outlineSegments else { return false }
+                    lineLayers.append(LineRasterizer.Layer(segments: outlineSegments, lineWidth: 1, color: o.rgb, alpha: o.a))
+                    outlineRange = lineLayers.count - 1..<lineLayers.count
+                }
+                steps.append(.fill(fills.count, outline: outlineRange))
+                fills.append(FillRasterizer.Fill(edges: edges, evenOdd: false, color: c.rgb, alpha: c.a))
+            case let .lines(segments, pieces, width, c, _, _, _):
+                guard let pieces else { return false }
+                let start = lineLayers.count
+                if !segments.isEmpty {
+                    lineLayers.append(LineRasterizer.Layer(segments: pieces.segments, endWidths: pieces.endWidths, lineWidth: width, color: c.rgb, alpha: c.a))
+                }
+                steps.append(.lines(start..<lineLayers.count))
+            case .circles:
+                return false
+            }
+        }
+        guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
+              cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, let data = cairo_image_surface_get_data(target) else { return false }
+        // Points are in device pixels: only an unmoved context (the bands' and the frame's).
+        var m = cairo_matrix_t()
+        cairo_get_matrix(cr, &m)
+        guard m.xx == 1, m.yy == 1, m.xy == 0, m.yx == 0, m.x0 == 0, m.y0 == 0 else { return false }
+        let sw = Double(cairo_image_surface_get_width(target)), sh = Double(cairo_image_surface_get_height(target))
+        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
+        cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
+        // The whole width only (a band's clip): the fills' rows are the frame's.
+        guard x0 <= 0, x1 >= sw else { return false }
+        let r0 = Int(min(max(0, y0.rounded(.down)), sh)), r1 = Int(min(max(0, y1.rounded(.up)), sh))
+        guard r0 < r1 else { return true }
+        let rows = r0..<r1, width = Int(sw)
+        let pixels = UnsafeMutableRawPointer(data), stride = Int(cairo_image_surface_get_stride(target))
+        cairo_surface_flush(target)
+        defer { cairo_surface_mark_dirty(target) }
+        let chunkedFills = fills.map { FillRasterizer.chunks($0, rows: rows) }
+        let lines = LineRasterizer.chunked(layers: lineLayers, antialias: true, width: width, rows: rows)
+        let chunkCount = (rows.count + FillRasterizer.chunkRows - 1) / FillRasterizer.chunkRows
+        for c in 0..<chunkCount {
+            let cy0 = r0 + c * FillRasterizer.chunkRows, cy1 = min(r1, cy0 + FillRasterizer.chunkRows)
+            for step in steps {
+                switch step {
+                case let .paint(blend):
+                    let solid = blend.solid
+                    for y in cy0..<cy1 {
+                        let row = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
+                        for x in 0..<width { row[x] = solid }
+                    }
+                case let .fill(i, outline):
+                    if let chunks = chunkedFills[i] {
+                        FillRasterizer.draw(fills[i], chunks, chunk: c, pixels: pixels, stride: stride, width: width)
+                    }
+                    if let lines, !outline.isEmpty { LineRasterizer.draw(lines, layers: outline, chunk: c, pixels: pixels, stride: stride) }
+                case let .lines(range):
+                    if let lines, !range.isEmpty { LineRasterizer.draw(lines, layers: range, chunk: c, pixels: pixels, stride: stride) }
+                }
+            }
+        }
+        return true
     }
 
     /// How one group of features is drawn (features with equal values share one cairo path).
@@ -467,7 +578,8 @@ struct StreetMapPainter {
             if layer.type == .fill {
                 let outline = p.outline?.withOpacity(p.opacity)
                 ops.append(.fill(path, color: p.color.withOpacity(p.opacity), outline: outline,
-                                     outlineSegments: outline != nil && rasterizesLines ? LineRasterizer.segments(of: path) : nil))
+                                     outlineSegments: outline != nil && rasterizesLines ? LineRasterizer.segments(of: path) : nil,
+                                     edges: rasterizesFills ? FillRasterizer.edges(of: path) : nil))
             } else {
                 ops.append(.circles(path, color: p.color.withOpacity(p.opacity), stroke: p.strokeWidth > 0 ? p.strokeColor?.withOpacity(p.opacity) : nil,
                                         strokeWidth: p.strokeWidth))
