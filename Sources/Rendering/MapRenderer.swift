@@ -598,6 +598,14 @@ public final class MapRenderer {
                                                 CAIRO_FORMAT_RGB24, Int32(width), Int32(y1 - y0), Int32(stride))
         }
         let n = paintsBaseInParallel ? min(bands, max(1, height / 16)) : 1
+        if n == 1, raster == nil {
+            // One band on this thread (one core), drawn from the same plan as the bands: the
+            // same layers in the same steps (`BandSteps`), so one core's frame is the bands'.
+            let ready = basePlan(view: view, zoom: zoom, antialias: antialias, alongsidePaths: alongsidePaths)
+            _ = MapRenderer.draw(ready, over: pixels, width: width, height: height, stride: stride, cuts: [0, height])
+            meanwhile?()
+            return
+        }
         guard n > 1 else {
             guard let s = surface(0, height, pixels) else { return }
             let cr = cairo_create(s)!
@@ -1024,8 +1032,9 @@ public final class MapRenderer {
         let centre = Point(x: Double(x) + Double(w) / 2, y: Double(y) + Double(h) / 2)
         let camera = CameraPosition(target: WebMercator.coordinate(world: centre, zoom: c.zoom), zoom: c.zoom)
         let projection = Projection(camera: camera, screen: Size(width: Double(w), height: Double(h)))
-        if paintsBaseInParallel, h >= 32, let data = cairo_image_surface_get_data(c.image.surface) {
-            // The strip in bands on both cores, as a full frame is (paths built once).
+        if raster == nil, let data = cairo_image_surface_get_data(c.image.surface) {
+            // The strip in bands on the cores there are (one for a thin strip), as a full frame
+            // is (paths built once, the same steps).
             cairo_surface_flush(c.image.surface)
             let stride = Int(cairo_image_surface_get_stride(c.image.surface))
             paintBaseInBands(into: UnsafeMutableRawPointer(data + iy * stride + ix * 4), width: w, height: h, stride: stride,
@@ -1109,14 +1118,29 @@ final class BasePlan: @unchecked Sendable {
     }
     deinit { paths.free() }
 
-    /// Sea, the built-in world, the street map, on `cr` (clipped to a band's rows).
+    /// Sea, the built-in world, the street map, on `cr` (clipped to a band's rows): 32 rows at
+    /// a time through them all (`BandSteps`) when every layer can be, else layer by layer.
     func draw(cr: OpaquePointer) {
+        if drawsInSteps(cr: cr) { return }
         if !streetCovers {
             cairo_set_source_rgb(cr, style.sea.r, style.sea.g, style.sea.b)
             cairo_paint(cr)
         }
         painter.paint(cr: cr, paths: paths, zoom: zoom)
         if let street { StreetMapPainter.draw(street, cr: cr) }
+    }
+}
+
+extension BasePlan {
+    /// The plan as `BandSteps` drawn into cr; false, drawing nothing, when a layer needs cairo.
+    func drawsInSteps(cr: OpaquePointer) -> Bool {
+        var steps = BandSteps()
+        if !streetCovers {
+            steps.paint(style.sea)
+            guard painter.addSteps(paths, zoom: zoom, to: &steps) else { return false }
+        }
+        if let street, !StreetMapPainter.addSteps(street, to: &steps) { return false }
+        return steps.draw(cr: cr)
     }
 }
 

@@ -11,12 +11,15 @@ import Testing
         var s = KioskSoak.Settings(seconds: 6)
         s.interval = 1.5
         s.width = 640; s.height = 400
-        let soak = try KioskSoak(settings: s)
-        let report = try soak.run()
+        var report = try KioskSoak(settings: s).run()
         #expect(report.intervals.count >= 3, "\(report)")
         #expect(report.intervals.reduce(0) { $0 + $1.frames } > 0)
         #expect(report.intervals.reduce(0) { $0 + $1.gestures + $1.clients } > 0, "\(report)")
         #expect(report.intervals.allSatisfy { $0.descriptors > 0 && $0.rssMiB > 0 })
+        // The descriptors are the process's, and the other tests of this process open and close
+        // files meanwhile (one run: 63 -> 73 while the reload tests ran): a leak shows again in
+        // a second run, another test's files seldom do.
+        if report.violations.contains(where: { $0.contains("descriptors") }) { report = try KioskSoak(settings: s).run() }
         #expect(!report.violations.contains { $0.contains("descriptors") }, "\(report)")
     }
 

@@ -145,7 +145,9 @@ struct StreetMapPainter {
             /// The segments, and (when `LineRasterizer` draws them, or the view is tilted) the
             /// pieces it draws: dashes cut and butt ends trimmed once, not in every band.
             case lines([Double], pieces: LinePieces?, width: Double, color: StyleColor, cap: LineCap?, join: LineJoin?, dash: [Double])
-            case circles(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, stroke: StyleColor?, strokeWidth: Double)
+            /// `edges` and `strokeSegments`: the circles flattened, when `BandSteps` draws them.
+            case circles(UnsafeMutablePointer<cairo_path_t>, color: StyleColor, stroke: StyleColor?, strokeWidth: Double, edges: [Double]?,
+                         strokeSegments: [Double]?)
         }
         var ops: [Op] = []
         let antialias: Bool
@@ -167,7 +169,7 @@ struct StreetMapPainter {
                 switch op {
                 case .background(_, let area?, _): cairo_path_destroy(area)
                 case .sea(let path, _, _): cairo_path_destroy(path)
-                case .fill(let path, _, _, _, _), .circles(let path, _, _, _): cairo_path_destroy(path)
+                case .fill(let path, _, _, _, _), .circles(let path, _, _, _, _, _): cairo_path_destroy(path)
                 default: break
                 }
             }
@@ -301,7 +303,7 @@ struct StreetMapPainter {
             case let .lines(segments, pieces, width, c, cap, join, dash):
                 StreetMapPainter.strokeLines(pieces: pieces, segments, width: width, color: c, cap: cap, join: join, dash: dash,
                                              antialias: layers.antialias, cr: cr)
-            case let .circles(path, c, stroke, strokeWidth):
+            case let .circles(path, c, stroke, strokeWidth, _, _):
                 cairo_new_path(cr)
                 cairo_append_path(cr, path)
                 cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
@@ -318,105 +320,54 @@ struct StreetMapPainter {
         cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT)
     }
 
-    /// The layers drawn straight into cr's target, 32 rows at a time through all of them: the
-    /// background, the fills (`FillRasterizer`), their outlines and the lines (`LineRasterizer`)
-    /// each draw a chunk of rows in the style's order, then the next chunk, so a chunk's rows
-    /// stay in the cache from the first layer to the last (layer by layer, each layer took the
-    /// band's rows through memory again). Every pixel comes out as drawing the layers one after
-    /// the other gives (each layer's value of a pixel depends on that pixel alone), in any
-    /// chunks and bands. False, drawing nothing, when a layer needs cairo (circles; fills kept
-    /// without edges, lines without pieces: antialiasing off, lines by cairo) or cr's target is
-    /// not an XRGB8888 image at a whole-pixel offset.
+    /// The layers drawn straight into cr's target, 32 rows at a time through all of them
+    /// (`BandSteps`): the background, the fills (`FillRasterizer`), their outlines and the
+    /// lines (`LineRasterizer`). False, drawing nothing, when a layer needs cairo
+    /// (`addSteps`) or cr's target does not take `BandSteps`.
     static func drawInChunks(_ layers: Layers, cr: OpaquePointer) -> Bool {
+        var steps = BandSteps()
+        return addSteps(layers, to: &steps) && steps.draw(cr: cr)
+    }
+
+    /// The layers as steps of `steps`; false when one needs cairo: a translucent
+    /// background over everything, fills kept without edges or lines without pieces
+    /// (antialiasing off, lines by cairo).
+    static func addSteps(_ layers: Layers, to steps: inout BandSteps) -> Bool {
         guard layers.antialias else { return false }
-        var lineLayers: [LineRasterizer.Layer] = []
-        // Per op: what it draws (fills by number; lines by their line layers' range).
-        enum Step {
-            case paint(SolidBlend)
-            case fill(Int, outline: Range<Int>)
-            case lines(Range<Int>)
-        }
-        var steps: [Step] = []
-        var fills: [FillRasterizer.Fill] = []
-        steps.reserveCapacity(layers.ops.count)
+        var out = steps
         for op in layers.ops {
             switch op {
             case let .background(c, area, edges):
                 if area == nil {
-                    // Only an opaque paint is a plain store here; a translucent one goes to cairo.
+                    // Only an opaque paint is a plain store.
                     guard c.a >= 1 else { return false }
-                    let p = LineRasterizer.pixel(c.rgb)
-                    steps.append(.paint(SolidBlend(r: p.r, g: p.g, b: p.b)))
+                    out.paint(c.rgb)
                 } else {
                     guard let edges else { return false }
-                    steps.append(.fill(fills.count, outline: 0..<0))
-                    fills.append(FillRasterizer.Fill(edges: edges, evenOdd: false, color: c.rgb, alpha: c.a))
+                    out.fill(FillRasterizer.Fill(edges: edges, evenOdd: false, color: c.rgb, alpha: c.a))
                 }
             case let .sea(_, c, edges):
                 guard let edges else { return false }
-                steps.append(.fill(fills.count, outline: 0..<0))
-                fills.append(FillRasterizer.Fill(edges: edges, evenOdd: true, color: c.rgb, alpha: c.a))
+                out.fill(FillRasterizer.Fill(edges: edges, evenOdd: true, color: c.rgb, alpha: c.a))
             case let .fill(_, c, outline, outlineSegments, edges):
                 guard let edges else { return false }
-                var outlineRange = 0..<0
+                var line: LineRasterizer.Layer?
                 if let o = outline {
                     guard let outlineSegments else { return false }
-                    lineLayers.append(LineRasterizer.Layer(segments: outlineSegments, lineWidth: 1, color: o.rgb, alpha: o.a))
-                    outlineRange = lineLayers.count - 1..<lineLayers.count
+                    line = LineRasterizer.Layer(segments: outlineSegments, lineWidth: 1, color: o.rgb, alpha: o.a)
                 }
-                steps.append(.fill(fills.count, outline: outlineRange))
-                fills.append(FillRasterizer.Fill(edges: edges, evenOdd: false, color: c.rgb, alpha: c.a))
+                out.fill(FillRasterizer.Fill(edges: edges, evenOdd: false, color: c.rgb, alpha: c.a), outline: line)
             case let .lines(segments, pieces, width, c, _, _, _):
                 guard let pieces else { return false }
-                let start = lineLayers.count
-                if !segments.isEmpty {
-                    lineLayers.append(LineRasterizer.Layer(segments: pieces.segments, endWidths: pieces.endWidths, lineWidth: width, color: c.rgb, alpha: c.a))
-                }
-                steps.append(.lines(start..<lineLayers.count))
-            case .circles:
-                return false
+                out.lines(segments.isEmpty ? [] : [LineRasterizer.Layer(segments: pieces.segments, endWidths: pieces.endWidths, lineWidth: width,
+                                                                         color: c.rgb, alpha: c.a)])
+            case let .circles(_, c, stroke, strokeWidth, edges, strokeSegments):
+                guard let edges, let strokeSegments else { return false }
+                let line = stroke.map { LineRasterizer.Layer(segments: strokeSegments, lineWidth: strokeWidth, color: $0.rgb, alpha: $0.a) }
+                out.fill(FillRasterizer.Fill(edges: edges, evenOdd: false, color: c.rgb, alpha: c.a), outline: line)
             }
         }
-        guard let target = cairo_get_target(cr), cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
-              cairo_image_surface_get_format(target) == CAIRO_FORMAT_RGB24, let data = cairo_image_surface_get_data(target) else { return false }
-        // Points are in device pixels: only an unmoved context (the bands' and the frame's).
-        var m = cairo_matrix_t()
-        cairo_get_matrix(cr, &m)
-        guard m.xx == 1, m.yy == 1, m.xy == 0, m.yx == 0, m.x0 == 0, m.y0 == 0 else { return false }
-        let sw = Double(cairo_image_surface_get_width(target)), sh = Double(cairo_image_surface_get_height(target))
-        var x0 = 0.0, y0 = 0.0, x1 = 0.0, y1 = 0.0
-        cairo_clip_extents(cr, &x0, &y0, &x1, &y1)
-        // The whole width only (a band's clip): the fills' rows are the frame's.
-        guard x0 <= 0, x1 >= sw else { return false }
-        let r0 = Int(min(max(0, y0.rounded(.down)), sh)), r1 = Int(min(max(0, y1.rounded(.up)), sh))
-        guard r0 < r1 else { return true }
-        let rows = r0..<r1, width = Int(sw)
-        let pixels = UnsafeMutableRawPointer(data), stride = Int(cairo_image_surface_get_stride(target))
-        cairo_surface_flush(target)
-        defer { cairo_surface_mark_dirty(target) }
-        let chunkedFills = fills.map { FillRasterizer.chunks($0, rows: rows) }
-        let lines = LineRasterizer.chunked(layers: lineLayers, antialias: true, width: width, rows: rows)
-        let chunkCount = (rows.count + FillRasterizer.chunkRows - 1) / FillRasterizer.chunkRows
-        for c in 0..<chunkCount {
-            let cy0 = r0 + c * FillRasterizer.chunkRows, cy1 = min(r1, cy0 + FillRasterizer.chunkRows)
-            for step in steps {
-                switch step {
-                case let .paint(blend):
-                    let solid = blend.solid
-                    for y in cy0..<cy1 {
-                        let row = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
-                        for x in 0..<width { row[x] = solid }
-                    }
-                case let .fill(i, outline):
-                    if let chunks = chunkedFills[i] {
-                        FillRasterizer.draw(fills[i], chunks, chunk: c, pixels: pixels, stride: stride, width: width)
-                    }
-                    if let lines, !outline.isEmpty { LineRasterizer.draw(lines, layers: outline, chunk: c, pixels: pixels, stride: stride) }
-                case let .lines(range):
-                    if let lines, !range.isEmpty { LineRasterizer.draw(lines, layers: range, chunk: c, pixels: pixels, stride: stride) }
-                }
-            }
-        }
+        steps = out
         return true
     }
 
@@ -573,6 +524,12 @@ struct StreetMapPainter {
                     addCircles(f, cr: cr, view: view, tile: c, unit: unit, radius: p.width)
                 }
             }
+            // Circles flattened (cairo's tolerance, 0.1 px) for `BandSteps`.
+            var flat: (edges: [Double], segments: [Double])?
+            if layer.type == .circle, rasterizesFills, let p = cairo_copy_path_flat(cr) {
+                flat = (FillRasterizer.edges(of: p), LineRasterizer.segments(of: p))
+                cairo_path_destroy(p)
+            }
             guard let path = cairo_copy_path(cr) else { continue }
             cairo_new_path(cr)
             if layer.type == .fill {
@@ -582,7 +539,7 @@ struct StreetMapPainter {
                                      edges: rasterizesFills ? FillRasterizer.edges(of: path) : nil))
             } else {
                 ops.append(.circles(path, color: p.color.withOpacity(p.opacity), stroke: p.strokeWidth > 0 ? p.strokeColor?.withOpacity(p.opacity) : nil,
-                                        strokeWidth: p.strokeWidth))
+                                        strokeWidth: p.strokeWidth, edges: flat?.edges, strokeSegments: flat?.segments))
             }
         }
     }

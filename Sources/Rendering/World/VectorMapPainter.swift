@@ -22,6 +22,8 @@ struct VectorMapPainter {
         /// for every band (`LineRasterizer` draws them).
         var riverSegments: [Double] = []
         var borderSegments: [Double] = []
+        /// The land's edges for `FillRasterizer` (antialiased paths only; `BandSteps`).
+        var landEdges: [Double]?
         func free() { for p in [land, rivers, borders] { if let p { cairo_path_destroy(p) } } }
     }
 
@@ -33,6 +35,7 @@ struct VectorMapPainter {
     func paths(view: GroundView, zoom: Double, parallel: Bool = false, alongside: (@Sendable () -> Void)? = nil) -> Paths {
         let paths = ParallelSlots<UnsafeMutablePointer<cairo_path_t>?>(count: 3, initial: nil)
         let segments = ParallelSlots<[Double]>(count: 3, initial: [])
+        let antialias = antialias
         let build: @Sendable (Int) -> Void = { task in
             let i = alongside == nil ? task : task - 1
             if i < 0 { alongside?(); return }
@@ -56,6 +59,7 @@ struct VectorMapPainter {
             let p = cairo_copy_path(cr)
             paths[i] = p
             if i > 0, let p { segments[i] = LineRasterizer.segments(of: p) }
+            if i == 0, antialias, let p { segments[0] = FillRasterizer.edges(of: p) }
         }
         let tasks = alongside == nil ? 3 : 4
         if parallel {
@@ -65,9 +69,22 @@ struct VectorMapPainter {
         }
         var out = Paths()
         out.land = paths[0]
+        if antialias, paths[0] != nil { out.landEdges = segments[0] }
         out.rivers = paths[1]; out.riverSegments = segments[1]
         out.borders = paths[2]; out.borderSegments = segments[2]
         return out
+    }
+
+    /// The paths as steps of `steps` (the land by `FillRasterizer`, even-odd; the rivers, then the
+    /// borders): false, adding none, for paths built without antialiasing.
+    func addSteps(_ paths: Paths, zoom: Double, to steps: inout BandSteps) -> Bool {
+        guard antialias, paths.land == nil || paths.landEdges != nil else { return false }
+        if let edges = paths.landEdges { steps.fill(FillRasterizer.Fill(edges: edges, evenOdd: true, color: style.land, alpha: 1)) }
+        var layers: [LineRasterizer.Layer] = []
+        if paths.rivers != nil { layers.append(LineRasterizer.Layer(segments: paths.riverSegments, lineWidth: riverWidth(zoom), color: style.river)) }
+        if paths.borders != nil { layers.append(LineRasterizer.Layer(segments: paths.borderSegments, lineWidth: borderWidth(zoom), color: style.border)) }
+        steps.lines(layers)
+        return true
     }
 
     /// Fills and strokes paths built by `paths(view:zoom:)`, as `paint` does.
