@@ -114,16 +114,7 @@ enum AreaRasterizer {
             // where an edge left area: across the polygon's inside and the rows' empty ends the
             // coverage of the pixel before holds (the same bytes as working it out every pixel).
             @inline(__always) func alphaOf(_ sum: Float) -> UInt32 {
-                var c = sum < 0 ? -sum : sum
-                if c > 1 {
-                    if evenOdd {
-                        c -= Float(2 * Int(c * 0.5))      // |w| mod 2 (c >= 0: truncation is floor)
-                        if c > 1 { c = 2 - c }
-                    } else {
-                        c = 1
-                    }
-                }
-                return UInt32(WholeNumbers.byte(Double(c * a255 + 0.5)))   // c <= 1: under 256
+                UInt32(WholeNumbers.byte(Double(AreaRasterizer.coverage(sum, evenOdd: evenOdd) * a255 + 0.5)))   // under 256
             }
             let line = acc + row * w
             let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self) + x0
@@ -156,6 +147,22 @@ enum AreaRasterizer {
                 out[i] = lastOut
             }
         }
+    }
+
+    /// The coverage (0 to 1) of a pixel whose running sum of edge areas is `sum`: |sum| up to 1
+    /// (non-zero), or |sum| folded mod 2 (even-odd). `FillRasterizer` takes the same.
+    @inline(__always)
+    static func coverage(_ sum: Float, evenOdd: Bool) -> Float {
+        var c = sum < 0 ? -sum : sum
+        if c > 1 {
+            if evenOdd {
+                c -= Float(2 * Int(c * 0.5))      // |w| mod 2 (c >= 0: truncation is floor)
+                if c > 1 { c = 2 - c }
+            } else {
+                c = 1
+            }
+        }
+        return c
     }
 
     /// One edge's signed area into the accumulation buffer (w columns a row, h rows; x >= 0).

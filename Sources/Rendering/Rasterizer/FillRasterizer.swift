@@ -176,16 +176,7 @@ enum FillRasterizer {
     /// The coverage byte of a winding sum: |w| up to 1 (non-zero), or |w| folded mod 2 (even-odd).
     @inline(__always)
     private static func coverage(_ sum: Float, evenOdd: Bool) -> UInt32 {
-        var c = sum < 0 ? -sum : sum
-        if c > 1 {
-            if evenOdd {
-                c -= Float(2 * Int(c * 0.5))      // |w| mod 2 (c >= 0: truncation is floor)
-                if c > 1 { c = 2 - c }
-            } else {
-                c = 1
-            }
-        }
-        return UInt32(WholeNumbers.byte(c * 255 + 0.5))     // c <= 1: under 256
+        UInt32(WholeNumbers.byte(AreaRasterizer.coverage(sum, evenOdd: evenOdd) * 255 + 0.5))     // under 256
     }
 
     /// One row: the marked groups' cells summed pixel by pixel (and cleared), the runs between
