@@ -624,13 +624,27 @@ public final class MapRenderer {
         // The cuts learn from the bands' times (`BandBalance`): the estimate alone left one band
         // waiting 2.4 ms of an 18 ms street frame.
         let balance = ready.street == nil ? worldBalance : streetBalance
-        let plan = balance.cuts(rowCosts: ready.street?.bandWork(width: width, height: height).rowCosts(), bands: n, width: width, height: height)
+        // With work for this thread meanwhile (the street labels), twice as many pieces as
+        // bands, each taken by whichever thread is free: the pool's, and this one once its own
+        // work is done. Two bands on two cores beside a third thread finished apart (one band
+        // shared its core with the labels): a fifth of a flat street frame's samples fell
+        // where one thread alone drew the last band.
+        let pieces = meanwhile == nil ? n : 2 * n
+        let plan = balance.cuts(rowCosts: ready.street?.bandWork(width: width, height: height).rowCosts(), bands: pieces, width: width, height: height)
         let cuts = plan.cuts
-        let times = ParallelSlots<[Double]>(count: 1, initial: [])
+        let times = ParallelSlots<Double>(count: max(0, cuts.count - 1), initial: 0)
+        let queue = PieceQueue(count: cuts.count - 1)
+        let drawPieces: @Sendable () -> Void = {
+            while let i = queue.next() {
+                times[i] = MapRenderer.band(over: base, width: width, height: height, stride: stride, rows: cuts[i]..<cuts[i + 1]) { cr in
+                    ready.draw(cr: cr)
+                }
+            }
+        }
         MapRenderer.overlapping({
-            times[0] = MapRenderer.draw(ready, over: base.pointer, width: width, height: height, stride: stride, cuts: cuts)
-        }, meanwhile: meanwhile)
-        balance.learn(cuts: cuts, estimates: plan.estimates, times: times[0])
+            DispatchQueue.concurrentPerform(iterations: n) { _ in drawPieces() }
+        }, meanwhile: meanwhile.map { work in { work(); drawPieces() } })
+        balance.learn(cuts: cuts, estimates: plan.estimates, times: times.values)
     }
 
     /// The base map of a view made ready to draw in bands: the world's paths and the street
@@ -813,6 +827,24 @@ public final class MapRenderer {
             cairo_surface_destroy(s)
         }
         return times.values
+    }
+
+    /// Draws rows `rows` of the XRGB8888 pixels on this thread, as one band of `bands(over:)`
+    /// (a cairo context on a surface over all the rows, clipped to these); returns the thread's
+    /// CPU time it took.
+    fileprivate static func band(over pixels: UnsafeSendablePointer, width: Int, height: Int, stride: Int, rows: Range<Int>,
+                     _ draw: (OpaquePointer) -> Void) -> Double {
+        let start = threadCPUSeconds()
+        guard !rows.isEmpty, let s = cairo_image_surface_create_for_data(pixels.pointer.assumingMemoryBound(to: UInt8.self),
+                                                                         CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return 0 }
+        let cr = cairo_create(s)!
+        cairo_rectangle(cr, 0, Double(rows.lowerBound), Double(width), Double(rows.count))
+        cairo_clip(cr)
+        draw(cr)
+        cairo_destroy(cr)
+        cairo_surface_flush(s)
+        cairo_surface_destroy(s)
+        return threadCPUSeconds() - start
     }
 
     /// The calling thread's CPU time, in seconds (not the wall clock: a band preempted by
@@ -1141,6 +1173,23 @@ extension BasePlan {
         }
         if let street, !StreetMapPainter.addSteps(street, to: &steps) { return false }
         return steps.draw(cr: cr)
+    }
+}
+
+/// Pieces of a frame handed out once each, in order, to whichever thread asks.
+final class PieceQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var given = 0
+    private let count: Int
+    init(count: Int) { self.count = max(0, count) }
+
+    /// The next piece's number, nil when all are given.
+    func next() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard given < count else { return nil }
+        given += 1
+        return given - 1
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Rendering
 
@@ -98,5 +99,22 @@ import Testing
         balance.learn(cuts: plan.cuts, estimates: plan.estimates, times: [0, 0])
         balance.learn(cuts: [0, 10, 20], estimates: [1, 1], times: [5, 1])
         #expect(balance.cuts(rowCosts: nil, bands: 2, width: 100, height: 400).cuts == learnt)
+    }
+}
+
+/// The pieces a frame's bands take in turn: every piece given once, whatever threads ask.
+@Suite struct PieceQueueTests {
+    @Test func everyPieceIsGivenOnceToWhicheverThreadAsks() {
+        for count in [0, 1, 4, 37] {
+            let queue = PieceQueue(count: count)
+            let taken = ParallelSlots<[Int]>(count: 8, initial: [])
+            DispatchQueue.concurrentPerform(iterations: 8) { t in
+                var mine: [Int] = []
+                while let i = queue.next() { mine.append(i) }
+                taken[t] = mine
+            }
+            #expect(taken.values.flatMap { $0 }.sorted() == Array(0..<count))
+            #expect(queue.next() == nil)
+        }
     }
 }
