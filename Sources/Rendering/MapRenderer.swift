@@ -813,18 +813,8 @@ public final class MapRenderer {
                                   _ draw: @Sendable (OpaquePointer, Range<Int>) -> Void) -> [Double] {
         let times = ParallelSlots<Double>(count: max(0, cuts.count - 1), initial: 0)
         DispatchQueue.concurrentPerform(iterations: cuts.count - 1) { i in
-            let start = threadCPUSeconds()
-            defer { times[i] = threadCPUSeconds() - start }
-            let y0 = cuts[i], y1 = cuts[i + 1]
-            guard y1 > y0, let s = cairo_image_surface_create_for_data(pixels.pointer.assumingMemoryBound(to: UInt8.self),
-                                                                  CAIRO_FORMAT_RGB24, Int32(width), Int32(height), Int32(stride)) else { return }
-            let cr = cairo_create(s)!
-            cairo_rectangle(cr, 0, Double(y0), Double(width), Double(y1 - y0))
-            cairo_clip(cr)
-            draw(cr, y0..<y1)
-            cairo_destroy(cr)
-            cairo_surface_flush(s)
-            cairo_surface_destroy(s)
+            let rows = cuts[i]..<max(cuts[i], cuts[i + 1])
+            times[i] = band(over: pixels, width: width, height: height, stride: stride, rows: rows) { cr in draw(cr, rows) }
         }
         return times.values
     }
