@@ -168,46 +168,57 @@ enum AreaRasterizer {
     /// One edge's signed area into the accumulation buffer (w columns a row, h rows; x >= 0).
     @inline(__always)
     private static func line(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, acc: UnsafeMutablePointer<Float>, w: Int, h: Double) {
+        accumulate(ax, ay, bx, by, h: h, maxX: Double(w - 1), cells: w) { y, i, v in acc[y * w + i] += v }
+    }
+
+    /// The signed area an edge leaves in each cell of the rows it crosses (0 <= y < h), its x
+    /// held within [0, maxX] (font-rs, stb_truetype's v2: along a row, the running sum of the
+    /// cells is the winding there): `add(y, i, v)` for each cell i < `cells`. This rasterizer's
+    /// dense buffer and `FillRasterizer`'s sparse cells both take it.
+    @inline(__always)
+    static func accumulate(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h: Double, maxX: Double, cells: Int,
+                           add: (_ y: Int, _ i: Int, _ v: Float) -> Void) {
         guard ay != by else { return }
         let (p0x, p0y, p1x, p1y, dir): (Double, Double, Double, Double, Double) = ay < by ? (ax, ay, bx, by, 1) : (bx, by, ax, ay, -1)
         let dxdy = (p1x - p0x) / (p1y - p0y)
+        // (An edge so nearly level that its slope overflows leaves no area worth a cell.)
+        guard dxdy.isFinite else { return }
         var yStart = p0y, x = p0x
         if yStart < 0 { x -= yStart * dxdy; yStart = 0 }
         let yEnd = min(p1y, h)
         guard yStart < yEnd else { return }
-        let maxX = Double(w - 1)
-        var y = Int(yStart.rounded(.down))
+        var y = WholeNumbers.floor(yStart)
         while Double(y) < yEnd {
             let top = max(Double(y), yStart), bottom = min(Double(y + 1), yEnd)
             let dy = bottom - top
             let xNext = x + dxdy * dy
             let d = Float(dy * dir)
-            let row = acc + y * w
+            @inline(__always) func cell(_ i: Int, _ v: Float) { if i < cells { add(y, i, v) } }
             let lx = min(max(min(x, xNext), 0), maxX), rx = min(max(max(x, xNext), 0), maxX)
             // (0 <= lx, rx <= maxX: `WholeNumbers`, no libm call.)
             let li = WholeNumbers.floor(lx), lf = Double(li)
             let ri = -WholeNumbers.floor(-rx), rc = Double(ri)
             if ri <= li + 1 {
                 let xm = Float(0.5 * (lx + rx) - lf)
-                row[li] += d - d * xm
-                if li + 1 < w { row[li + 1] += d * xm }
+                cell(li, d - d * xm)
+                cell(li + 1, d * xm)
             } else {
                 let s = 1 / (rx - lx)
                 let x0f = lx - lf
                 let a0 = 0.5 * s * (1 - x0f) * (1 - x0f)
                 let x1f = rx - rc + 1
                 let am = 0.5 * s * x1f * x1f
-                row[li] += d * Float(a0)
+                cell(li, d * Float(a0))
                 if ri == li + 2 {
-                    row[li + 1] += d * Float(1 - a0 - am)
+                    cell(li + 1, d * Float(1 - a0 - am))
                 } else {
                     let a1 = s * (1.5 - x0f)
-                    row[li + 1] += d * Float(a1 - a0)
-                    if li + 2 < ri - 1 { for xi in (li + 2)..<(ri - 1) { row[xi] += d * Float(s) } }
+                    cell(li + 1, d * Float(a1 - a0))
+                    if li + 2 < ri - 1 { for xi in (li + 2)..<(ri - 1) { cell(xi, d * Float(s)) } }
                     let a2 = a1 + Double(ri - li - 3) * s
-                    row[ri - 1] += d * Float(1 - a2 - am)
+                    cell(ri - 1, d * Float(1 - a2 - am))
                 }
-                if ri < w { row[ri] += d * Float(am) }
+                cell(ri, d * Float(am))
             }
             x = xNext
             y += 1

@@ -134,13 +134,13 @@ enum FillRasterizer {
         let lo = Int(chunks.first[c]), hi = Int(chunks.first[c + 1])
         guard lo < hi, width > 0 else { return }
         let rows = chunks.rows(of: c)
-        let scratch = FillScratch.current
+        let scratch = LineScratch.current
         // Cells a row: the frame's columns; a cell at or right of the last column only changes
         // pixels right of it, none, and is not written.
         let cellStride = (width + 7) & ~7
         let markWords = (cellStride / 8 + 63) / 64
-        scratch.reserve(cells: cellStride * chunkRows, marks: markWords * chunkRows)
-        let cells = scratch.cells, marks = scratch.marks
+        scratch.reserve(cells: cellStride * chunkRows, cellMarks: markWords * chunkRows)
+        let cells = scratch.cells, marks = scratch.cellMarks
         let y0 = Double(rows.lowerBound), h = Double(rows.count), w = Double(width)
         fill.edges.withUnsafeBufferPointer { e in
             chunks.order.withUnsafeBufferPointer { order in
@@ -265,60 +265,14 @@ enum FillRasterizer {
     }
 
     /// One edge within the frame's columns (0 <= x <= w) into the cells of the rows it crosses
-    /// (0 <= y < h), marking the groups it touches.
+    /// (0 <= y < h), marking the groups it touches (`AreaRasterizer.accumulate`; a cell at or
+    /// right of the last column is not written: it would change no pixel).
     @inline(__always)
     private static func line(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, cells: UnsafeMutablePointer<Float>, cellStride: Int,
                              marks: UnsafeMutablePointer<UInt64>, markWords: Int, h: Double, w: Double) {
-        guard ay != by else { return }
-        let (p0x, p0y, p1x, p1y, dir): (Double, Double, Double, Double, Double) = ay < by ? (ax, ay, bx, by, 1) : (bx, by, ax, ay, -1)
-        let dxdy = (p1x - p0x) / (p1y - p0y)
-        // (An edge so nearly level that its slope overflows leaves no area worth a cell.)
-        guard dxdy.isFinite else { return }
-        var yStart = p0y, x = p0x
-        if yStart < 0 { x -= yStart * dxdy; yStart = 0 }
-        let yEnd = min(p1y, h)
-        guard yStart < yEnd else { return }
-        let last = Int(w) - 1                               // the last cell written
-        var y = WholeNumbers.floor(yStart)
-        while Double(y) < yEnd {
-            let top = max(Double(y), yStart), bottom = min(Double(y + 1), yEnd)
-            let dy = bottom - top
-            let xNext = x + dxdy * dy
-            let d = Float(dy * dir)
-            let row = cells + y * cellStride
-            let mk = marks + y * markWords
-            @inline(__always) func add(_ i: Int, _ v: Float) {
-                guard i <= last else { return }
-                row[i] += v
-                mk[i >> 9] |= 1 << UInt64((i >> 3) & 63)
-            }
-            let lx = min(max(min(x, xNext), 0), w), rx = min(max(max(x, xNext), 0), w)
-            let li = WholeNumbers.floor(lx), lf = Double(li)
-            let ri = -WholeNumbers.floor(-rx), rc = Double(ri)
-            if ri <= li + 1 {
-                let xm = Float(0.5 * (lx + rx) - lf)
-                add(li, d - d * xm)
-                add(li + 1, d * xm)
-            } else {
-                let s = 1 / (rx - lx)
-                let x0f = lx - lf
-                let a0 = 0.5 * s * (1 - x0f) * (1 - x0f)
-                let x1f = rx - rc + 1
-                let am = 0.5 * s * x1f * x1f
-                add(li, d * Float(a0))
-                if ri == li + 2 {
-                    add(li + 1, d * Float(1 - a0 - am))
-                } else {
-                    let a1 = s * (1.5 - x0f)
-                    add(li + 1, d * Float(a1 - a0))
-                    if li + 2 < ri - 1 { for xi in (li + 2)..<(ri - 1) { add(xi, d * Float(s)) } }
-                    let a2 = a1 + Double(ri - li - 3) * s
-                    add(ri - 1, d * Float(1 - a2 - am))
-                }
-                add(ri, d * Float(am))
-            }
-            x = xNext
-            y += 1
+        AreaRasterizer.accumulate(ax, ay, bx, by, h: h, maxX: w, cells: Int(w)) { y, i, v in
+            cells[y * cellStride + i] += v
+            marks[y * markWords + (i >> 9)] |= 1 << UInt64((i >> 3) & 63)
         }
     }
 }
@@ -387,52 +341,4 @@ struct TranslucentBlend: FillBlend {
         let sa = TranslucentBlend.mul(alpha, m) & 0xff
         return At(share: TranslucentBlend.mul(lanes, m), rest: 255 &- sa)
     }
-}
-
-/// A thread's cells and marks for `FillRasterizer` (clear between fills: each row's walk
-/// clears what the edges set).
-final class FillScratch {
-    private(set) var cells: UnsafeMutablePointer<Float>
-    private(set) var marks: UnsafeMutablePointer<UInt64>
-    private var cellCount = 0, markCount = 0
-
-    private init() {
-        cells = .allocate(capacity: 0)
-        marks = .allocate(capacity: 0)
-    }
-
-    deinit { cells.deallocate(); marks.deallocate() }
-
-    /// At least this many cells and marks, clear.
-    @inline(__always)
-    func reserve(cells need: Int, marks needMarks: Int) {
-        if need > cellCount {
-            cells.deallocate()
-            cellCount = max(need, 2 * cellCount)
-            cells = .allocate(capacity: cellCount)
-            cells.initialize(repeating: 0, count: cellCount)
-        }
-        if needMarks > markCount {
-            marks.deallocate()
-            markCount = max(needMarks, 2 * markCount)
-            marks = .allocate(capacity: markCount)
-            marks.initialize(repeating: 0, count: markCount)
-        }
-    }
-
-    /// This thread's scratch (made on its first fill, released when the thread ends).
-    static var current: FillScratch {
-        if let p = pthread_getspecific(key) { return Unmanaged<FillScratch>.fromOpaque(p).takeUnretainedValue() }
-        let s = FillScratch()
-        pthread_setspecific(key, Unmanaged.passRetained(s).toOpaque())
-        return s
-    }
-
-    private static let key: pthread_key_t = {
-        var k = pthread_key_t()
-        pthread_key_create(&k) { p in
-            if let p { Unmanaged<FillScratch>.fromOpaque(p).release() }
-        }
-        return k
-    }()
 }

@@ -689,13 +689,19 @@ final class LineScratch {
     /// The layers' bucket tables, and each segment's chunk range while a layer is bucketed.
     private(set) var table: UnsafeMutablePointer<Int32>
     private(set) var spans: UnsafeMutablePointer<Int32>
-    private var maskBytes = 0, markCount = 0, tableCount = 0, spanCount = 0
+    /// `FillRasterizer`'s cells and their groups' marks (clear between fills: each row's walk
+    /// clears what the edges set).
+    private(set) var cells: UnsafeMutablePointer<Float>
+    private(set) var cellMarks: UnsafeMutablePointer<UInt64>
+    private var maskBytes = 0, markCount = 0, tableCount = 0, spanCount = 0, cellCount = 0, cellMarkCount = 0
 
     private init() {
         mask = .allocate(capacity: 0)
         marks = .allocate(capacity: 0)
         table = .allocate(capacity: 0)
         spans = .allocate(capacity: 0)
+        cells = .allocate(capacity: 0)
+        cellMarks = .allocate(capacity: 0)
         rowMin = .allocate(capacity: LineRasterizer.chunkRows)
         rowMin.initialize(repeating: Int.max, count: LineRasterizer.chunkRows)
         rowMax = .allocate(capacity: LineRasterizer.chunkRows)
@@ -704,6 +710,7 @@ final class LineScratch {
 
     deinit {
         mask.deallocate(); marks.deallocate(); rowMin.deallocate(); rowMax.deallocate(); table.deallocate(); spans.deallocate()
+        cells.deallocate(); cellMarks.deallocate()
     }
 
     /// Room for at least `need` (doubling `count`, what `p` had room for) in place of `p`,
@@ -725,6 +732,13 @@ final class LineScratch {
     func reserve(maskBytes need: Int, markCount needMarks: Int) {
         if need > maskBytes { (mask, maskBytes) = Self.grown(mask, maskBytes, to: need, zero: 0) }
         if needMarks > markCount { (marks, markCount) = Self.grown(marks, markCount, to: needMarks, zero: 0) }
+    }
+
+    /// At least this many fill cells and marks (grown cleared; what is kept is already clear).
+    @inline(__always)
+    func reserve(cells need: Int, cellMarks needMarks: Int) {
+        if need > cellCount { (cells, cellCount) = Self.grown(cells, cellCount, to: need, zero: 0) }
+        if needMarks > cellMarkCount { (cellMarks, cellMarkCount) = Self.grown(cellMarks, cellMarkCount, to: needMarks, zero: 0) }
     }
 
     /// A table of at least `need` entries whose first `keeping` are kept.
