@@ -630,7 +630,10 @@ public final class MapRenderer {
         // shared its core with the labels): a fifth of a flat street frame's samples fell
         // where one thread alone drew the last band.
         let pieces = meanwhile == nil ? n : 2 * n
-        let plan = balance.cuts(rowCosts: ready.street?.bandWork(width: width, height: height).rowCosts(), bands: pieces, width: width, height: height)
+        // Cut on whole chunks: each piece then takes its chunks' share of the street layers'
+        // buckets, made once (`LineRasterizer.Buckets`).
+        let plan = balance.cuts(rowCosts: ready.street?.bandWork(width: width, height: height).rowCosts(), bands: pieces, width: width, height: height,
+                                step: LineRasterizer.chunkRows)
         let cuts = plan.cuts
         let times = ParallelSlots<Double>(count: max(0, cuts.count - 1), initial: 0)
         let queue = PieceQueue(count: cuts.count - 1)

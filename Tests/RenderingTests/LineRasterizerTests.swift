@@ -242,6 +242,70 @@ import Testing
         #expect(differs)
     }
 
+    /// Layers bucketed once for the whole frame (`LineRasterizer.buckets`, as the street map's
+    /// layers are where they are built) and drawn in pieces cut on chunk boundaries, each piece
+    /// taking its chunks' share, give the bytes of the same layers bucketed by each piece; a
+    /// piece not on a chunk boundary, or a frame of another width, buckets for itself and gives
+    /// them too.
+    @Test func layersBucketedForTheFrameGiveTheBytesOfEachPiecesBuckets() {
+        var g = SystemRandomNumberGenerator()
+        let w = 200, h = 230
+        func line(_ n: Int) -> [Double] {
+            var seg: [Double] = []
+            var x = Double.random(in: -10...210, using: &g), y = Double.random(in: -10...240, using: &g)
+            for _ in 0..<n {
+                let nx = x + Double.random(in: -40...40, using: &g), ny = y + Double.random(in: -60...60, using: &g)
+                seg += [x, y, nx, ny]
+                x = nx; y = ny
+            }
+            return seg
+        }
+        let a = line(120), b = line(80)
+        let taper = (0..<160).map { _ in Double.random(in: 0.5...7, using: &g) }
+        let plain = [
+            LineRasterizer.Layer(segments: a, lineWidth: 6, color: RGBColor(r: 0.1, g: 0.2, b: 0.6)),
+            LineRasterizer.Layer(segments: b, endWidths: taper, lineWidth: 0, color: RGBColor(r: 0.3, g: 0.3, b: 0.3), alpha: 0.7),
+            LineRasterizer.Layer(segments: a, lineWidth: 1.2, color: RGBColor(r: 0.9, g: 0.8, b: 0.1)),
+        ]
+        var bucketed = plain
+        for i in bucketed.indices {
+            bucketed[i].buckets = LineRasterizer.buckets(bucketed[i], antialias: true, width: w, height: h)
+            #expect(bucketed[i].buckets != nil)
+        }
+        func drawn(_ layers: [LineRasterizer.Layer], cuts: [Int], width: Int = w) -> Canvas {
+            let c = Canvas(width, h)
+            for i in 0..<(cuts.count - 1) where cuts[i] < cuts[i + 1] {
+                var steps = BandSteps()
+                steps.lines(layers)
+                steps.draw(pixels: UnsafeMutableRawPointer(c.pixels), stride: width * 4, width: width, rows: cuts[i]..<cuts[i + 1])
+            }
+            return c
+        }
+        let whole = drawn(plain, cuts: [0, h])
+        for cuts in [[0, h], [0, 64, 96, 192, h], [0, 32, 64, 96, 128, 160, 192, 224, h], [0, 50, 64, 130, h]] {
+            let pieces = drawn(bucketed, cuts: cuts)
+            withExtendedLifetime((whole, pieces)) { #expect(memcmp(whole.pixels, pieces.pixels, w * h * 4) == 0, "cuts \(cuts)") }
+        }
+        // Wider than the buckets were made for: each piece buckets its own rows.
+        let wider = drawn(bucketed, cuts: [0, 96, h], width: w + 40), widerPlain = drawn(plain, cuts: [0, h], width: w + 40)
+        withExtendedLifetime((wider, widerPlain)) { #expect(memcmp(wider.pixels, widerPlain.pixels, (w + 40) * h * 4) == 0) }
+        #expect((0..<(w * h)).filter { whole.pixels[$0] != LineRasterizerTests.background }.count > 5_000)
+    }
+
+    /// Band cuts on whole chunks (`BandWork.cuts(step:)`): every cut a multiple of the step or
+    /// the last row, in order, near where the work splits evenly.
+    @Test func cutsOnWholeChunks() {
+        var costs = [Double](repeating: 1, count: 1080)
+        for y in 300..<500 { costs[y] = 12 }
+        let plain = BandWork.cuts(rowCosts: costs, bands: 4), stepped = BandWork.cuts(rowCosts: costs, bands: 4, step: 32)
+        #expect(stepped.count == plain.count && stepped.first == 0 && stepped.last == 1080)
+        for (p, s) in zip(plain, stepped) {
+            #expect(s % 32 == 0 || s == 1080)
+            #expect(abs(p - s) <= 16)
+        }
+        #expect(zip(stepped, stepped.dropFirst()).allSatisfy { $0 <= $1 })
+    }
+
     /// Runs `body` on a new thread (a new `LineScratch`, made on the thread's first stroke)
     /// and waits for it.
     static func onNewThread(_ body: @escaping @Sendable () -> Void) {

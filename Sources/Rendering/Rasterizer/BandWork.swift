@@ -65,16 +65,21 @@ struct BandWork {
     }
 
     /// Row boundaries, 0 first and the row count last, of `bands` bands of about equal
-    /// `rowCosts`.
-    static func cuts(rowCosts rowCost: [Double], bands n: Int) -> [Int] {
+    /// `rowCosts`, each cut on a multiple of `step` rows (a band may be empty).
+    static func cuts(rowCosts rowCost: [Double], bands n: Int, step: Int = 1) -> [Int] {
         let height = rowCost.count
         guard n > 1, height > 0 else { return [0, height] }
         let total = rowCost.reduce(0, +)
+        let step = max(1, step)
         var cuts = [0]
         var acc = 0.0
         for y in 0..<height where cuts.count < n {
             acc += rowCost[y]
-            if acc >= total * Double(cuts.count) / Double(n) { cuts.append(y + 1) }
+            if acc >= total * Double(cuts.count) / Double(n) {
+                // Rounded to the nearer multiple of `step`.
+                let at = y + 1, below = at / step * step
+                cuts.append(min(height, at - below < step - (at - below) ? below : below + step))
+            }
         }
         while cuts.count < n { cuts.append(height) }
         cuts.append(height)
@@ -100,7 +105,7 @@ final class BandBalance {
 
     /// Cuts for `bands` bands of `rowCosts` (or equal rows' work, when nil) over `height` rows,
     /// corrected by what the last passes measured, and each band's corrected work (for `learn`).
-    func cuts(rowCosts: [Double]?, bands n: Int, width: Int, height: Int) -> (cuts: [Int], estimates: [Double]) {
+    func cuts(rowCosts: [Double]?, bands n: Int, width: Int, height: Int, step: Int = 1) -> (cuts: [Int], estimates: [Double]) {
         let key = width << 20 | height
         if key != size {
             if size >= 0 { factorsBySize[size] = factors }
@@ -111,7 +116,7 @@ final class BandBalance {
         let costs = rowCosts?.count == height ? rowCosts! : [Double](repeating: 1, count: height)
         var corrected = costs
         for y in 0..<height { corrected[y] *= factors[y] }
-        let cuts = BandWork.cuts(rowCosts: corrected, bands: n)
+        let cuts = BandWork.cuts(rowCosts: corrected, bands: n, step: step)
         var estimates = [Double](repeating: 0, count: max(0, cuts.count - 1))
         for b in estimates.indices where cuts[b] < cuts[b + 1] {
             for y in cuts[b]..<cuts[b + 1] { estimates[b] += corrected[y] }

@@ -256,7 +256,7 @@ struct StreetMapPainter {
             var j = i
             while j < ops.count, case let .lines(segments, pieces?, width, c, _, _, _) = ops[j] {
                 if !segments.isEmpty {
-                    batch.append(LineRasterizer.Layer(segments: pieces.segments, endWidths: pieces.endWidths, lineWidth: width, color: c.rgb, alpha: c.a))
+                    batch.append(pieces.layer(width: width, color: c))
                 }
                 j += 1
             }
@@ -359,8 +359,7 @@ struct StreetMapPainter {
                 out.fill(FillRasterizer.Fill(edges: edges, evenOdd: false, color: c.rgb, alpha: c.a), outline: line)
             case let .lines(segments, pieces, width, c, _, _, _):
                 guard let pieces else { return false }
-                out.lines(segments.isEmpty ? [] : [LineRasterizer.Layer(segments: pieces.segments, endWidths: pieces.endWidths, lineWidth: width,
-                                                                         color: c.rgb, alpha: c.a)])
+                out.lines(segments.isEmpty ? [] : [pieces.layer(width: width, color: c)])
             case let .circles(_, c, stroke, strokeWidth, edges, strokeSegments):
                 guard let edges, let strokeSegments else { return false }
                 let line = stroke.map { LineRasterizer.Layer(segments: strokeSegments, lineWidth: strokeWidth, color: $0.rgb, alpha: $0.a) }
@@ -509,7 +508,13 @@ struct StreetMapPainter {
                 } else if rasterizesLines {
                     pieces = LinePieces(segments: dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim))
                 }
-                ops.append(.lines(segments, pieces: pieces, width: width, color: p.color.withOpacity(p.opacity), cap: cap, join: join, dash: dash))
+                let color = p.color.withOpacity(p.opacity)
+                if rasterizesFills, let made = pieces {
+                    // Bucketed for the frame's pieces here, on the thread building this layer.
+                    pieces?.buckets = LineRasterizer.buckets(made.layer(width: width, color: color), antialias: true,
+                                                             width: Int(view.width), height: Int(view.height))
+                }
+                ops.append(.lines(segments, pieces: pieces, width: width, color: color, cap: cap, join: join, dash: dash))
                 continue
             }
             cairo_new_path(cr)
@@ -669,9 +674,17 @@ struct LinePieces {
     /// Width at each piece's start and end (two per piece), or nil: the style's width throughout.
     var endWidths: [Double]?
 
+    /// The pieces bucketed by the frame's chunks (`LineRasterizer.buckets`), when made.
+    var buckets: LineRasterizer.Buckets?
+
     init(segments: [Double], endWidths: [Double]? = nil) {
         self.segments = segments
         self.endWidths = endWidths
+    }
+
+    /// The pieces as a `LineRasterizer` layer `width` px wide (or each piece's own widths) in `color`.
+    func layer(width: Double, color: StyleColor) -> LineRasterizer.Layer {
+        LineRasterizer.Layer(segments: segments, endWidths: endWidths, lineWidth: width, color: color.rgb, alpha: color.a, buckets: buckets)
     }
 
     /// A tilted view's pieces, as MapLibre draws a pitched map's lines: widths, dashes and
