@@ -4,7 +4,7 @@ SWIFT ?= swift
 OUT ?= out/demo
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind clean fuzz fuzz-ci fuzz-beside-soak soak soak-ci soak-kiosk
+.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind maplibre-compare clean fuzz fuzz-ci fuzz-beside-soak soak soak-ci soak-kiosk
 
 all: build
 
@@ -64,6 +64,15 @@ e2e-test: test-deps release
 
 bench: release
 	.build/release/touchbridge bench
+
+# The street map beside MapLibre Native (PyPI's pymgl, on Mesa's CPU OpenGL) on the same tiles,
+# style and 1080p views, interleaved (scripts/maplibre-compare.py; docs/benchmarks.md). A
+# comparison to look at, not a test: pymgl and Mesa are not dependencies of the product.
+maplibre-compare: release
+	@python3 -c 'import pymgl, numpy, PIL' 2>/dev/null || python3 -m pip install --quiet pymgl numpy pillow
+	@dpkg -s libegl-mesa0 libgles2 libgl1-mesa-dri >/dev/null 2>&1 || { sudo=$$( [ $$(id -u) = 0 ] || echo sudo ); \
+	  $$sudo apt-get install -y -qq --no-install-recommends libegl1 libegl-mesa0 libgles2 libgl1-mesa-dri >/dev/null; }
+	python3 scripts/maplibre-compare.py --full-bench --touchbridge .build/release/touchbridge
 
 # Instruction counts of the recogniser per frame (valgrind's callgrind): the same figure on a
 # loaded machine as on a quiet one, unlike nanoseconds.
