@@ -624,12 +624,14 @@ public final class MapRenderer {
         // The cuts learn from the bands' times (`BandBalance`): the estimate alone left one band
         // waiting 2.4 ms of an 18 ms street frame.
         let balance = ready.street == nil ? worldBalance : streetBalance
-        // With work for this thread meanwhile (the street labels), twice as many pieces as
-        // bands, each taken by whichever thread is free: the pool's, and this one once its own
-        // work is done. Two bands on two cores beside a third thread finished apart (one band
-        // shared its core with the labels): a fifth of a flat street frame's samples fell
-        // where one thread alone drew the last band.
-        let pieces = meanwhile == nil ? n : 2 * n
+        // With work for this thread meanwhile (the street labels), four times as many pieces
+        // as bands, each taken by whichever thread is free: the pool's, and this one once its
+        // own work is done. Two bands on two cores beside a third thread finished apart (one
+        // band shared its core with the labels): a fifth of a flat street frame's samples fell
+        // where one thread alone drew the last band. With twice as many pieces a quarter of the
+        // flat frames' milliseconds still had one thread running, mostly drawing the last piece;
+        // with four times, 6 % (session 28: wall 0.92 of twice's; six times measured no better).
+        let pieces = meanwhile == nil ? n : 4 * n
         // Cut on whole chunks: each piece then takes its chunks' share of the street layers'
         // buckets, made once (`LineRasterizer.Buckets`).
         let plan = balance.cuts(rowCosts: ready.street?.bandWork(width: width, height: height).rowCosts(), bands: pieces, width: width, height: height,
