@@ -152,6 +152,33 @@ import VectorTiles
         #expect(many.count == 8 && many.first == 0 && many.last == 5 && zip(many, many.dropFirst()).allSatisfy { $0 <= $1 })
     }
 
+    /// Layers built on both cores, the longest of the last frame first (the second build
+    /// knows each layer's time), are the layers built one after the other in the style's order;
+    /// their line work, summed from each layer's, is the work of all their lines at once.
+    @Test func layersBuiltLongestFirstAreTheLayersInOrder() {
+        let opened = MapRenderer.openTiles(path: mbtilesPath)
+        let r = MapRenderer(vector: opened.vector)
+        let camera = CameraPosition(target: Self.vaduz, zoom: 15.5, bearing: 30, tilt: 50)
+        let view = GroundView(projection: Projection(camera: camera, screen: Size(width: 960, height: 540)))
+        func built(parallel: Bool) -> StreetMapPainter.Layers {
+            r.streetPainter(opened.vector!, view: view, zoom: camera.zoom, antialias: true).layers(view: view, zoom: camera.zoom, parallel: parallel)
+        }
+        func lines(_ l: StreetMapPainter.Layers) -> [[Double]] {
+            l.ops.compactMap { if case let .lines(_, pieces?, w, _, _, _, _) = $0 { return [w] + pieces.segments } else { return nil } }
+        }
+        let serial = built(parallel: false)
+        #expect(serial.lineWork == nil)
+        _ = built(parallel: true)
+        let ordered = built(parallel: true)
+        #expect(serial.ops.count == ordered.ops.count)
+        #expect(lines(serial) == lines(ordered))
+        #expect(lines(serial).count > 5)
+        let summed = ordered.bandWork(width: 960, height: 540).rowCosts(), whole = StreetMapPainter.Layers.lineWork(ordered.ops, width: 960, height: 540).rowCosts()
+        #expect(ordered.lineWork != nil && summed.count == 540)
+        #expect(zip(summed, whole).allSatisfy { abs($0 - $1) <= 1e-9 * max(1, abs($1)) })
+        #expect(summed.max()! > 2 * summed.min()!, "the lines' work is not even over the rows")
+    }
+
     @Test func theCachedStreetMapIsBuiltInBandsToo() {
         let scene = MapScene(camera: CameraPosition(target: Self.vaduz, zoom: 15.5))
         let (one, r1) = Self.frame(scene, bands: 1, cache: true)

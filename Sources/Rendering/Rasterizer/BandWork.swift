@@ -42,6 +42,12 @@ struct BandWork {
         }
     }
 
+    /// Adds another estimate of the same rows' work.
+    mutating func add(_ other: BandWork) {
+        guard other.height == height else { return }
+        for y in density.indices { density[y] += other.density[y] }
+    }
+
     /// Work spread evenly over the rows a screen box spans (top to bottom, px).
     mutating func addBox(top: Double, bottom: Double, cost: Double) {
         spread(cost, from: top, to: bottom)

@@ -23,6 +23,20 @@ final class StreetLayerCache: @unchecked Sendable {
         private var numbers: [StreetMapPainter.Paint: Int32] = [:]
         /// Per tile: feature index, paint number, ... for the features the layer draws.
         private var tiles: [VectorTileSet.Key: [Int32]] = [:]
+        /// The CPU seconds the layer's last build took (a frame builds its longest layers first).
+        private var lastBuild = 0.0
+
+        var buildSeconds: Double {
+            lock.lock()
+            defer { lock.unlock() }
+            return lastBuild
+        }
+
+        func took(seconds: Double) {
+            lock.lock()
+            lastBuild = seconds
+            lock.unlock()
+        }
 
         /// Starts afresh at a new zoom (or when the slot holds too many tiles).
         func use(zoom z: Double) {

@@ -153,9 +153,19 @@ struct StreetMapPainter {
         let antialias: Bool
         init(antialias: Bool) { self.antialias = antialias }
 
+        /// The line work of the ops over a frame's rows, summed where the layers were built
+        /// (each layer's on its thread), or nil.
+        var lineWork: BandWork?
+
         /// The line pieces' work over the rows, to cut bands of about equal work (`BandWork`,
         /// `BandBalance`).
         func bandWork(width: Int, height: Int) -> BandWork {
+            if let lineWork, lineWork.width == width, lineWork.height == height { return lineWork }
+            return Self.lineWork(ops, width: width, height: height)
+        }
+
+        /// The line pieces' work of some ops over `height` rows.
+        static func lineWork(_ ops: [Op], width: Int, height: Int) -> BandWork {
             var work = BandWork(width: width, height: height)
             for op in ops {
                 guard case let .lines(segments, pieces, w, _, _, _, _) = op else { continue }
@@ -221,17 +231,29 @@ struct StreetMapPainter {
             }
             cairo_destroy(cr); cairo_surface_destroy(scratch)
         }
-        let painter = UncheckedSendable(self), shared = UncheckedSendable((shown, tiles, view, cacheSlots))
-        let build: @Sendable (Int) -> Void = { i in
-            let (shown, tiles, view, cacheSlots) = shared.value
+        // The layers' line work over the frame's rows, each layer's made where it is built.
+        let frameWidth = Int(view.width), frameHeight = Int(view.height)
+        let works = ParallelSlots<BandWork?>(count: shown.count, initial: nil)
+        // The layers that took longest last frame first: one long layer (a tilted view's dashed
+        // paths and boundaries, 3 ms) started last kept the other core idle while it ran.
+        let costs = cacheSlots.map { $0?.buildSeconds ?? 0 }
+        let order = shown.indices.sorted { costs[$0] > costs[$1] || (costs[$0] == costs[$1] && $0 < $1) }
+        let painter = UncheckedSendable(self), shared = UncheckedSendable((shown, tiles, view, cacheSlots, order))
+        let build: @Sendable (Int) -> Void = { k in
+            let (shown, tiles, view, cacheSlots, order) = shared.value
+            let i = order[k]
             let layer = shown[i]
             guard layer.type == .fill || layer.type == .line || layer.type == .circle,
                   let scratch = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1), let cr = cairo_create(scratch) else { return }
             defer { cairo_destroy(cr); cairo_surface_destroy(scratch) }
+            let start = MapRenderer.threadCPUSeconds()
             var pts: [Double] = [], work: [Double] = []
             var ops: [Layers.Op] = []
             painter.value.buildLayer(layer, cacheSlot: cacheSlots[i], cr: cr, view: view, zoom: sz, tiles: tiles, into: &ops, &pts, &work)
             slots[i] = ops
+            // (Only for bands: `parallel` builds are for frames drawn in bands.)
+            if parallel, layer.type == .line { works[i] = Layers.lineWork(ops, width: frameWidth, height: frameHeight) }
+            cacheSlots[i]?.took(seconds: MapRenderer.threadCPUSeconds() - start)
         }
         if parallel {
             DispatchQueue.concurrentPerform(iterations: shown.count, execute: build)
@@ -239,6 +261,11 @@ struct StreetMapPainter {
             for i in 0..<shown.count { build(i) }
         }
         out.ops = slots.values.flatMap { $0 }
+        if parallel {
+            var lineWork = BandWork(width: frameWidth, height: frameHeight)
+            for w in works.values { if let w { lineWork.add(w) } }
+            out.lineWork = lineWork
+        }
         return out
     }
 
