@@ -124,6 +124,35 @@ import TouchCore
         #expect(differ == 0 && cases > 100_000)
     }
 
+    /// Four pixels at a time (`GlyphTarget.overFour`) give pixman's OVER of each: every alpha
+    /// from transparent to opaque, channels up to it, over varied destinations.
+    @Test func fourPixelsAtATimeArePixmansOver() {
+        var x: UInt32 = 0x9E37_79B9
+        func next() -> UInt32 { x ^= x << 13; x ^= x >> 17; x ^= x << 5; return x }
+        var differ = 0, cases = 0
+        for a in UInt32(0)...255 {
+            for _ in 0..<60 {
+                var src = [UInt32](), dst = [UInt32]()
+                for k in 0..<4 {
+                    // A premultiplied pixel: each channel at most its alpha (one lane each of
+                    // the four alphas: this one, transparent, opaque, another).
+                    let pa = k == 0 ? a : k == 1 ? 0 : k == 2 ? 255 : next() & 0xff
+                    let c = { pa == 0 ? 0 : next() % (pa + 1) }
+                    src.append(pa << 24 | c() << 16 | c() << 8 | c())
+                    dst.append(next())
+                }
+                var out = dst
+                src.withUnsafeBytes { s in out.withUnsafeMutableBytes { d in GlyphTarget.overFour(s.baseAddress!, d.baseAddress!) } }
+                for k in 0..<4 {
+                    let want = src[k] == 0 ? dst[k] : src[k] >> 24 == 255 ? src[k] : GlyphTarget.over(src[k], dst[k])
+                    if out[k] != want { differ += 1 }
+                    cases += 1
+                }
+            }
+        }
+        #expect(differ == 0 && cases == 256 * 60 * 4)
+    }
+
     /// 1,000 pins drawn through the plan's blit (runs) give the frame cairo gives with every
     /// sprite painted by cairo_paint, in bands as the renderer draws them.
     @Test func aThousandPinsGiveTheCairoFrame() {

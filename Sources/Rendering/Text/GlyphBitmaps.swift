@@ -286,7 +286,13 @@ struct GlyphTarget {
                 let s = src.baseAddress! + j * b.width
                 let first = max(i0, Int(b.rowSpans[2 * j])), end = min(i1, Int(b.rowSpans[2 * j + 1]))
                 guard first < end else { continue }
-                for i in first..<end {
+                // Four pixels at a time (`overFour`), then the rest one by one.
+                var i = first
+                while i + 4 <= end {
+                    Self.overFour(UnsafeRawPointer(s + i), UnsafeMutableRawPointer(row + i))
+                    i += 4
+                }
+                for i in i..<end {
                     let p = s[i]
                     if p == 0 { continue }
                     // An opaque glyph pixel replaces the frame's without reading it. The others
@@ -298,6 +304,24 @@ struct GlyphTarget {
                 }
             }
         }
+    }
+
+    /// Four premultiplied pixels at `src` OVER the four at `dst`, in place: the bytes of
+    /// `overPremultiplied` on each (d * (255 - a) / 255 rounded as pixman does, plus the
+    /// source), worked out in 16-bit lanes with no branch: a transparent pixel leaves the
+    /// destination as it was (d * 255 / 255 is d exactly) and an opaque one replaces it (the
+    /// product is 0). A label's glyphs and halo are mostly edges, where the one-pixel loop's
+    /// tests for those two cases went either way.
+    @inline(__always) static func overFour(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer) {
+        let p = src.loadUnaligned(as: SIMD4<UInt32>.self)
+        let d = dst.loadUnaligned(as: SIMD16<UInt8>.self)
+        // Each pixel's 255 - alpha in all four of its bytes.
+        let ia = ~(p &>> 24) & 0xff
+        let spread: SIMD16<UInt8> = unsafeBitCast(ia | ia &<< 8 | ia &<< 16 | ia &<< 24, to: SIMD16<UInt8>.self)
+        var t = SIMD16<UInt16>(truncatingIfNeeded: d) &* SIMD16<UInt16>(truncatingIfNeeded: spread) &+ 0x80
+        t = (t &+ (t &>> 8)) &>> 8
+        let sum = unsafeBitCast(p, to: SIMD16<UInt8>.self) &+ SIMD16<UInt8>(truncatingIfNeeded: t)
+        dst.storeBytes(of: sum, as: SIMD16<UInt8>.self)
     }
 
     @inline(__always) static func addSaturating(_ a: UInt32, _ b: UInt32) -> UInt32 {
