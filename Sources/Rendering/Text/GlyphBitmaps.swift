@@ -314,14 +314,18 @@ struct GlyphTarget {
     /// tests for those two cases went either way.
     @inline(__always) static func overFour(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer) {
         let p = src.loadUnaligned(as: SIMD4<UInt32>.self)
-        let d = dst.loadUnaligned(as: SIMD16<UInt8>.self)
-        // Each pixel's 255 - alpha in all four of its bytes.
+        let d = unsafeBitCast(dst.loadUnaligned(as: SIMD4<UInt32>.self), to: SIMD8<UInt16>.self)
+        // Each pixel's 255 - alpha in both of its 16-bit lanes; the pixels' even bytes (blue,
+        // red) and odd bytes (green, alpha) worked in separate lanes (same-width vector
+        // operations only: the standard library's widening conversions go element by element).
         let ia = ~(p &>> 24) & 0xff
-        let spread: SIMD16<UInt8> = unsafeBitCast(ia | ia &<< 8 | ia &<< 16 | ia &<< 24, to: SIMD16<UInt8>.self)
-        var t = SIMD16<UInt16>(truncatingIfNeeded: d) &* SIMD16<UInt16>(truncatingIfNeeded: spread) &+ 0x80
-        t = (t &+ (t &>> 8)) &>> 8
-        let sum = unsafeBitCast(p, to: SIMD16<UInt8>.self) &+ SIMD16<UInt8>(truncatingIfNeeded: t)
-        dst.storeBytes(of: sum, as: SIMD16<UInt8>.self)
+        let rest = unsafeBitCast(ia | ia &<< 16, to: SIMD8<UInt16>.self)
+        var even = (d & 0xff) &* rest &+ 0x80
+        even = (even &+ (even &>> 8)) &>> 8
+        var odd = (d &>> 8) &* rest &+ 0x80
+        odd = (odd &+ (odd &>> 8)) &>> 8
+        let sum = p &+ unsafeBitCast(even | odd &<< 8, to: SIMD4<UInt32>.self)
+        dst.storeBytes(of: sum, as: SIMD4<UInt32>.self)
     }
 
     @inline(__always) static func addSaturating(_ a: UInt32, _ b: UInt32) -> UInt32 {
