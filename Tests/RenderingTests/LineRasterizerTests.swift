@@ -203,20 +203,24 @@ import Testing
         #expect(inked > 5_000)
     }
 
+    /// A line of n joined segments from a random start in x, y, each step within ±step.
+    static func walk<G: RandomNumberGenerator>(_ n: Int, x xs: ClosedRange<Double>, y ys: ClosedRange<Double>, step: (Double, Double),
+                                               using g: inout G) -> [Double] {
+        var seg: [Double] = []
+        var x = Double.random(in: xs, using: &g), y = Double.random(in: ys, using: &g)
+        for _ in 0..<n {
+            let nx = x + Double.random(in: -step.0...step.0, using: &g), ny = y + Double.random(in: -step.1...step.1, using: &g)
+            seg += [x, y, nx, ny]
+            x = nx; y = ny
+        }
+        return seg
+    }
+
     /// Layers drawn in one pass (a route's casings and lines, 32 rows at a time through them
     /// all) give the bytes of one `stroke` call per layer in the same order, tapered or not.
     @Test func layersInOnePassGiveOneCallPerLayer() {
         var g = SystemRandomNumberGenerator()
-        func line(_ n: Int) -> [Double] {
-            var seg: [Double] = []
-            var x = Double.random(in: 0...150, using: &g), y = Double.random(in: 0...140, using: &g)
-            for _ in 0..<n {
-                let nx = x + Double.random(in: -30...30, using: &g), ny = y + Double.random(in: -30...30, using: &g)
-                seg += [x, y, nx, ny]
-                x = nx; y = ny
-            }
-            return seg
-        }
+        func line(_ n: Int) -> [Double] { Self.walk(n, x: 0...150, y: 0...140, step: (30, 30), using: &g) }
         let a = line(40), b = line(40)
         let taper = (0..<80).map { _ in Double.random(in: 1...9, using: &g) }
         let layers = [
@@ -256,16 +260,7 @@ import Testing
     @Test func layersBucketedForTheFrameGiveTheBytesOfEachPiecesBuckets() {
         var g = Seeded(state: 0x2545_F491_4F6C_DD1D)
         let w = 200, h = 230
-        func line(_ n: Int) -> [Double] {
-            var seg: [Double] = []
-            var x = Double.random(in: -10...210, using: &g), y = Double.random(in: -10...240, using: &g)
-            for _ in 0..<n {
-                let nx = x + Double.random(in: -40...40, using: &g), ny = y + Double.random(in: -60...60, using: &g)
-                seg += [x, y, nx, ny]
-                x = nx; y = ny
-            }
-            return seg
-        }
+        func line(_ n: Int) -> [Double] { Self.walk(n, x: -10...210, y: -10...240, step: (40, 60), using: &g) }
         let a = line(120), b = line(80)
         let taper = (0..<160).map { _ in Double.random(in: 0.5...7, using: &g) }
         let plain = [

@@ -55,6 +55,11 @@ struct SolidBlend {
         overFour(row + 4, UInt32(truncatingIfNeeded: coverage >> 32))
     }
 
+    /// Each 16-bit lane's t (a product of two bytes plus 128) over 255 as pixman rounds it:
+    /// (t + t >> 8) >> 8, which stays under 65,536 for such t.
+    @inline(__always)
+    static func divide255(_ t: SIMD8<UInt16>) -> SIMD8<UInt16> { (t &+ (t &>> 8)) &>> 8 }
+
     /// `overEight`'s four pixels: the even bytes of each pixel (blue, red) and the odd ones
     /// (green, the 8th) in separate 16-bit lanes, so that only same-width vector operations
     /// are used (the standard library's widening conversions of SIMD vectors are calls that
@@ -67,10 +72,8 @@ struct SolidBlend {
         let old = UnsafeRawPointer(row).loadUnaligned(as: SIMD4<UInt32>.self)
         let d = unsafeBitCast(old, to: SIMD8<UInt16>.self)
         let s = unsafeBitCast(SIMD4<UInt32>(repeating: solid), to: SIMD8<UInt16>.self)
-        var even = (s & 0xff) &* share &+ (d & 0xff) &* rest &+ 0x80
-        even = (even &+ (even &>> 8)) &>> 8
-        var odd = (s &>> 8) &* share &+ (d &>> 8) &* rest &+ 0x80
-        odd = (odd &+ (odd &>> 8)) &>> 8
+        let even = Self.divide255((s & 0xff) &* share &+ (d & 0xff) &* rest &+ 0x80)
+        let odd = Self.divide255((s &>> 8) &* share &+ (d &>> 8) &* rest &+ 0x80)
         let mixed = unsafeBitCast(even | odd &<< 8, to: SIMD4<UInt32>.self) | 0xff00_0000
         UnsafeMutableRawPointer(row).storeBytes(of: mixed.replacing(with: old, where: a .== 0), as: SIMD4<UInt32>.self)
     }

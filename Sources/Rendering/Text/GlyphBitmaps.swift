@@ -320,10 +320,7 @@ struct GlyphTarget {
         // operations only: the standard library's widening conversions go element by element).
         let ia = ~(p &>> 24) & 0xff
         let rest = unsafeBitCast(ia | ia &<< 16, to: SIMD8<UInt16>.self)
-        var even = (d & 0xff) &* rest &+ 0x80
-        even = (even &+ (even &>> 8)) &>> 8
-        var odd = (d &>> 8) &* rest &+ 0x80
-        odd = (odd &+ (odd &>> 8)) &>> 8
+        let even = SolidBlend.divide255((d & 0xff) &* rest &+ 0x80), odd = SolidBlend.divide255((d &>> 8) &* rest &+ 0x80)
         let sum = p &+ unsafeBitCast(even | odd &<< 8, to: SIMD4<UInt32>.self)
         dst.storeBytes(of: sum, as: SIMD4<UInt32>.self)
     }
