@@ -37,12 +37,22 @@ extension Benchmarks {
             // map tilted 50 degrees, 0.05 zoom levels a frame from 15 to 17 and back.
             let flat = env["TOUCHBRIDGE_BENCH_VIEW"] == "flat", gesture = env["TOUCHBRIDGE_BENCH_VIEW"] == "gesture"
             let pinch = env["TOUCHBRIDGE_BENCH_VIEW"] == "pinch"
-            renderer.usesBaseMapCache = gesture || pinch
+            // =pan: the pan key's frames (the cached base map moved 3 px a frame, 30 places).
+            let pan = env["TOUCHBRIDGE_BENCH_VIEW"] == "pan"
+            renderer.usesBaseMapCache = gesture || pinch || pan
             // TOUCHBRIDGE_BENCH_GROUND_CACHE=0: those frames drawn in full, as before the ground cache.
             renderer.usesGroundCache = env["TOUCHBRIDGE_BENCH_GROUND_CACHE"] != "0"
-            var profiled = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: flat ? 0 : 30, tilt: flat ? 0 : 50))
+            var profiled = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: flat || pan ? 0 : 30, tilt: flat || pan ? 0 : 50))
             var times: [Double] = []
             for i in 0..<n {
+                if pan {
+                    profiled.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 30) * 3, y: 0),
+                                                                    zoom: 15.5)
+                    let t0 = BenchSupport.nanos()
+                    renderer.render(profiled, into: frame.buffer, quality: .interactive)
+                    times.append(Double(BenchSupport.nanos() - t0) / 1e6)
+                    continue
+                }
                 if gesture || pinch {
                     if gesture {
                         profiled.camera.tilt = Self.tiltGestureTilt(step: i + 1)
@@ -66,7 +76,7 @@ extension Benchmarks {
                 progress(String(format: "  frames: median %.2f ms, 90th percentile %.2f, slowest %.2f; %d ground caches drawn",
                                 BenchSupport.median(times), BenchSupport.percentile(times, 90), times.max() ?? 0, renderer.groundCacheBuilds))
             }
-            progress("  \(n) \(flat ? "flat" : gesture ? "tilt gesture" : pinch ? "tilted pinch" : "tilted") street frames drawn for profiling")
+            progress("  \(n) \(flat ? "flat" : gesture ? "tilt gesture" : pinch ? "tilted pinch" : pan ? "pan" : "tilted") street frames drawn for profiling")
             return
         }
         var k = 0
