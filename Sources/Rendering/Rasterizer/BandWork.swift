@@ -82,9 +82,8 @@ struct BandWork {
         for y in 0..<height where cuts.count < n {
             acc += rowCost[y]
             if acc >= total * Double(cuts.count) / Double(n) {
-                // Rounded to the nearer multiple of `step`.
-                let at = y + 1, below = at / step * step
-                cuts.append(min(height, at - below < step - (at - below) ? below : below + step))
+                // Rounded to the nearer multiple of `step` (halfway: up).
+                cuts.append(min(height, (y + 1 + step / 2) / step * step))
             }
         }
         while cuts.count < n { cuts.append(height) }

@@ -280,22 +280,25 @@ struct GlyphTarget {
     /// gives the same bytes).
     func over(_ b: GlyphBitmap, x: Int, y: Int) {
         guard let (dx0, dy0, j0, j1, i0, i1) = window(width: b.width, height: b.height, x: x, y: y) else { return }
+        /// Glyph row j's frame row and the columns of it the glyph covers (empty: none).
+        @inline(__always) func span(_ j: Int) -> (row: UnsafeMutablePointer<UInt32>, first: Int, end: Int) {
+            ((pixels + (dy0 + j) * stride).assumingMemoryBound(to: UInt32.self) + dx0,
+             max(i0, Int(b.rowSpans[2 * j])), min(i1, Int(b.rowSpans[2 * j + 1])))
+        }
         // Every row's pixels under the glyph asked for at once: a frame just copied from the
         // base map's cache is out of the cache, and row after row the loads waited in turn (a
         // pan frame's label pass spent two fifths of its samples on the first load of a row).
         for j in j0..<j1 {
-            let first = max(i0, Int(b.rowSpans[2 * j])), end = min(i1, Int(b.rowSpans[2 * j + 1]))
+            let (row, first, end) = span(j)
             guard first < end else { continue }
-            let row = (pixels + (dy0 + j) * stride).assumingMemoryBound(to: UInt32.self) + dx0
             tb_prefetch_write(row + first)
             tb_prefetch_write(row + end - 1)
         }
         b.pixels.withUnsafeBufferPointer { src in
             for j in j0..<j1 {
-                let row = (pixels + (dy0 + j) * stride).assumingMemoryBound(to: UInt32.self) + dx0
-                let s = src.baseAddress! + j * b.width
-                let first = max(i0, Int(b.rowSpans[2 * j])), end = min(i1, Int(b.rowSpans[2 * j + 1]))
+                let (row, first, end) = span(j)
                 guard first < end else { continue }
+                let s = src.baseAddress! + j * b.width
                 // Four pixels at a time (`overFour`), then the rest one by one.
                 var i = first
                 while i + 4 <= end {
