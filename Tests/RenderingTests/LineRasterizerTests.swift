@@ -136,9 +136,13 @@ import Testing
     /// 1/16 px apart in width drawn at their mean), within a
     /// level of rounding; and nothing outside the line's reach is touched. Segments of every
     /// kind: slanted, level, upright, a point, tapered, reaching past the canvas's edges.
-    @Test func everyPixelIsItsDistancesCoverage() {
+    /// Also at a width that is no whole number of 4- or 8-pixel words: a run's pixel loop goes
+    /// four at a time past the run's end but never past the row's last pixel (a line crossing
+    /// the right edge would otherwise leak into the next row's first pixels).
+    @Test(arguments: [48, 45])
+    func everyPixelIsItsDistancesCoverage(w: Int) {
         var g = SystemRandomNumberGenerator()
-        let w = 48, h = 40
+        let h = 40
         var cases: [(a: (Double, Double), b: (Double, Double), h0: Double, h1: Double)] = [
             ((10, 20.5), (38, 20.5), 0.6, 0.6), ((20.5, 4), (20.5, 33), 1.1, 1.1), ((24.3, 19.7), (24.3, 19.7), 2, 2),
             ((-5, 3), (53, 37), 0.75, 0.75), ((4, 30), (44, 9), 0.4, 3.5), ((30, -6), (12, 46), 4, 0.5), ((8, 8), (8.2, 30), 0.2, 0.2),
