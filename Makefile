@@ -4,7 +4,7 @@ SWIFT ?= swift
 OUT ?= out/demo
 export PATH := /opt/swift/usr/bin:$(PATH)
 
-.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test bench install install-files uninstall package bench-callgrind maplibre-compare clean fuzz fuzz-ci fuzz-beside-soak soak soak-ci soak-kiosk
+.PHONY: all deps test-deps build release kiosk-release static-build generated demo test unit-test e2e-test e2e-run bench install install-files uninstall package bench-callgrind maplibre-compare clean fuzz fuzz-ci fuzz-beside-soak soak soak-ci soak-kiosk
 
 all: build
 
@@ -37,13 +37,13 @@ UNIT = $(SWIFT) build --product TouchBridgePackageTests && $(SWIFT) build --prod
 E2E = TB_VM_TIMEOUT_FACTOR=$${TB_VM_TIMEOUT_FACTOR:-2} python3 -m pytest -q -ra -p no:cacheprovider -n 2 --dist loadfile --durations=5 Tests/e2e
 # The end-to-end tests, the bench and the soak run the package's own binary (the static build
 # `make package` makes): one release compile instead of two, and CI tests what ships.
+# The order and what runs at once: scripts/test-all.sh.
 test: test-deps
-	$(UNIT)
-	$(MAKE) package
-	TB_BINARY=$(CURDIR)/$(STATIC_BIN) $(E2E)
-	$(STATIC_BIN) bench --quick --json --static-binary $(STATIC_BIN)
-	Fuzz/run.sh build
-	$(MAKE) --no-print-directory fuzz-beside-soak
+	scripts/test-all.sh
+
+# The end-to-end tests alone, on the binary TB_BINARY names (scripts/test-all.sh).
+e2e-run:
+	$(E2E)
 
 # The fuzzers (fuzz-ci without its build: the targets two at a time on two cores) and the
 # 2-minute soak at once: the soak runs for its wall-clock minutes whatever else runs, and checks
