@@ -30,7 +30,7 @@ demo: release
 # Every test: unit tests (swift test), then the kiosk VM end-to-end tests. Red if either fails.
 # The e2e tests boot a Debian kernel under QEMU (see Tests/e2e/README.md); the kernel is cached
 # in /var/cache/touchbridge-vm (TB_VM_CACHE) after the first run.
-UNIT = $(SWIFT) build --disable-index-store --product TouchBridgePackageTests && $(SWIFT) build --disable-index-store --product hello-map && $(SWIFT) test --skip-build
+UNIT = $(SWIFT) build --product TouchBridgePackageTests && $(SWIFT) build --product hello-map && $(SWIFT) test --skip-build
 # Two test files at a time (pytest-xdist, by file: a file's VM fixtures stay on one worker): a
 # TCG guest keeps one core busy, so the suite takes about 11 min on two cores instead of 19. The
 # VM timeouts are doubled for the shared machine (they only bound a hung guest).

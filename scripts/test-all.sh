@@ -7,7 +7,7 @@
 #      compiler process (one core busy, the other idle: vmstat every 5 s during the fuzzers'
 #      build of a clean clone showed the machine half idle for 5 of its 6.5 minutes), so the
 #      release builds run beside the unit tests' compile instead of one after another
-#      (README, "How long the tests take").
+#      (docs/operations.md, "How long the tests take").
 #   2. The unit tests (swift test), once their build is done (the release builds may still run).
 #   3. The kiosk end-to-end tests in QEMU on the package's binary, alone: their guests keep
 #      both cores busy, and their timeouts are sized for the machine's two cores.
@@ -48,10 +48,8 @@ finish() {
 }
 
 stamp "unit tests: build"
-# No index store for the library and its dependencies (an editor's data; SwiftPM still
-# indexes the test targets, which XCTest's discovery on Linux reads).
-$SWIFT build --disable-index-store --product TouchBridgePackageTests
-$SWIFT build --disable-index-store --product hello-map
+$SWIFT build --product TouchBridgePackageTests
+$SWIFT build --product hello-map
 stamp "unit tests: run"
 $SWIFT test --skip-build
 finish "$package" "make package" out/package.log
