@@ -474,8 +474,10 @@ struct StreetMapPainter {
         // The view's world box, widened by the widest line or circle a style draws (px).
         let pad = 64.0
         let vx0 = view.worldMinX - pad, vx1 = view.worldMaxX + pad, vy0 = view.worldMinY - pad, vy1 = view.worldMaxY + pad
-        for (ti, (c, tile)) in tiles.enumerated() {
-            guard let tl = tile.layers[sourceLayer] else { continue }
+        // Each tile's source layer, looked up once (not again for every feature drawn).
+        let sourceLayers = tiles.map { $0.1.layers[sourceLayer] }
+        for (ti, (c, _)) in tiles.enumerated() {
+            guard let tl = sourceLayers[ti] else { continue }
             let unit = c.scale / Double(tl.extent)
             let styled = slot.styled(c.key) {
                 var out: [Int32] = []
@@ -498,9 +500,9 @@ struct StreetMapPainter {
                     while k + 1 < pairs.count {
                         let fi = Int(pairs[k]), pid = Int(pairs[k + 1])
                         k += 2
-                        let f = features[fi]
-                        if c.originX + Double(f.maxX) * unit < vx0 || c.originX + Double(f.minX) * unit > vx1
-                            || c.originY + Double(f.maxY) * unit < vy0 || c.originY + Double(f.minY) * unit > vy1 { continue }
+                        // (The box read in place: a copy of the feature retains and releases its arrays.)
+                        if c.originX + Double(features[fi].maxX) * unit < vx0 || c.originX + Double(features[fi].minX) * unit > vx1
+                            || c.originY + Double(features[fi].maxY) * unit < vy0 || c.originY + Double(features[fi].minY) * unit > vy1 { continue }
                         var g = Int(groupOf[pid])
                         if g < 0 {
                             g = groups.count
@@ -520,8 +522,8 @@ struct StreetMapPainter {
             if layer.type == .line {
                 var segments: [Double] = []
                 for (ti, fi) in members {
-                    let (c, tile) = tiles[ti]
-                    guard let tl = tile.layers[sourceLayer] else { continue }
+                    guard let tl = sourceLayers[ti] else { continue }
+                    let c = tiles[ti].0
                     addLines(tl.features[fi], view: view, tile: c, unit: c.scale / Double(tl.extent), into: &segments)
                 }
                 guard !segments.isEmpty else { continue }
@@ -546,8 +548,8 @@ struct StreetMapPainter {
             }
             cairo_new_path(cr)
             for (ti, fi) in members {
-                let (c, tile) = tiles[ti]
-                guard let tl = tile.layers[sourceLayer] else { continue }
+                guard let tl = sourceLayers[ti] else { continue }
+                let c = tiles[ti].0
                 let f = tl.features[fi]
                 let unit = c.scale / Double(tl.extent)
                 if layer.type == .fill {
