@@ -46,8 +46,7 @@ extension Benchmarks {
             var times: [Double] = []
             for i in 0..<n {
                 if pan {
-                    profiled.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 30) * 3, y: 0),
-                                                                    zoom: 15.5)
+                    profiled.camera.target = Self.streetPanTarget(vaduz, frame: i)
                     let t0 = BenchSupport.nanos()
                     renderer.render(profiled, into: frame.buffer, quality: .interactive)
                     times.append(Double(BenchSupport.nanos() - t0) / 1e6)
@@ -160,6 +159,12 @@ extension Benchmarks {
         WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 7) * 40, y: 0), zoom: 15.5)
     }
 
+    /// Where the street map's pan frames look (`street_pan_1080p_ms`, and the pan frames drawn
+    /// for a profiler): frame k's view 3 px further east than Vaduz for each k mod 30.
+    static func streetPanTarget(_ vaduz: Coordinate, frame k: Int) -> Coordinate {
+        WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 30) * 3, y: 0), zoom: 15.5)
+    }
+
     /// `street_pan_1080p_cold_copy_ratio`: the pan frame over a cold frame copy (the renderer
     /// stage's when it ran, else one measured here).
     mutating func streetPanRatio(panMS: Double) {
@@ -242,7 +247,7 @@ extension Benchmarks {
         var s = scene, i = k
         let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
             i += 1
-            s.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 30) * 3, y: 0), zoom: 15.5)
+            s.camera.target = Self.streetPanTarget(vaduz, frame: i)
             renderer.render(s, into: frame.buffer, quality: .interactive)
         }
         scene = s; k = i

@@ -501,8 +501,9 @@ struct StreetMapPainter {
                         let fi = Int(pairs[k]), pid = Int(pairs[k + 1])
                         k += 2
                         // (The box read in place: a copy of the feature retains and releases its arrays.)
-                        if c.originX + Double(features[fi].maxX) * unit < vx0 || c.originX + Double(features[fi].minX) * unit > vx1
-                            || c.originY + Double(features[fi].maxY) * unit < vy0 || c.originY + Double(features[fi].minY) * unit > vy1 { continue }
+                        let f = features.baseAddress! + fi
+                        if c.originX + Double(f.pointee.maxX) * unit < vx0 || c.originX + Double(f.pointee.minX) * unit > vx1
+                            || c.originY + Double(f.pointee.maxY) * unit < vy0 || c.originY + Double(f.pointee.minY) * unit > vy1 { continue }
                         var g = Int(groupOf[pid])
                         if g < 0 {
                             g = groups.count
