@@ -272,3 +272,43 @@ import CCairo
         #expect(ParallelBandsTests.differing(bare.buffer, frames[0].buffer) > 5_000, "the shapes are drawn")
     }
 }
+
+/// `RowChunks`, which shares the copy of the cached base map into a frame between the pool's
+/// thread and the drawing thread (`MapRenderer.present`): every row is given out once, to one
+/// thread, however the threads come and go.
+@Suite struct RowChunksTests {
+    @Test func oneThreadGetsTheRowsInOrderThenNothing() {
+        let chunks = RowChunks(rows: 150, step: 64)
+        #expect(chunks.take() == 0..<64)
+        #expect(chunks.take() == 64..<128)
+        #expect(chunks.take() == 128..<150)
+        #expect(chunks.take() == nil)
+        #expect(chunks.take() == nil)
+    }
+
+    @Test func noRowsOrNoStepGiveNothingOrARowAtATime() {
+        #expect(RowChunks(rows: 0, step: 64).take() == nil)
+        #expect(RowChunks(rows: -5, step: 64).take() == nil)
+        let single = RowChunks(rows: 2, step: 0)
+        #expect(single.take() == 0..<1)
+        #expect(single.take() == 1..<2)
+        #expect(single.take() == nil)
+    }
+
+    @Test(arguments: [(1080, 64), (2160, 64), (1081, 7), (31, 64)])
+    func threadsTakingAtOnceGetEachRowOnce(rows: Int, step: Int) {
+        for _ in 0..<20 {
+            let chunks = RowChunks(rows: rows, step: step)
+            let taken = ParallelSlots<[Range<Int>]>(count: 4, initial: [])
+            DispatchQueue.concurrentPerform(iterations: 4) { i in
+                var mine: [Range<Int>] = []
+                while let r = chunks.take() { mine.append(r) }
+                taken[i] = mine
+            }
+            var covered = [Int](repeating: 0, count: rows)
+            for r in taken.values.joined() { for y in r { covered[y] += 1 } }
+            #expect(covered.allSatisfy { $0 == 1 }, "\(rows) rows by \(step): a row taken \(covered.max() ?? 0) times, or never")
+            #expect(taken.values.joined().allSatisfy { $0.count == step || $0.upperBound == rows })
+        }
+    }
+}

@@ -18,6 +18,10 @@ RUNS = 150
 WORLD = ["--camera", "40.0,-4.0,4.5", "--size", "640x480"]
 STREET = ["--tiles", str(kioskvm.REPO / "Tests" / "StreetMapTests" / "Fixtures" / "liechtenstein-openmaptiles.pmtiles"),
           "--camera", "47.14,9.52,15.5,0,40", "--size", "640x480"]
+# A pan frame (`render --interactive` at a whole zoom, north up: the settled frame builds the
+# base map's cache, the interactive frame copies it out, in row chunks shared by two threads
+# with two bands, while the labels follow).
+STREET_PAN = ["--tiles", STREET[1], "--camera", "47.14,9.52,16", "--size", "640x480", "--interactive"]
 
 
 def digest(binary: Path, out: Path, args: list[str], bands: int) -> str:
@@ -45,3 +49,8 @@ def test_world_frames_in_bands_are_the_single_threaded_frame_in_every_process(ki
 def test_street_frames_in_bands_are_the_single_threaded_frame_in_every_process(kiosk_binary, tmp_path):
     _, differing = differing_runs(kiosk_binary, tmp_path / "street.png", STREET, RUNS // 3)
     assert not differing, f"{sum(differing.values())} of {RUNS // 3} two-band street frames differ from the one-thread frame"
+
+
+def test_street_pan_frames_copied_by_two_threads_are_the_single_threaded_frame_in_every_process(kiosk_binary, tmp_path):
+    _, differing = differing_runs(kiosk_binary, tmp_path / "pan.png", STREET_PAN, RUNS // 3)
+    assert not differing, f"{sum(differing.values())} of {RUNS // 3} two-band street pan frames differ from the one-thread frame"

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One result slot per iteration of `DispatchQueue.concurrentPerform`: each iteration writes its
 /// own slot through a pointer, and the caller reads them once the loop has returned.
@@ -35,4 +36,23 @@ final class ParallelSlots<T>: @unchecked Sendable {
 struct UncheckedSendable<T>: @unchecked Sendable {
     let value: T
     init(_ v: T) { value = v }
+}
+
+/// Rows 0..<rows handed out `step` at a time, each to the first thread that asks for it: threads
+/// that start at different moments (one after other work) share the rest as they come.
+final class RowChunks: Sendable {
+    private let next = Atomic<Int>(0)
+    let rows: Int, step: Int
+
+    init(rows: Int, step: Int) {
+        self.rows = max(0, rows)
+        self.step = max(1, step)
+    }
+
+    /// The next rows no thread has taken yet; nil when every row has been given out.
+    func take() -> Range<Int>? {
+        let k = next.add(1, ordering: .relaxed).oldValue
+        guard k < (rows + step - 1) / step else { return nil }
+        return k * step..<min(rows, k * step + step)
+    }
 }
