@@ -2,6 +2,10 @@
 #define TOUCHBRIDGE_CCAIRO_SHIM_H
 #include <cairo.h>
 #include <pango/pangocairo.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 /* PANGO_SCALE is a macro Swift imports, but keep a function for clarity. */
 static inline int tb_pango_scale(void) { return PANGO_SCALE; }
 /* Asks for the cache line at p ahead of a write to it (the frame's pixels under a sprite or a
@@ -14,4 +18,35 @@ static inline long tb_trunc(double x) { return (long)x; }
 static inline unsigned char tb_trunc_u8(double x) { return (unsigned char)(int)x; }
 /* The same for a float, 0 <= x < 256: UInt8(x). */
 static inline unsigned char tb_trunc_u8f(float x) { return (unsigned char)(int)x; }
+/* Copies n bytes from src to dst (not overlapping) with stores that go around the CPU's caches
+ * (SSE2's non-temporal stores, 64 bytes a step once dst is 16-byte aligned; memcpy for the
+ * ends, and everywhere without SSE2). For a frame's worth of pixels that the copy only writes:
+ * an ordinary store first reads each line of dst into the cache. A thread that copies so calls
+ * tb_store_fence before another thread may read what it wrote. */
+static inline void tb_copy_streaming(void *dst, const void *src, unsigned long n) {
+#if defined(__SSE2__)
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
+    unsigned long head = (16 - ((unsigned long)d & 15)) & 15;
+    if (head > n) head = n;
+    memcpy(d, s, head);
+    d += head; s += head; n -= head;
+    for (; n >= 64; n -= 64, d += 64, s += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
+        _mm_stream_si128((__m128i *)d, a); _mm_stream_si128((__m128i *)(d + 16), b);
+        _mm_stream_si128((__m128i *)(d + 32), c); _mm_stream_si128((__m128i *)(d + 48), e);
+    }
+    memcpy(d, s, n);
+#else
+    memcpy(dst, src, n);
+#endif
+}
+/* Orders the streaming stores before what follows (after tb_copy_streaming, before the copy is
+ * handed on). */
+static inline void tb_store_fence(void) {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 #endif

@@ -1005,14 +1005,14 @@ public final class MapRenderer {
         let pixels = UnsafeSendablePointer(frame.pixels)
         let width = frame.width, height = frame.height, stride = frame.stride
         guard bands > 1 || meanwhile != nil else {
-            MapRenderer.copy(c, worldX: x, worldY: y, width: width, height: height, into: pixels.pointer, stride: stride)
+            MapRenderer.copy(c, worldX: x, worldY: y, width: width, height: height, into: pixels.pointer, stride: stride, streaming: true)
             return
         }
         let chunks = RowChunks(rows: height, step: MapRenderer.copyChunkRows)
         let copyChunks: @Sendable () -> Void = {
             while let rows = chunks.take() {
                 MapRenderer.copy(c, worldX: x, worldY: y + rows.lowerBound, width: width, height: rows.count,
-                                 into: pixels.pointer + rows.lowerBound * stride, stride: stride)
+                                 into: pixels.pointer + rows.lowerBound * stride, stride: stride, streaming: true)
             }
         }
         MapRenderer.overlapping(copyChunks, meanwhile: { meanwhile?(); copyChunks() })
@@ -1022,8 +1022,13 @@ public final class MapRenderer {
     static let copyChunkRows = 64
 
     /// Copies the cache's rows of a world rectangle (inside the cache); a row that wraps round
-    /// the torus is two copies.
-    private static func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int) {
+    /// the torus is two copies. `streaming`: with stores around the CPU's caches
+    /// (`tb_copy_streaming`, then a fence), for a whole frame: a memcpy of each row first reads
+    /// the frame's lines it writes (session 30, 1080 rows of a 1080p frame out of a cache of
+    /// 2304x1440: 1.07 to 1.14 ms streamed, 1.48 to 1.57 by memcpy, 1.33 to 1.42 for one memcpy
+    /// of the whole frame).
+    private static func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int,
+                             streaming: Bool = false) {
         let dx = worldX - c.originX, dy = worldY - c.originY
         cairo_surface_flush(c.image.surface)
         let src = cairo_image_surface_get_data(c.image.surface)!
@@ -1033,9 +1038,15 @@ public final class MapRenderer {
         for y in 0..<height {
             let row = src + ((c.phaseY + dy + y) % c.height) * srcStride
             let dst = pixels + y * stride
-            dst.copyMemory(from: row + x0 * 4, byteCount: first * 4)
-            if first < width { (dst + first * 4).copyMemory(from: row, byteCount: (width - first) * 4) }
+            if streaming {
+                tb_copy_streaming(dst, row + x0 * 4, UInt(first * 4))
+                if first < width { tb_copy_streaming(dst + first * 4, row, UInt((width - first) * 4)) }
+            } else {
+                dst.copyMemory(from: row + x0 * 4, byteCount: first * 4)
+                if first < width { (dst + first * 4).copyMemory(from: row, byteCount: (width - first) * 4) }
+            }
         }
+        if streaming { tb_store_fence() }
     }
 
     /// Pixels the view may drift from the cache's centre before the cache follows it.
