@@ -56,6 +56,14 @@ public struct Benchmarks {
             streetMap()
             return
         }
+        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "world" {
+            // For a profiler: the built-in world's full redraws at 3840x2160 (as render_full_2160p_ms),
+            // TOUCHBRIDGE_BENCH_PROFILE of them (default 100), and nothing else.
+            let n = ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_PROFILE"].flatMap { Int($0) } ?? 100
+            sections.header("Built-in world 3840x2160, \(n) full redraws only")
+            worldFull(width: 3840, height: 2160, frames: n)
+            return
+        }
         if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "control", let exe = options.executable {
             sections.header("Control socket only: get_camera polled against a 1080p kiosk with 300 markers")
             try controlRoundTrip(executable: exe)
@@ -304,13 +312,18 @@ public struct Benchmarks {
 
     /// `render_full_<H>p_ms` alone: the built-in world's full redraw as `render` takes it (Europe
     /// at zoom 5 with the demo's pins, no base-map cache), on a renderer and frame of its own.
-    mutating func worldFull(width: Int, height: Int) {
+    /// `frames`: that many frames exactly (a profiler's run), else the bench's runs.
+    mutating func worldFull(width: Int, height: Int, frames: Int? = nil) {
         let frame = OwnedFrameBuffer(width: width, height: height)
         let markers = DemoTour.markers.map { MarkerSprite(id: $0.id, coordinate: $0.coordinate) }
         let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 48.5, longitude: 9.0), zoom: 5), markers: markers)
         let renderer = MapRenderer()
         renderer.usesBaseMapCache = false
-        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) { renderer.render(scene, into: frame.buffer) }
+        let full = frames.map { n in (0..<max(1, n)).map { _ in
+            let t0 = MonotonicClock.now()
+            renderer.render(scene, into: frame.buffer)
+            return (MonotonicClock.now() - t0) * 1e3
+        } } ?? BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) { renderer.render(scene, into: frame.buffer) }
         add("render_full_\(height)p_ms", BenchSupport.median(full), "ms", "full redraw, built-in map, \(width)x\(height)")
     }
 
