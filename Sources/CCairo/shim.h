@@ -19,15 +19,16 @@ static inline unsigned char tb_trunc_u8(double x) { return (unsigned char)(int)x
 /* The same for a float, 0 <= x < 256: UInt8(x). */
 static inline unsigned char tb_trunc_u8f(float x) { return (unsigned char)(int)x; }
 /* Copies n bytes from src to dst (not overlapping) with stores that go around the CPU's caches
- * (SSE2's non-temporal stores, 64 bytes a step once dst is 16-byte aligned; memcpy for the
- * ends, and everywhere without SSE2). For a frame's worth of pixels that the copy only writes:
- * an ordinary store first reads each line of dst into the cache. A thread that copies so calls
- * tb_store_fence before another thread may read what it wrote. */
+ * (SSE2's non-temporal stores, a whole 64-byte line of dst at a time; memcpy for the partial
+ * lines at the ends, and everywhere without SSE2: a streaming store of part of a line is
+ * slow). For a frame's worth of pixels that the copy only writes: an ordinary store first
+ * reads each line of dst into the cache. A thread that copies so calls tb_store_fence before
+ * another thread may read what it wrote. */
 static inline void tb_copy_streaming(void *dst, const void *src, unsigned long n) {
 #if defined(__SSE2__)
     unsigned char *d = (unsigned char *)dst;
     const unsigned char *s = (const unsigned char *)src;
-    unsigned long head = (16 - ((unsigned long)d & 15)) & 15;
+    unsigned long head = (64 - ((unsigned long)d & 63)) & 63;
     if (head > n) head = n;
     memcpy(d, s, head);
     d += head; s += head; n -= head;

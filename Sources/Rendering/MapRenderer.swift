@@ -434,8 +434,8 @@ public final class MapRenderer {
     /// The frame from the base-map cache and the layer's held tiles, every pixel written once:
     /// the bytes a whole layer (the base map with the names drawn on it) gave.
     private func present(_ layer: OverlayLayer, _ c: BaseCache, viewX: Int, viewY: Int, frame: FrameBuffer) {
-        layer.compose(x: viewX, y: viewY, into: frame) { x, y, w, h, dst, stride in
-            MapRenderer.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride)
+        layer.compose(x: viewX, y: viewY, into: frame, threads: bands) { x, y, w, h, dst, stride in
+            MapRenderer.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride, streaming: true)
         }
         drawnPlaces = layer.placesOnScreen(x: viewX, y: viewY, width: frame.width, height: frame.height)
     }

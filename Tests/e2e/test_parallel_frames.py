@@ -22,6 +22,9 @@ STREET = ["--tiles", str(kioskvm.REPO / "Tests" / "StreetMapTests" / "Fixtures" 
 # base map's cache, the interactive frame copies it out, in row chunks shared by two threads
 # with two bands, while the labels follow).
 STREET_PAN = ["--tiles", STREET[1], "--camera", "47.14,9.52,16", "--size", "640x480", "--interactive"]
+# The built-in world's pan frame: the overlay layer (names over the cached base map) composed
+# into the frame a row of tiles at a time by two threads.
+WORLD_PAN = ["--camera", "40.0,-4.0,5", "--size", "640x480", "--interactive", "--markers", "40.4,-3.7;41.4,2.2"]
 
 
 def digest(binary: Path, out: Path, args: list[str], bands: int) -> str:
@@ -54,3 +57,8 @@ def test_street_frames_in_bands_are_the_single_threaded_frame_in_every_process(k
 def test_street_pan_frames_copied_by_two_threads_are_the_single_threaded_frame_in_every_process(kiosk_binary, tmp_path):
     _, differing = differing_runs(kiosk_binary, tmp_path / "pan.png", STREET_PAN, RUNS // 3)
     assert not differing, f"{sum(differing.values())} of {RUNS // 3} two-band street pan frames differ from the one-thread frame"
+
+
+def test_world_pan_frames_composed_by_two_threads_are_the_single_threaded_frame_in_every_process(kiosk_binary, tmp_path):
+    _, differing = differing_runs(kiosk_binary, tmp_path / "world-pan.png", WORLD_PAN, RUNS // 3)
+    assert not differing, f"{sum(differing.values())} of {RUNS // 3} two-band world pan frames differ from the one-thread frame"

@@ -307,16 +307,29 @@ final class OverlayLayer {
     /// each run of tiles without pixels from the base map (`base`), each held tile from its own
     /// rows, so every pixel is written once (a pan frame costs one frame copy however many
     /// tiles are held).
-    func compose(x: Int, y: Int, into frame: FrameBuffer, base: BaseCopy) {
+    ///
+    /// A row of tiles at a time (each writes its own rows of the frame), `threads` threads at
+    /// once taking the next row as they come (`RowChunks`), the held tiles' rows written with
+    /// stores around the caches (`tb_copy_streaming`; `base` should copy so too): the frame is
+    /// only written here. Each thread fences its stores before the call returns.
+    func compose(x: Int, y: Int, into frame: FrameBuffer, threads: Int = 1, base: @escaping BaseCopy) {
         let t = OverlayLayer.tileSize
+        var rowsOfTiles: [(p: (x: Int, y: Int, w: Int, h: Int, ix: Int, iy: Int), ty: Int)] = []
         for p in pieces(x: x, y: y, w: frame.width, h: frame.height) where p.w > 0 && p.h > 0 {
-            for ty in (p.iy / t)...((p.iy + p.h - 1) / t) {
+            for ty in (p.iy / t)...((p.iy + p.h - 1) / t) { rowsOfTiles.append((p, ty)) }
+        }
+        let tiles = self.tiles, columns = self.columns
+        let pixels = frame.pixels, stride = frame.stride
+        let next = RowChunks(rows: rowsOfTiles.count, step: 1)
+        let work = UncheckedSendable {
+            while let k = next.take() {
+                let (p, ty) = rowsOfTiles[k.lowerBound]
                 let y0 = max(p.iy, ty * t), y1 = min(p.iy + p.h, ty * t + t)
-                let rowsAt = frame.pixels + (p.y - y + y0 - p.iy) * frame.stride
+                let rowsAt = pixels + (p.y - y + y0 - p.iy) * stride
                 var run = -1   // layer x where the current run of base-map tiles started
                 func flush(_ end: Int) {
                     guard run >= 0, end > run else { return }
-                    base(p.x + run - p.ix, p.y + y0 - p.iy, end - run, y1 - y0, rowsAt + (p.x - x + run - p.ix) * 4, frame.stride)
+                    base(p.x + run - p.ix, p.y + y0 - p.iy, end - run, y1 - y0, rowsAt + (p.x - x + run - p.ix) * 4, stride)
                     run = -1
                 }
                 for tx in (p.ix / t)...((p.ix + p.w - 1) / t) {
@@ -328,10 +341,16 @@ final class OverlayLayer {
                     flush(x0)
                     let from = tile + (y0 - ty * t) * t * 4 + (x0 - tx * t) * 4
                     let to = rowsAt + (p.x - x + x0 - p.ix) * 4
-                    for r in 0..<(y1 - y0) { (to + r * frame.stride).copyMemory(from: from + r * t * 4, byteCount: (x1 - x0) * 4) }
+                    for r in 0..<(y1 - y0) { tb_copy_streaming(to + r * stride, from + r * t * 4, UInt((x1 - x0) * 4)) }
                 }
                 flush(p.ix + p.w)
             }
+            tb_store_fence()
+        }
+        if threads > 1 && rowsOfTiles.count > 1 {
+            MapRenderer.overlapping({ work.value() }, meanwhile: work.value)
+        } else {
+            work.value()
         }
     }
 
