@@ -434,6 +434,7 @@ public final class MapRenderer {
     /// The frame from the base-map cache and the layer's held tiles, every pixel written once:
     /// the bytes a whole layer (the base map with the names drawn on it) gave.
     private func present(_ layer: OverlayLayer, _ c: BaseCache, viewX: Int, viewY: Int, frame: FrameBuffer) {
+        cairo_surface_flush(c.image.surface)   // (once: the threads' streaming copies do not)
         layer.compose(x: viewX, y: viewY, into: frame, threads: bands) { x, y, w, h, dst, stride in
             MapRenderer.copy(c, worldX: x, worldY: y, width: w, height: h, into: dst, stride: stride, streaming: true)
         }
@@ -1004,6 +1005,7 @@ public final class MapRenderer {
         }
         let pixels = UnsafeSendablePointer(frame.pixels)
         let width = frame.width, height = frame.height, stride = frame.stride
+        cairo_surface_flush(c.image.surface)   // (once: the threads' streaming copies do not)
         guard bands > 1 || meanwhile != nil else {
             MapRenderer.copy(c, worldX: x, worldY: y, width: width, height: height, into: pixels.pointer, stride: stride, streaming: true)
             return
@@ -1026,11 +1028,12 @@ public final class MapRenderer {
     /// (`tb_copy_streaming`, then a fence), for a whole frame: a memcpy of each row first reads
     /// the frame's lines it writes (session 30, 1080 rows of a 1080p frame out of a cache of
     /// 2304x1440: 1.07 to 1.14 ms streamed, 1.48 to 1.57 by memcpy, 1.33 to 1.42 for one memcpy
-    /// of the whole frame).
+    /// of the whole frame). Streaming copies run on several threads at once and leave the
+    /// cache's cairo surface alone: their caller flushes it first.
     private static func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int,
                              streaming: Bool = false) {
         let dx = worldX - c.originX, dy = worldY - c.originY
-        cairo_surface_flush(c.image.surface)
+        if !streaming { cairo_surface_flush(c.image.surface) }
         let src = cairo_image_surface_get_data(c.image.surface)!
         let srcStride = Int(cairo_image_surface_get_stride(c.image.surface))
         let x0 = (c.phaseX + dx) % c.width
