@@ -154,6 +154,7 @@ class Case:
     start: float = 0.0
     end: float = 0.0
     gap: float = 1.6  # quiet time after it: past the double-tap timeout, the lift grace and any glide
+    overflows: bool = False  # a stop long enough to overflow the kiosk's evdev buffer (SYN_DROPPED)
 
 
 def _hold(t0: float, t1: float, contacts: dict) -> list:
@@ -210,7 +211,8 @@ def cases() -> list[Case]:
         # 10-finger panel without contact sizes holds (512 events): SYN_DROPPED, then the
         # kiosk resyncs from the device's state and the pinch goes on from there.
         Case("slow pinch out, stopped 600 ms mid-pinch (the kernel's buffer overflows)", "pinch",
-             _hold(0, 0.05, pinch_a) + _move(0.06, 0.9, pinch_a, pinch_b) + _hold(0.97, 1.1, pinch_b), [(0.15, 0.6)]),
+             _hold(0, 0.05, pinch_a) + _move(0.06, 0.9, pinch_a, pinch_b) + _hold(0.97, 1.1, pinch_b), [(0.15, 0.6)],
+             overflows=True),
     ]
     t = 0.3
     for case in out:
@@ -368,7 +370,17 @@ def compare(live: list[dict], replay: list[dict], cs: list[Case], camera: dict) 
         # count twice): the same move within a pixel, the same zoom within 0.01 levels.
         lm, rm = moved(lb, la), moved(rb, ra)
         d, dz = math.hypot(lm[0] - rm[0], lm[1] - rm[1]), abs(lm[2] - rm[2])
-        if d > 1.0 or dz > 0.01:
+        # The kernel itself lifted and re-touched the fingers in a case whose stop overflows the
+        # kiosk's buffer (hid-multitouch splits a touch when the injector is late under the busy
+        # loops; seen once in session 30: IDs 17, 18 lifted and 19, 20 down 20 ms later, inside
+        # the 600 ms stop): the split and the moves around it are among the events the kernel
+        # dropped for the kiosk, which resyncs to the new contacts where they are by then. The
+        # gestures must still match; the camera cannot, and the case is not the gesture it plays.
+        split = case.overflows and sum(1 for k, p in rk if k == case.expect and p == "began") > 1
+        if split and lk == rk and (d > 1.0 or dz > 0.01):
+            note += (f" (the kernel's stream splits the {case.expect} inside the overflowing stop, and the kernel's stream "
+                     f"is no single {case.expect}: camera {lm[2]:+.4f} zoom live, {rm[2]:+.4f} in the replay, not compared)")
+        elif d > 1.0 or dz > 0.01:
             problems.append(f"the camera moved ({lm[0]:.1f}, {lm[1]:.1f}) px and {lm[2]:+.4f} zoom live, "
                             f"({rm[0]:.1f}, {rm[1]:.1f}) px and {rm[2]:+.4f} in the replay")
         out.append(("FAIL " if problems else "ok   ") + case.name + (": " + "; ".join(problems) if problems else "") + note)
