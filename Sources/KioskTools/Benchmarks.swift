@@ -319,11 +319,9 @@ public struct Benchmarks {
         let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 48.5, longitude: 9.0), zoom: 5), markers: markers)
         let renderer = MapRenderer()
         renderer.usesBaseMapCache = false
-        let full = frames.map { n in (0..<max(1, n)).map { _ in
-            let t0 = MonotonicClock.now()
-            renderer.render(scene, into: frame.buffer)
-            return (MonotonicClock.now() - t0) * 1e3
-        } } ?? BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) { renderer.render(scene, into: frame.buffer) }
+        let exact = frames.map { max(1, $0) }
+        let full = BenchSupport.timeRuns(warmup: exact == nil ? 3 : 0, minRuns: exact ?? 5, maxRuns: exact ?? 1000,
+                                         minSeconds: exact == nil ? minSeconds : 0) { renderer.render(scene, into: frame.buffer) }
         add("render_full_\(height)p_ms", BenchSupport.median(full), "ms", "full redraw, built-in map, \(width)x\(height)")
     }
 

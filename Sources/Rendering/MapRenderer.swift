@@ -1008,6 +1008,7 @@ public final class MapRenderer {
         cairo_surface_flush(c.image.surface)   // (once: the threads' streaming copies do not)
         guard bands > 1 || meanwhile != nil else {
             MapRenderer.copy(c, worldX: x, worldY: y, width: width, height: height, into: pixels.pointer, stride: stride, streaming: true)
+            tb_store_fence()
             return
         }
         let chunks = RowChunks(rows: height, step: MapRenderer.copyChunkRows)
@@ -1016,6 +1017,7 @@ public final class MapRenderer {
                 MapRenderer.copy(c, worldX: x, worldY: y + rows.lowerBound, width: width, height: rows.count,
                                  into: pixels.pointer + rows.lowerBound * stride, stride: stride, streaming: true)
             }
+            tb_store_fence()
         }
         MapRenderer.overlapping(copyChunks, meanwhile: { meanwhile?(); copyChunks() })
     }
@@ -1029,7 +1031,8 @@ public final class MapRenderer {
     /// the frame's lines it writes (session 30, 1080 rows of a 1080p frame out of a cache of
     /// 2304x1440: 1.07 to 1.14 ms streamed, 1.48 to 1.57 by memcpy, 1.33 to 1.42 for one memcpy
     /// of the whole frame). Streaming copies run on several threads at once and leave the
-    /// cache's cairo surface alone: their caller flushes it first.
+    /// cache's cairo surface alone: their caller flushes it first, and each thread fences its
+    /// stores (`tb_store_fence`) once it has copied its share.
     private static func copy(_ c: BaseCache, worldX: Int, worldY: Int, width: Int, height: Int, into pixels: UnsafeMutableRawPointer, stride: Int,
                              streaming: Bool = false) {
         let dx = worldX - c.originX, dy = worldY - c.originY
@@ -1049,7 +1052,6 @@ public final class MapRenderer {
                 if first < width { (dst + first * 4).copyMemory(from: row, byteCount: (width - first) * 4) }
             }
         }
-        if streaming { tb_store_fence() }
     }
 
     /// Pixels the view may drift from the cache's centre before the cache follows it.
