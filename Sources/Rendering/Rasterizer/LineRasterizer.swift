@@ -656,7 +656,14 @@ extension LineRasterizer {
     /// start and cut the same dashes: in the street bench's view 43 % of the region boundary's
     /// pieces were repeats. A layer's coverage is the maximum over its pieces, so a repeat adds
     /// nothing to the picture, only its rows' work.
-    static func dashed(_ seg: [Double], pattern: [Double], trim: Double, scale: PerspectiveScale? = nil) -> [Double] {
+    ///
+    /// `runs`: where each line starts (its first segment) and, for its dashes, how far along the
+    /// whole line it starts (`Run.along`: a line cut by the view's edge starts part way, and its
+    /// dashes fall where they would on the whole line, so a view, a scrolled cache's strip and
+    /// the next full frame cut the same dashes); a line's end at the view's edge is not trimmed
+    /// (the line goes on past it). Without runs, a line is a chain of segments each starting where
+    /// the last ended, dashed from its start and trimmed at both ends.
+    static func dashed(_ seg: [Double], pattern: [Double], trim: Double, scale: PerspectiveScale? = nil, runs: [Run]? = nil) -> [Double] {
         let n = seg.count / 4
         guard n > 0 else { return [] }
         let period = pattern.reduce(0, +)
@@ -677,11 +684,17 @@ extension LineRasterizer {
         defer { lengths.deallocate() }
         seg.withUnsafeBufferPointer { sp in
             guard let s = sp.baseAddress else { return }
-            var k = 0
+            var k = 0, r = 0
             while k < n {
-                // One line: segments k..<e, each starting where the last ended.
+                // One line: segments k..<e, each starting where the last ended (a run of `runs`).
                 var e = k + 1
-                while e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1] { e += 1 }
+                var run = Run(first: k, along: 0, startCut: false)
+                if let runs {
+                    while r < runs.count && runs[r].first <= k { run = runs[r]; r += 1 }
+                    e = r < runs.count ? min(max(runs[r].first, k + 1), n) : n
+                } else {
+                    while e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1] { e += 1 }
+                }
                 var total = 0.0
                 for j in k..<e {
                     let dx = s[4 * j + 2] - s[4 * j], dy = s[4 * j + 3] - s[4 * j + 1]
@@ -711,14 +724,23 @@ extension LineRasterizer {
                     let q = point(b)
                     out.append(p.0, p.1, q.0, q.1)
                 }
+                // An end is trimmed (a butt end) where the line ends: not where the view cut it,
+                // nor where the next line goes on from it (a road's ways, one after the other).
+                let openStart = run.startCut || (runs != nil && k > 0 && s[4 * k] == s[4 * k - 2] && s[4 * k + 1] == s[4 * k - 1])
+                let openEnd = run.endCut || (runs != nil && e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1])
                 if !dashing {
-                    emit(0, total, trimStart: trim * scaleAt(s[4 * k + 1]), trimEnd: trim * scaleAt(s[4 * e - 1]))
+                    emit(0, total, trimStart: openStart ? 0 : trim * scaleAt(s[4 * k + 1]), trimEnd: openEnd ? 0 : trim * scaleAt(s[4 * e - 1]))
                 } else if total / (period * minScale) < 1_000_000 {
-                    var at = 0.0, i = 0, on = true
+                    // The pattern from the whole line's start: the part before this run skipped.
+                    var at = -run.along.truncatingRemainder(dividingBy: period), i = 0, on = true
+                    if !at.isFinite { at = 0 }
                     while at < total {
-                        let sc = scale == nil ? 1 : scaleAt(point(at).1)
+                        let sc = scale == nil ? 1 : scaleAt(point(max(at, 0)).1)
                         let len = pattern[i] * sc
-                        if on && len > 0 { emit(at, min(at + len, total), trimStart: trim * sc, trimEnd: trim * sc) }
+                        if on && len > 0 && at + len > 0 {
+                            emit(max(at, 0), min(at + len, total), trimStart: at <= 0 && openStart ? 0 : trim * sc,
+                                 trimEnd: at + len >= total && openEnd ? 0 : trim * sc)
+                        }
                         at += len
                         i = (i + 1) % pattern.count
                         on.toggle()
@@ -728,6 +750,18 @@ extension LineRasterizer {
             }
         }
         return dashing ? out.distinctPieces() : out.array()
+    }
+}
+
+extension LineRasterizer {
+    /// A line among segments to dash (`dashed(_:pattern:trim:scale:runs:)`): its first segment,
+    /// how far along the whole line it starts (px), and whether its start and end are where the
+    /// view cut it.
+    struct Run {
+        var first: Int
+        var along: Double
+        var startCut: Bool
+        var endCut = false
     }
 }
 

@@ -522,10 +522,11 @@ struct StreetMapPainter {
             let p = slot.paints[pid], members = groups[g]
             if layer.type == .line {
                 var segments: [Double] = []
+                var runs: [LineRasterizer.Run] = []
                 for (ti, fi) in members {
                     guard let tl = sourceLayers[ti] else { continue }
                     let c = tiles[ti].0
-                    addLines(tl.features[fi], view: view, tile: c, unit: c.scale / Double(tl.extent), into: &segments)
+                    addLines(tl.features[fi], view: view, tile: c, unit: c.scale / Double(tl.extent), into: &segments, runs: &runs)
                 }
                 guard !segments.isEmpty else { continue }
                 // Dash lengths are in line widths, as MapLibre defines them.
@@ -536,7 +537,7 @@ struct StreetMapPainter {
                 if view.tilted {
                     pieces = LinePieces(perspective: segments, width: width, dash: dash, trim: trim, view: view)
                 } else if rasterizesLines {
-                    pieces = LinePieces(segments: dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim))
+                    pieces = LinePieces(segments: dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim, runs: runs))
                 }
                 let color = p.color.withOpacity(p.opacity)
                 if rasterizesFills, let made = pieces {
@@ -639,7 +640,12 @@ struct StreetMapPainter {
 
     /// A feature's lines as screen segments (x0, y0, x1, y1, ...), clipped to the view; a
     /// segment that continues its line starts exactly where the last one ended.
-    private func addLines(_ f: VectorTile.Feature, view: GroundView, tile: CoveredTile, unit: Double, into out: inout [Double]) {
+    /// A feature's lines as segments on screen, cut to the view, each stretch of it on screen a
+    /// run of `runs` (flat views: the length of the feature's line before the run, so that its
+    /// dashes start where the feature does whatever the view, as MapLibre dashes a tile's line
+    /// from its start; and whether the run's ends are the view's edge, not the line's own).
+    private func addLines(_ f: VectorTile.Feature, view: GroundView, tile: CoveredTile, unit: Double, into out: inout [Double],
+                          runs: inout [LineRasterizer.Run]) {
         // Polygon outlines drawn by line layers close their rings.
         let closed = f.type == .polygon
         for part in 0..<f.parts.count {
@@ -652,10 +658,13 @@ struct StreetMapPainter {
                 var (px, py) = g(r.lowerBound)
                 var penDown = false
                 var lastX = 0.0, lastY = 0.0
+                // The line's length up to (px, py), ground px (screen px in a flat view).
+                var along = 0.0
                 func step(_ i: Int) {
                     let (gx, gy) = g(i)
-                    defer { px = gx; py = gy }
+                    defer { along += ((gx - px) * (gx - px) + (gy - py) * (gy - py)).squareRoot(); px = gx; py = gy }
                     guard let s = RectClip.segment(px, py, gx, gy, minX: view.minGX, maxX: view.maxGX, minY: view.minGY, maxY: view.maxGY) else {
+                        if penDown { runs[runs.count - 1].endCut = true }
                         penDown = false
                         return
                     }
@@ -673,9 +682,16 @@ struct StreetMapPainter {
                         startCut = startCut || c.4; endCut = endCut || c.5
                     }
                     // A segment that continues the line starts exactly at the last one's end.
-                    if penDown && !startCut { ax = lastX; ay = lastY }
+                    if penDown && !startCut {
+                        ax = lastX; ay = lastY
+                    } else {
+                        if penDown { runs[runs.count - 1].endCut = true }
+                        let before = startCut ? ((s.0 - px) * (s.0 - px) + (s.1 - py) * (s.1 - py)).squareRoot() : 0
+                        runs.append(LineRasterizer.Run(first: out.count / 4, along: along + before, startCut: startCut))
+                    }
                     out.append(ax); out.append(ay); out.append(bx); out.append(by)
                     lastX = bx; lastY = by
+                    if endCut { runs[runs.count - 1].endCut = true }
                     penDown = !endCut
                 }
                 for i in r.dropFirst() { step(i) }
