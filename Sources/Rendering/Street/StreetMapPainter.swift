@@ -522,18 +522,20 @@ struct StreetMapPainter {
             let p = slot.paints[pid], members = groups[g]
             if layer.type == .line {
                 var segments: [Double] = []
-                var runs: [LineRasterizer.Run] = []
+                // Dash lengths are in line widths, as MapLibre defines them.
+                let dash = p.dash.map { max($0 * max(p.width, 1), 0.5) }
+                let width = max(p.width, 0.25)
+                let trim = cap == .round || cap == .square ? 0 : width / 2
+                // The lines' runs (where each starts along its feature) only for a flat view's
+                // dashes and butt ends: the rest are drawn as they come.
+                var runs: [LineRasterizer.Run]? = !view.tilted && rasterizesLines && (!dash.isEmpty || trim > 0) ? [] : nil
                 for (ti, fi) in members {
                     guard let tl = sourceLayers[ti] else { continue }
                     let c = tiles[ti].0
                     addLines(tl.features[fi], view: view, tile: c, unit: c.scale / Double(tl.extent), into: &segments, runs: &runs)
                 }
                 guard !segments.isEmpty else { continue }
-                // Dash lengths are in line widths, as MapLibre defines them.
-                let dash = p.dash.map { max($0 * max(p.width, 1), 0.5) }
-                let width = max(p.width, 0.25)
                 var pieces: LinePieces?
-                let trim = cap == .round || cap == .square ? 0 : width / 2
                 if view.tilted {
                     pieces = LinePieces(perspective: segments, width: width, dash: dash, trim: trim, view: view)
                 } else if rasterizesLines {
@@ -645,7 +647,7 @@ struct StreetMapPainter {
     /// dashes start where the feature does whatever the view, as MapLibre dashes a tile's line
     /// from its start; and whether the run's ends are the view's edge, not the line's own).
     private func addLines(_ f: VectorTile.Feature, view: GroundView, tile: CoveredTile, unit: Double, into out: inout [Double],
-                          runs: inout [LineRasterizer.Run]) {
+                          runs: inout [LineRasterizer.Run]?) {
         // Polygon outlines drawn by line layers close their rings.
         let closed = f.type == .polygon
         for part in 0..<f.parts.count {
@@ -660,11 +662,15 @@ struct StreetMapPainter {
                 var lastX = 0.0, lastY = 0.0
                 // The line's length up to (px, py), ground px (screen px in a flat view).
                 var along = 0.0
+                let measuring = runs != nil
                 func step(_ i: Int) {
                     let (gx, gy) = g(i)
-                    defer { along += ((gx - px) * (gx - px) + (gy - py) * (gy - py)).squareRoot(); px = gx; py = gy }
+                    defer {
+                        if measuring { along += ((gx - px) * (gx - px) + (gy - py) * (gy - py)).squareRoot() }
+                        px = gx; py = gy
+                    }
                     guard let s = RectClip.segment(px, py, gx, gy, minX: view.minGX, maxX: view.maxGX, minY: view.minGY, maxY: view.maxGY) else {
-                        if penDown { runs[runs.count - 1].endCut = true }
+                        if penDown && measuring { runs![runs!.count - 1].endCut = true }
                         penDown = false
                         return
                     }
@@ -684,14 +690,14 @@ struct StreetMapPainter {
                     // A segment that continues the line starts exactly at the last one's end.
                     if penDown && !startCut {
                         ax = lastX; ay = lastY
-                    } else {
-                        if penDown { runs[runs.count - 1].endCut = true }
+                    } else if measuring {
+                        if penDown { runs![runs!.count - 1].endCut = true }
                         let before = startCut ? ((s.0 - px) * (s.0 - px) + (s.1 - py) * (s.1 - py)).squareRoot() : 0
-                        runs.append(LineRasterizer.Run(first: out.count / 4, along: along + before, startCut: startCut))
+                        runs!.append(LineRasterizer.Run(first: out.count / 4, along: along + before, startCut: startCut))
                     }
                     out.append(ax); out.append(ay); out.append(bx); out.append(by)
                     lastX = bx; lastY = by
-                    if endCut { runs[runs.count - 1].endCut = true }
+                    if endCut && measuring { runs![runs!.count - 1].endCut = true }
                     penDown = !endCut
                 }
                 for i in r.dropFirst() { step(i) }
