@@ -38,6 +38,20 @@ import TouchCore
         #expect(Self.pieces(LineRasterizer.dashed(cut, pattern: [4, 2], trim: 0.5)).first == [13.5, 0, 16.5, 0])
     }
 
+    /// Tilted, a run's `along` is ground px (the pattern's own px): on screen the skipped part
+    /// of the pattern is scaled as the dashes are where the run starts.
+    @Test func aTiltedLineCutByTheViewKeepsItsDashesOnTheGround() {
+        let half = PerspectiveScale(base: 0.5, slope: 0, minimum: 0, maximum: 10)
+        let all = LineRasterizer.dashed([0, 0, 50, 0], pattern: [4, 2], trim: 0, scale: half,
+                                        runs: [.init(first: 0, along: 0, startCut: false)])
+        // Cut 6.5 px into the screen: 13 px of ground at half scale.
+        let seen = LineRasterizer.dashed([6.5, 0, 50, 0], pattern: [4, 2], trim: 0, scale: half,
+                                         runs: [.init(first: 0, along: 13, startCut: true)])
+        let expected = Self.pieces(all).compactMap { p -> [Double]? in p[2] > 6.5 ? [max(p[0], 6.5), 0, p[2], 0] : nil }
+        #expect(Self.pieces(seen) == expected, "\(Self.pieces(seen)) vs \(expected)")
+        #expect(Self.pieces(seen).first == [6.5, 0, 8, 0])
+    }
+
     @Test func aButtEndIsTrimmedOnlyWhereTheLineEnds() {
         // Undashed, butt ends: cut by the view at its start, its own end at x = 50.
         let seg: [Double] = [0, 0, 50, 0]

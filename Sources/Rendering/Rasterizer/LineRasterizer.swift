@@ -731,8 +731,10 @@ extension LineRasterizer {
                 if !dashing {
                     emit(0, total, trimStart: openStart ? 0 : trim * scaleAt(s[4 * k + 1]), trimEnd: openEnd ? 0 : trim * scaleAt(s[4 * e - 1]))
                 } else if total / (period * minScale) < 1_000_000 {
-                    // The pattern from the whole line's start: the part before this run skipped.
-                    var at = -run.along.truncatingRemainder(dividingBy: period), i = 0, on = true
+                    // The pattern from the whole line's start: the part before this run skipped
+                    // (tilted: `along` is ground px, the pattern's px at the scale of 1; on screen
+                    // at the scale where the run starts).
+                    var at = -run.along.truncatingRemainder(dividingBy: period) * scaleAt(s[4 * k + 1]), i = 0, on = true
                     if !at.isFinite { at = 0 }
                     while at < total {
                         let sc = scale == nil ? 1 : scaleAt(point(max(at, 0)).1)

@@ -1,6 +1,7 @@
 import CCairo
 import Foundation
 import MapEngine
+import TouchCore
 import VectorTiles
 
 /// Draws the background, fill, line and circle layers of a street style from vector tiles,
@@ -526,9 +527,9 @@ struct StreetMapPainter {
                 let dash = p.dash.map { max($0 * max(p.width, 1), 0.5) }
                 let width = max(p.width, 0.25)
                 let trim = cap == .round || cap == .square ? 0 : width / 2
-                // The lines' runs (where each starts along its feature) only for a flat view's
-                // dashes and butt ends: the rest are drawn as they come.
-                var runs: [LineRasterizer.Run]? = !view.tilted && rasterizesLines && (!dash.isEmpty || trim > 0) ? [] : nil
+                // The lines' runs (where each starts along its feature) only for dashes and butt
+                // ends the rasterizer cuts: the rest are drawn as they come.
+                var runs: [LineRasterizer.Run]? = (view.tilted || rasterizesLines) && (!dash.isEmpty || trim > 0) ? [] : nil
                 for (ti, fi) in members {
                     guard let tl = sourceLayers[ti] else { continue }
                     let c = tiles[ti].0
@@ -537,7 +538,7 @@ struct StreetMapPainter {
                 guard !segments.isEmpty else { continue }
                 var pieces: LinePieces?
                 if view.tilted {
-                    pieces = LinePieces(perspective: segments, width: width, dash: dash, trim: trim, view: view)
+                    pieces = LinePieces(perspective: segments, width: width, dash: dash, trim: trim, view: view, runs: runs)
                 } else if rasterizesLines {
                     pieces = LinePieces(segments: dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim, runs: runs))
                 }
@@ -692,7 +693,14 @@ struct StreetMapPainter {
                         ax = lastX; ay = lastY
                     } else if measuring {
                         if penDown { runs![runs!.count - 1].endCut = true }
-                        let before = startCut ? ((s.0 - px) * (s.0 - px) + (s.1 - py) * (s.1 - py)).squareRoot() : 0
+                        // Where the run starts on the ground: the view's ground rectangle's cut,
+                        // or (tilted) the screen's, brought back to the ground.
+                        var (sx0, sy0) = (s.0, s.1)
+                        if view.tilted && startCut && (ax, ay) != view.screen(s.0, s.1),
+                           let back = view.projection.groundOffset(screen: Point(x: ax, y: ay)) {
+                            (sx0, sy0) = (back.x, back.y)
+                        }
+                        let before = startCut ? ((sx0 - px) * (sx0 - px) + (sy0 - py) * (sy0 - py)).squareRoot() : 0
                         runs!.append(LineRasterizer.Run(first: out.count / 4, along: along + before, startCut: startCut))
                     }
                     out.append(ax); out.append(ay); out.append(bx); out.append(by)
@@ -744,13 +752,13 @@ struct LinePieces {
     /// (`GroundView.perspectiveScale`, at most 1), so far lines thin out and fade. The
     /// scale is affine in screen y, so along a straight piece the width changes linearly: the
     /// rasterizer draws each piece tapered from its start's width to its end's.
-    init(perspective segments: [Double], width: Double, dash: [Double], trim: Double, view: GroundView) {
+    init(perspective segments: [Double], width: Double, dash: [Double], trim: Double, view: GroundView, runs: [LineRasterizer.Run]? = nil) {
         // Dashes shorten with distance until their period is `minDashPeriod`: shorter ones would
         // not read as dashes, and each costs its round ends.
         let period = dash.reduce(0, +)
         let floor = period > 0 ? min(1, LinePieces.minDashPeriod / period) : 0
         let scale = view.perspective
-        let dashes = LineRasterizer.dashed(segments, pattern: dash, trim: trim, scale: scale.atLeast(floor))
+        let dashes = LineRasterizer.dashed(segments, pattern: dash, trim: trim, scale: scale.atLeast(floor), runs: runs)
         // The scale stops growing at the row where it reaches its maximum: a piece across that
         // row is cut there, so that the width along each piece is linear.
         let clampY = scale.slope > 0 ? (scale.maximum - scale.base) / scale.slope : .infinity
