@@ -642,11 +642,10 @@ struct StreetMapPainter {
     }
 
     /// A feature's lines as screen segments (x0, y0, x1, y1, ...), clipped to the view; a
-    /// segment that continues its line starts exactly where the last one ended.
-    /// A feature's lines as segments on screen, cut to the view, each stretch of it on screen a
-    /// run of `runs` (flat views: the length of the feature's line before the run, so that its
-    /// dashes start where the feature does whatever the view, as MapLibre dashes a tile's line
-    /// from its start; and whether the run's ends are the view's edge, not the line's own).
+    /// segment that continues its line starts exactly where the last one ended. With `runs`,
+    /// each stretch of it on screen is a run: how far along the feature's line it starts (ground
+    /// px), so that its dashes start where the feature does whatever the view (as MapLibre
+    /// dashes a tile's line from its start), and whether its ends are the view's edge.
     private func addLines(_ f: VectorTile.Feature, view: GroundView, tile: CoveredTile, unit: Double, into out: inout [Double],
                           runs: inout [LineRasterizer.Run]?) {
         // Polygon outlines drawn by line layers close their rings.
