@@ -676,6 +676,7 @@ struct StreetMapPainter {
                     }
                     var (ax, ay) = view.screen(s.0, s.1), (bx, by) = view.screen(s.2, s.3)
                     var startCut = s.4, endCut = s.5
+                    var screenCut = false
                     if view.tilted {
                         // The ground rectangle of a tilted view is the trapezoid's bounding box: near
                         // the eye most of it is far off screen. Clip again on screen (a projected
@@ -686,6 +687,7 @@ struct StreetMapPainter {
                         }
                         (ax, ay, bx, by) = (c.0, c.1, c.2, c.3)
                         startCut = startCut || c.4; endCut = endCut || c.5
+                        screenCut = c.4
                     }
                     // A segment that continues the line starts exactly at the last one's end.
                     if penDown && !startCut {
@@ -695,7 +697,7 @@ struct StreetMapPainter {
                         // Where the run starts on the ground: the view's ground rectangle's cut,
                         // or (tilted) the screen's, brought back to the ground.
                         var (sx0, sy0) = (s.0, s.1)
-                        if view.tilted && startCut && (ax, ay) != view.screen(s.0, s.1),
+                        if screenCut,
                            let back = view.projection.groundOffset(screen: Point(x: ax, y: ay)) {
                             (sx0, sy0) = (back.x, back.y)
                         }
