@@ -75,14 +75,35 @@ struct BandSteps {
         let chunkCount = (rows.count + chunkRows - 1) / chunkRows
         for c in 0..<chunkCount {
             let cy0 = rows.lowerBound + c * chunkRows, cy1 = min(rows.upperBound, cy0 + chunkRows)
+            // A paint's colour not yet stored: carried past the steps that draw nothing in this
+            // chunk to the first that does; a fill writes it with its own pixels
+            // (`FillRasterizer.draw(over:)`: each pixel written once, not the paint's store and
+            // then the fill's), anything else finds it stored first.
+            var painted: UInt32?
             for step in steps {
+                if let solid = painted {
+                    switch step {
+                    case let .fill(i, outline):
+                        if let chunks = chunkedFills[i], chunks.crosses(c) {
+                            painted = nil
+                            FillRasterizer.draw(fills[i], chunks, chunk: c, pixels: pixels, stride: stride, width: width, over: solid)
+                            if let lines, !outline.isEmpty { LineRasterizer.draw(lines, layers: outline, chunk: c, pixels: pixels, stride: stride) }
+                            continue
+                        }
+                        guard let lines, LineRasterizer.reaches(lines, layers: outline, chunk: c) else { continue }
+                    case let .lines(range):
+                        guard let lines, LineRasterizer.reaches(lines, layers: range, chunk: c) else { continue }
+                    case let .paint(blend):
+                        // (Opaque: it hides the one before.)
+                        painted = blend.solid
+                        continue
+                    }
+                    painted = nil
+                    Self.paint(solid, rows: cy0..<cy1, pixels: pixels, stride: stride, width: width)
+                }
                 switch step {
                 case let .paint(blend):
-                    let solid = blend.solid
-                    for y in cy0..<cy1 {
-                        let row = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
-                        for x in 0..<width { row[x] = solid }
-                    }
+                    painted = blend.solid
                 case let .fill(i, outline):
                     if let chunks = chunkedFills[i] {
                         FillRasterizer.draw(fills[i], chunks, chunk: c, pixels: pixels, stride: stride, width: width)
@@ -92,6 +113,15 @@ struct BandSteps {
                     if let lines, !range.isEmpty { LineRasterizer.draw(lines, layers: range, chunk: c, pixels: pixels, stride: stride) }
                 }
             }
+            if let solid = painted { Self.paint(solid, rows: cy0..<cy1, pixels: pixels, stride: stride, width: width) }
+        }
+    }
+
+    /// Stores an opaque pixel over rows `rows` (columns 0..<width).
+    private static func paint(_ solid: UInt32, rows: Range<Int>, pixels: UnsafeMutableRawPointer, stride: Int, width: Int) {
+        for y in rows {
+            let row = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
+            for x in 0..<width { row[x] = solid }
         }
     }
 }

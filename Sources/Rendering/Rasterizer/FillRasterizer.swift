@@ -76,6 +76,10 @@ enum FillRasterizer {
         let first: [Int32]
         let order: [Int32]
 
+        /// Whether an edge crosses chunk c (else the fill covers none of its pixels: a row
+        /// inside the fill has its edges either side, or left of the frame, in the chunk).
+        func crosses(_ c: Int) -> Bool { first[c] < first[c + 1] }
+
         /// Chunk c's rows.
         func rows(of c: Int) -> Range<Int> {
             let y0 = rows.lowerBound + c * FillRasterizer.chunkRows
@@ -130,7 +134,16 @@ enum FillRasterizer {
 
     /// Draws chunk c of a fill's chunks: its edges' areas into this thread's cells, then each
     /// row's runs blended (the cells and marks left clear).
-    static func draw(_ fill: Fill, _ chunks: Chunks, chunk c: Int, pixels: UnsafeMutableRawPointer, stride: Int, width: Int) {
+    ///
+    /// `over background`: the chunk's rows are taken to be that opaque pixel everywhere (an
+    /// opaque paint just before the fill, not yet stored): every pixel of the rows is written
+    /// once, the background where the fill leaves it and the fill over the background where it
+    /// covers it, the bytes of painting the rows and then filling over them. At 4K the world's
+    /// sea was stored over every pixel and the land stored again over it. Nothing is drawn
+    /// (the rows not painted either) when no edge of the fill crosses the chunk: see
+    /// `Chunks.crosses`.
+    static func draw(_ fill: Fill, _ chunks: Chunks, chunk c: Int, pixels: UnsafeMutableRawPointer, stride: Int, width: Int,
+                     over background: UInt32? = nil) {
         let lo = Int(chunks.first[c]), hi = Int(chunks.first[c + 1])
         guard lo < hi, width > 0 else { return }
         let rows = chunks.rows(of: c)
@@ -158,8 +171,14 @@ enum FillRasterizer {
             let blend = SolidBlend(r: s.r, g: s.g, b: s.b)
             for y in rows {
                 let r = y - rows.lowerBound
-                walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
-                     blend: blend, into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self))
+                let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
+                if let background {
+                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
+                         blend: blend, into: out, painting: true, background: background)
+                } else {
+                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
+                         blend: blend, into: out, painting: false, background: 0)
+                }
             }
         } else {
             // A translucent one: premultiplied, through the coverage, over the pixel (pixman's
@@ -167,8 +186,14 @@ enum FillRasterizer {
             let blend = TranslucentBlend(fill.color, alpha: fill.alpha)
             for y in rows {
                 let r = y - rows.lowerBound
-                walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
-                     blend: blend, into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self))
+                let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
+                if let background {
+                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
+                         blend: blend, into: out, painting: true, background: background)
+                } else {
+                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
+                         blend: blend, into: out, painting: false, background: 0)
+                }
             }
         }
     }
@@ -180,17 +205,28 @@ enum FillRasterizer {
     }
 
     /// One row: the marked groups' cells summed pixel by pixel (and cleared), the runs between
-    /// them at the winding the last group left.
+    /// them at the winding the last group left. `painting` (a constant at each call, so each
+    /// inlined copy has only its own loops): the row is taken to be `background` throughout
+    /// and every pixel is written, the uncovered ones with the background.
     @inline(__always)
     private static func walk<Blend: FillBlend>(_ cells: UnsafeMutablePointer<Float>, marks: UnsafeMutablePointer<UInt64>, words: Int,
-                                               width: Int, evenOdd: Bool, blend: Blend, into out: UnsafeMutablePointer<UInt32>) {
+                                               width: Int, evenOdd: Bool, blend: Blend, into out: UnsafeMutablePointer<UInt32>,
+                                               painting: Bool, background: UInt32) {
         let solid = blend.solid, opaque = blend.opaque
         var sum: Float = 0
         var al: UInt32 = 0
         var at = blend.at(0)
         var x = 0                                           // the first pixel not yet drawn
         @inline(__always) func run(_ end: Int) {
-            guard x < end, al != 0 else { return }
+            guard x < end else { return }
+            if painting {
+                // One value over the whole run: the background, the colour, or the colour
+                // over the background at the run's coverage.
+                let v = al == 0 ? background : al >= 255 && opaque ? solid : at.over(background)
+                for i in x..<end { out[i] = v }
+                return
+            }
+            guard al != 0 else { return }
             if al >= 255 && opaque {
                 for i in x..<end { out[i] = solid }
             } else {
@@ -221,6 +257,10 @@ enum FillRasterizer {
                         sum += v
                         al = coverage(sum, evenOdd: evenOdd)
                         at = blend.at(al)
+                    }
+                    if painting {
+                        out[i] = al == 0 ? background : al >= 255 && opaque ? solid : at.over(background)
+                        continue
                     }
                     if al == 0 { continue }
                     out[i] = al >= 255 && opaque ? solid : at.over(out[i])

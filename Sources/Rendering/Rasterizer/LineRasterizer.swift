@@ -230,6 +230,17 @@ enum LineRasterizer {
         return Chunked(layers: layers, antialias: antialias, rows: rows, width: width, chunks: chunks, buckets: buckets)
     }
 
+    /// Whether chunk c of the bucketed layers in `range` has a segment to draw (as `draw` finds
+    /// them: this thread's table).
+    static func reaches(_ plan: Chunked, layers range: Range<Int>, chunk c: Int) -> Bool {
+        let table = LineScratch.current.table
+        for li in range {
+            guard let b = plan.buckets[li] else { continue }
+            if table[b.first + c] < table[b.first + c + 1] { return true }
+        }
+        return false
+    }
+
     /// Draws chunk c of the bucketed layers in `range` (in order, each blended before the next)
     /// into the XRGB8888 memory at `pixels` (row 0, column 0 the rows' first).
     static func draw(_ plan: Chunked, layers range: Range<Int>, chunk c: Int, pixels: UnsafeMutableRawPointer, stride: Int) {
