@@ -43,6 +43,24 @@ static inline void tb_copy_streaming(void *dst, const void *src, unsigned long n
     memcpy(dst, src, n);
 #endif
 }
+/* Stores the pixel v over n pixels at dst: streaming stores (as tb_copy_streaming) for the
+ * whole 64-byte lines, plain ones at the ends. */
+static inline void tb_fill_streaming(unsigned int *dst, unsigned int v, unsigned long n) {
+#if defined(__SSE2__)
+    unsigned long head = ((64 - ((unsigned long)dst & 63)) & 63) / 4;
+    if (head > n) head = n;
+    for (unsigned long i = 0; i < head; i++) dst[i] = v;
+    dst += head; n -= head;
+    __m128i x = _mm_set1_epi32((int)v);
+    for (; n >= 16; n -= 16, dst += 16) {
+        _mm_stream_si128((__m128i *)dst, x); _mm_stream_si128((__m128i *)(dst + 4), x);
+        _mm_stream_si128((__m128i *)(dst + 8), x); _mm_stream_si128((__m128i *)(dst + 12), x);
+    }
+    for (unsigned long i = 0; i < n; i++) dst[i] = v;
+#else
+    for (unsigned long i = 0; i < n; i++) dst[i] = v;
+#endif
+}
 /* Orders the streaming stores before what follows (after tb_copy_streaming, before the copy is
  * handed on). */
 static inline void tb_store_fence(void) {

@@ -115,6 +115,7 @@ struct BandSteps {
             }
             if let solid = painted { Self.paint(solid, rows: cy0..<cy1, pixels: pixels, stride: stride, width: width) }
         }
+        tb_store_fence()
     }
 
     /// Stores an opaque pixel over rows `rows` (columns 0..<width).

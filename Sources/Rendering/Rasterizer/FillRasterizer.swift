@@ -223,7 +223,11 @@ enum FillRasterizer {
                 // One value over the whole run: the background, the colour, or the colour
                 // over the background at the run's coverage.
                 let v = al == 0 ? background : al >= 255 && opaque ? solid : at.over(background)
-                for i in x..<end { out[i] = v }
+                if end - x >= 64 {
+                    tb_fill_streaming(out + x, v, UInt(end - x))
+                } else {
+                    for i in x..<end { out[i] = v }
+                }
                 return
             }
             guard al != 0 else { return }
