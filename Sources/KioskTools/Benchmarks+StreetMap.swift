@@ -227,13 +227,16 @@ extension Benchmarks {
 
     /// `street_full_<H>p_ms`: full redraws of the street map over Vaduz as at 1080p, on a screen
     /// of `width` x `height` (a renderer and frame of its own, dropped after).
-    mutating func streetFull(vector: VectorTileSet, vaduz: Coordinate, width: Int, height: Int) {
+    /// `frames`: exactly that many, without a warm-up (for a profiler).
+    mutating func streetFull(vector: VectorTileSet, vaduz: Coordinate, width: Int, height: Int, frames: Int? = nil) {
         let renderer = MapRenderer(vector: vector)
         renderer.usesBaseMapCache = false
         let frame = OwnedFrameBuffer(width: width, height: height)
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         var k = 0
-        let full = BenchSupport.timeRuns(minRuns: 5, minSeconds: minSeconds) {
+        let exact = frames.map { max(1, $0) }
+        let full = BenchSupport.timeRuns(warmup: exact == nil ? 3 : 0, minRuns: exact ?? 5, maxRuns: exact ?? 1000,
+                                         minSeconds: exact == nil ? minSeconds : 0) {
             k += 1
             scene.camera.target = Self.streetFullTarget(vaduz, frame: k)
             renderer.render(scene, into: frame.buffer)

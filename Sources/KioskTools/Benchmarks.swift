@@ -64,6 +64,15 @@ public struct Benchmarks {
             worldFull(width: 3840, height: 2160, frames: n)
             return
         }
+        if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "street2160" {
+            // For a profiler: the street map's full redraws at 3840x2160 (as street_full_2160p_ms),
+            // TOUCHBRIDGE_BENCH_PROFILE of them (default 50), and nothing else.
+            let n = ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_PROFILE"].flatMap { Int($0) } ?? 50
+            guard let path = options.streetTiles, let vector = MapRenderer.openTiles(path: path).vector else { return }
+            sections.header("Street map 3840x2160, \(n) full redraws only")
+            streetFull(vector: vector, vaduz: Coordinate(latitude: 47.141, longitude: 9.521), width: 3840, height: 2160, frames: n)
+            return
+        }
         if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "control", let exe = options.executable {
             sections.header("Control socket only: get_camera polled against a 1080p kiosk with 300 markers")
             try controlRoundTrip(executable: exe)
