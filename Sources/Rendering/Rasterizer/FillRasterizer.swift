@@ -164,9 +164,11 @@ enum FillRasterizer {
                 }
             }
         }
-        // Each row walked with the blend (each call's `painting` a constant, so that each
-        // inlined walk keeps only its own loops).
-        @inline(__always) func walkRows<Blend: FillBlend>(_ blend: Blend) {
+        if fill.alpha >= 1 {
+            // An opaque colour: the coverage mixes it with the pixel (cairo's lerp of an opaque
+            // solid source).
+            let s = LineRasterizer.pixel(fill.color)
+            let blend = SolidBlend(r: s.r, g: s.g, b: s.b)
             for y in rows {
                 let r = y - rows.lowerBound
                 let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
@@ -178,16 +180,21 @@ enum FillRasterizer {
                          blend: blend, into: out, painting: false, background: 0)
                 }
             }
-        }
-        if fill.alpha >= 1 {
-            // An opaque colour: the coverage mixes it with the pixel (cairo's lerp of an opaque
-            // solid source).
-            let s = LineRasterizer.pixel(fill.color)
-            walkRows(SolidBlend(r: s.r, g: s.g, b: s.b))
         } else {
             // A translucent one: premultiplied, through the coverage, over the pixel (pixman's
             // OVER of a solid source through an A8 mask, as cairo fills it).
-            walkRows(TranslucentBlend(fill.color, alpha: fill.alpha))
+            let blend = TranslucentBlend(fill.color, alpha: fill.alpha)
+            for y in rows {
+                let r = y - rows.lowerBound
+                let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
+                if let background {
+                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
+                         blend: blend, into: out, painting: true, background: background)
+                } else {
+                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
+                         blend: blend, into: out, painting: false, background: 0)
+                }
+            }
         }
     }
 
