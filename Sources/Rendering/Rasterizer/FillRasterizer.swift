@@ -164,6 +164,8 @@ enum FillRasterizer {
                 }
             }
         }
+        // (The two blends' row loops are written out: one local generic function for both
+        // left the translucent copy unspecialized, session 32.)
         if fill.alpha >= 1 {
             // An opaque colour: the coverage mixes it with the pixel (cairo's lerp of an opaque
             // solid source).
