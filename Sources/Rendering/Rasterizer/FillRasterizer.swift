@@ -164,38 +164,37 @@ enum FillRasterizer {
                 }
             }
         }
-        // (The two blends' row loops are written out: one local generic function for both
-        // left the translucent copy unspecialized, session 32.)
         if fill.alpha >= 1 {
             // An opaque colour: the coverage mixes it with the pixel (cairo's lerp of an opaque
             // solid source).
             let s = LineRasterizer.pixel(fill.color)
-            let blend = SolidBlend(r: s.r, g: s.g, b: s.b)
-            for y in rows {
-                let r = y - rows.lowerBound
-                let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
-                if let background {
-                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
-                         blend: blend, into: out, painting: true, background: background)
-                } else {
-                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
-                         blend: blend, into: out, painting: false, background: 0)
-                }
-            }
+            walkRows(SolidBlend(r: s.r, g: s.g, b: s.b), rows: rows, cells: cells, cellStride: cellStride, marks: marks, markWords: markWords,
+                     width: width, evenOdd: fill.evenOdd, pixels: pixels, stride: stride, over: background)
         } else {
             // A translucent one: premultiplied, through the coverage, over the pixel (pixman's
             // OVER of a solid source through an A8 mask, as cairo fills it).
-            let blend = TranslucentBlend(fill.color, alpha: fill.alpha)
-            for y in rows {
-                let r = y - rows.lowerBound
-                let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
-                if let background {
-                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
-                         blend: blend, into: out, painting: true, background: background)
-                } else {
-                    walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: fill.evenOdd,
-                         blend: blend, into: out, painting: false, background: 0)
-                }
+            walkRows(TranslucentBlend(fill.color, alpha: fill.alpha), rows: rows, cells: cells, cellStride: cellStride, marks: marks,
+                     markWords: markWords, width: width, evenOdd: fill.evenOdd, pixels: pixels, stride: stride, over: background)
+        }
+    }
+
+    /// Each row of `rows` walked (`walk`) with the blend, over `background` when given. (A
+    /// static function, specialized for each blend where it is called: a local generic
+    /// function for both left the translucent one's copy unspecialized, session 32.)
+    @inline(__always)
+    private static func walkRows<Blend: FillBlend>(_ blend: Blend, rows: Range<Int>, cells: UnsafeMutablePointer<Float>, cellStride: Int,
+                                                   marks: UnsafeMutablePointer<UInt64>, markWords: Int, width: Int, evenOdd: Bool,
+                                                   pixels: UnsafeMutableRawPointer, stride: Int, over background: UInt32?) {
+        for y in rows {
+            let r = y - rows.lowerBound
+            let out = (pixels + y * stride).assumingMemoryBound(to: UInt32.self)
+            // (`painting` a constant in each call, so each inlined walk keeps only its own loops.)
+            if let background {
+                walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: evenOdd,
+                     blend: blend, into: out, painting: true, background: background)
+            } else {
+                walk(cells + r * cellStride, marks: marks + r * markWords, words: markWords, width: width, evenOdd: evenOdd,
+                     blend: blend, into: out, painting: false, background: 0)
             }
         }
     }
