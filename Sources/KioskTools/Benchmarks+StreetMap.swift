@@ -18,7 +18,7 @@ extension Benchmarks {
         let rssBefore = BenchSupport.currentRSSMiB() ?? 0
         let renderer = MapRenderer(vector: vector)
         let frame = OwnedFrameBuffer(width: 1920, height: 1080)
-        let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+        let vaduz = Self.vaduz
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         renderer.render(scene, into: frame.buffer)   // fonts, tiles, cache
         let env = ProcessInfo.processInfo.environment
@@ -234,9 +234,7 @@ extension Benchmarks {
         let frame = OwnedFrameBuffer(width: width, height: height)
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         var k = 0
-        let exact = frames.map { max(1, $0) }
-        let full = BenchSupport.timeRuns(warmup: exact == nil ? 3 : 0, minRuns: exact ?? 5, maxRuns: exact ?? 1000,
-                                         minSeconds: exact == nil ? minSeconds : 0) {
+        let full = fullRedraws(frames: frames) {
             k += 1
             scene.camera.target = Self.streetFullTarget(vaduz, frame: k)
             renderer.render(scene, into: frame.buffer)
@@ -267,7 +265,7 @@ extension Benchmarks {
         guard let path = options.streetTiles, let vector = MapRenderer.openTiles(path: path).vector else { return }
         let renderer = MapRenderer(vector: vector)
         let frame = OwnedFrameBuffer(width: 1920, height: 1080)
-        let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+        let vaduz = Self.vaduz
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         renderer.render(scene, into: frame.buffer)
         var k = 0

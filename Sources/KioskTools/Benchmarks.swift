@@ -70,7 +70,7 @@ public struct Benchmarks {
             let n = ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_PROFILE"].flatMap { Int($0) } ?? 50
             guard let path = options.streetTiles, let vector = MapRenderer.openTiles(path: path).vector else { return }
             sections.header("Street map 3840x2160, \(n) full redraws only")
-            streetFull(vector: vector, vaduz: Coordinate(latitude: 47.141, longitude: 9.521), width: 3840, height: 2160, frames: n)
+            streetFull(vector: vector, vaduz: Self.vaduz, width: 3840, height: 2160, frames: n)
             return
         }
         if ProcessInfo.processInfo.environment["TOUCHBRIDGE_BENCH_ONLY"] == "control", let exe = options.executable {
@@ -322,15 +322,24 @@ public struct Benchmarks {
     /// `render_full_<H>p_ms` alone: the built-in world's full redraw as `render` takes it (Europe
     /// at zoom 5 with the demo's pins, no base-map cache), on a renderer and frame of its own.
     /// `frames`: that many frames exactly (a profiler's run), else the bench's runs.
+    /// Full redraws timed: a key's (3 warm-up frames, at least 5 runs and `minSeconds`), or,
+    /// with `frames`, exactly that many without a warm-up (for a profiler).
+    func fullRedraws(frames: Int?, _ body: () -> Void) -> [Double] {
+        let exact = frames.map { max(1, $0) }
+        return BenchSupport.timeRuns(warmup: exact == nil ? 3 : 0, minRuns: exact ?? 5, maxRuns: exact ?? 1000,
+                                     minSeconds: exact == nil ? minSeconds : 0, body)
+    }
+
+    /// Vaduz, where the street map's views look (the Liechtenstein tiles' capital).
+    static let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
+
     mutating func worldFull(width: Int, height: Int, frames: Int? = nil) {
         let frame = OwnedFrameBuffer(width: width, height: height)
         let markers = DemoTour.markers.map { MarkerSprite(id: $0.id, coordinate: $0.coordinate) }
         let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 48.5, longitude: 9.0), zoom: 5), markers: markers)
         let renderer = MapRenderer()
         renderer.usesBaseMapCache = false
-        let exact = frames.map { max(1, $0) }
-        let full = BenchSupport.timeRuns(warmup: exact == nil ? 3 : 0, minRuns: exact ?? 5, maxRuns: exact ?? 1000,
-                                         minSeconds: exact == nil ? minSeconds : 0) { renderer.render(scene, into: frame.buffer) }
+        let full = fullRedraws(frames: frames) { renderer.render(scene, into: frame.buffer) }
         add("render_full_\(height)p_ms", BenchSupport.median(full), "ms", "full redraw, built-in map, \(width)x\(height)")
     }
 
@@ -608,7 +617,7 @@ public struct Benchmarks {
         if let m = mbtiles { cfg.map.source = .mbtiles(m) }
         cfg.map.camera = CameraPosition(target: Coordinate(latitude: 20, longitude: 0), zoom: 2)
         // The street map: Vaduz at street level (the vector tile set of the street-map bench).
-        if street { cfg.map.camera = CameraPosition(target: Coordinate(latitude: 47.141, longitude: 9.521), zoom: 15.5) }
+        if street { cfg.map.camera = CameraPosition(target: Self.vaduz, zoom: 15.5) }
         cfg.touch = [.init(match: .path("/nonexistent"))] // no devices: the probe drives the pipeline itself
         // TOUCHBRIDGE_PROBE_COPY_FRAMES=1: a display whose buffer may not be drawn into (the
         // renderer draws into a frame of its own and copies it): the "before" of drawing in place.

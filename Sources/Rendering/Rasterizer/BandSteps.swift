@@ -80,40 +80,32 @@ struct BandSteps {
             // (`FillRasterizer.draw(over:)`: each pixel written once, not the paint's store and
             // then the fill's), anything else finds it stored first.
             var painted: UInt32?
+            func store() {
+                if let solid = painted { Self.paint(solid, rows: cy0..<cy1, pixels: pixels, stride: stride, width: width) }
+                painted = nil
+            }
             for step in steps {
-                if let solid = painted {
-                    switch step {
-                    case let .fill(i, outline):
-                        if let chunks = chunkedFills[i], chunks.crosses(c) {
-                            painted = nil
-                            FillRasterizer.draw(fills[i], chunks, chunk: c, pixels: pixels, stride: stride, width: width, over: solid)
-                            if let lines, !outline.isEmpty { LineRasterizer.draw(lines, layers: outline, chunk: c, pixels: pixels, stride: stride) }
-                            continue
-                        }
-                        guard let lines, LineRasterizer.reaches(lines, layers: outline, chunk: c) else { continue }
-                    case let .lines(range):
-                        guard let lines, LineRasterizer.reaches(lines, layers: range, chunk: c) else { continue }
-                    case let .paint(blend):
-                        // (Opaque: it hides the one before.)
-                        painted = blend.solid
-                        continue
-                    }
-                    painted = nil
-                    Self.paint(solid, rows: cy0..<cy1, pixels: pixels, stride: stride, width: width)
-                }
                 switch step {
                 case let .paint(blend):
+                    // (Opaque: it hides one still carried.)
                     painted = blend.solid
                 case let .fill(i, outline):
-                    if let chunks = chunkedFills[i] {
-                        FillRasterizer.draw(fills[i], chunks, chunk: c, pixels: pixels, stride: stride, width: width)
+                    if let chunks = chunkedFills[i], chunks.crosses(c) {
+                        FillRasterizer.draw(fills[i], chunks, chunk: c, pixels: pixels, stride: stride, width: width, over: painted)
+                        painted = nil
                     }
-                    if let lines, !outline.isEmpty { LineRasterizer.draw(lines, layers: outline, chunk: c, pixels: pixels, stride: stride) }
+                    if let lines, LineRasterizer.reaches(lines, layers: outline, chunk: c) {
+                        store()
+                        LineRasterizer.draw(lines, layers: outline, chunk: c, pixels: pixels, stride: stride)
+                    }
                 case let .lines(range):
-                    if let lines, !range.isEmpty { LineRasterizer.draw(lines, layers: range, chunk: c, pixels: pixels, stride: stride) }
+                    if let lines, LineRasterizer.reaches(lines, layers: range, chunk: c) {
+                        store()
+                        LineRasterizer.draw(lines, layers: range, chunk: c, pixels: pixels, stride: stride)
+                    }
                 }
             }
-            if let solid = painted { Self.paint(solid, rows: cy0..<cy1, pixels: pixels, stride: stride, width: width) }
+            store()
         }
         tb_store_fence()
     }

@@ -144,8 +144,8 @@ enum FillRasterizer {
     /// `Chunks.crosses`.
     static func draw(_ fill: Fill, _ chunks: Chunks, chunk c: Int, pixels: UnsafeMutableRawPointer, stride: Int, width: Int,
                      over background: UInt32? = nil) {
+        guard chunks.crosses(c), width > 0 else { return }
         let lo = Int(chunks.first[c]), hi = Int(chunks.first[c + 1])
-        guard lo < hi, width > 0 else { return }
         let rows = chunks.rows(of: c)
         let scratch = LineScratch.current
         // Cells a row: the frame's columns; a cell at or right of the last column only changes
