@@ -223,17 +223,9 @@ public final class KioskSoak: @unchecked Sendable {
         }
         let base = all.count >= 3 ? all[1] : all[0]
         let last = all[all.count - 1]
-        if last.rssMiB - base.rssMiB > rssGrowthLimitMiB {
-            out.append(String(format: "RSS grew from %.1f MiB to %.1f MiB (limit +%.0f MiB)", base.rssMiB, last.rssMiB, rssGrowthLimitMiB))
-        }
         let afterWarmUp = Array(all.dropFirst(all.count >= 3 ? 1 : 0))
-        if afterWarmUp.count >= 6 {
-            let middle = afterWarmUp[afterWarmUp.count / 2 - 1]
-            if last.rssMiB - middle.rssMiB > rssLateGrowthLimitMiB {
-                out.append(String(format: "RSS still grew over the later half of the run: %.1f MiB at %.0f s, %.1f MiB at %.0f s (limit +%.0f MiB): a leak, not a cache filling",
-                                  middle.rssMiB, middle.end, last.rssMiB, last.end, rssLateGrowthLimitMiB))
-            }
-        }
+        out += RSSTrend(growthLimitMiB: rssGrowthLimitMiB, lateGrowthLimitMiB: rssLateGrowthLimitMiB)
+            .violations(afterWarmUp.map { ($0.end, $0.rssMiB) })
         if last.descriptors - base.descriptors > descriptorGrowthLimit {
             out.append("open descriptors grew from \(base.descriptors) to \(last.descriptors)")
         }
