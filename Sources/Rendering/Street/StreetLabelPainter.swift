@@ -82,6 +82,7 @@ struct StreetLabelPainter {
         for o in obstacles { grid.insert(o) }
         /// Where each line label's text was placed so far (screen px): one name per `symbol-spacing`.
         var repeats: [String: [(Double, Double)]] = [:]
+        var scratch = AlongLineScratch()
         // Later layers in a style are drawn on top and win collisions, as in MapLibre.
         let setting = StreetLabelCache.Setting(zoom: sz, language: language, icons: icons != nil)
         for li in style.layers.indices.reversed() {
@@ -182,7 +183,7 @@ struct StreetLabelPainter {
             for cand in candidates {
                 if !cand.lines.isEmpty {
                     placed += placeAlongLine(cand.text, lines: cand.lines, ctx: cand.ctx, layer: layer, style: lineStyle, view: view, zoom: zoom,
-                                             text: text, grid: &grid, repeats: &repeats)
+                                             text: text, grid: &grid, repeats: &repeats, scratch: &scratch)
                     continue
                 }
                 let (gx, gy) = view.ground(worldX: cand.wx, worldY: cand.wy)
@@ -428,9 +429,19 @@ extension StreetLabelPainter {
     /// default), centred on a stretch bending at most `text-max-angle` between neighbouring
     /// glyphs, reading left to right, clear of every box placed so far and at least the spacing
     /// away from the same name placed before (every tile the road crosses carries it).
+    /// A frame's room for `placeAlongLine`'s on-screen pieces, reused from candidate to candidate.
+    struct AlongLineScratch {
+        /// The pieces' screen points, each piece's points one after the other (as
+        /// `ScreenPolyline.append` keeps them: a point within 1e-9 px of the one before is left out).
+        var xs: [Double] = [], ys: [Double] = []
+        /// Each piece of two or more points: its first point, its end and its length.
+        var pieces: [(start: Int, end: Int, length: Double)] = []
+    }
+
     func placeAlongLine(_ label: String, lines: [[(Double, Double)]], ctx: StyleContext, layer: StreetStyle.Layer, style: LineTextStyle,
                         view: GroundView, zoom: Double,
-                        text: TextRenderer, grid: inout CollisionGrid, repeats: inout [String: [(Double, Double)]]) -> [PlacedStreetLabel] {
+                        text: TextRenderer, grid: inout CollisionGrid, repeats: inout [String: [(Double, Double)]],
+                        scratch: inout AlongLineScratch) -> [PlacedStreetLabel] {
         let size = TextRenderer.labelSize((style.size.value(ctx) ?? 16) * textScale)
         let bold = style.bold
         let spacing = style.spacing.value(ctx) ?? 250
@@ -440,26 +451,41 @@ extension StreetLabelPainter {
         let haloWidth = style.haloWidth.value(ctx) ?? 0
         let radius = haloColor != nil && haloWidth > 0 ? max(1, haloWidth.rounded()) : 0
         let halo = radius > 0 ? haloColor.map { StyleColor(r: $0.r, g: $0.g, b: $0.b, a: $0.a * 0.9) } : nil
-        // The parts on screen, cut where they leave the drawn ground.
-        var pieces: [ScreenPolyline] = []
+        // The parts on screen, cut where they leave the drawn ground: first only their points and
+        // lengths, into the frame's scratch (most candidates have no part long enough for a name,
+        // and their polylines were three arrays a line).
+        scratch.xs.removeAll(keepingCapacity: true); scratch.ys.removeAll(keepingCapacity: true)
+        scratch.pieces.removeAll(keepingCapacity: true)
+        var longest = 0.0
         for line in lines {
-            var piece = ScreenPolyline(capacity: line.count)
+            var start = scratch.xs.count, length = 0.0
+            @inline(__always) func endPiece() {
+                if scratch.xs.count - start >= 2 {
+                    scratch.pieces.append((start, scratch.xs.count, length))
+                    longest = max(longest, length)
+                } else {
+                    scratch.xs.removeSubrange(start...); scratch.ys.removeSubrange(start...)
+                }
+                start = scratch.xs.count; length = 0
+            }
             for (wx, wy) in line {
                 let (gx, gy) = view.ground(worldX: wx, worldY: wy)
                 // Flat, every point has its screen point: the line is not cut at the view's
                 // edge, so a pan moves its names' anchors with it (their shape, drawn once, kept).
                 let inside = !view.tilted || (gx >= view.minGX && gx <= view.maxGX && gy >= view.minGY && gy <= view.maxGY)
-                if !inside {
-                    if piece.count >= 2 { pieces.append(piece) }
-                    piece = ScreenPolyline(); continue
-                }
+                if !inside { endPiece(); continue }
                 let (sx, sy) = view.screen(gx, gy)
-                piece.append(sx, sy)
+                if scratch.xs.count > start {
+                    let d = hypot(sx - scratch.xs[scratch.xs.count - 1], sy - scratch.ys[scratch.ys.count - 1])
+                    guard d > 1e-9 else { continue }
+                    length += d
+                }
+                scratch.xs.append(sx); scratch.ys.append(sy)
             }
-            if piece.count >= 2 { pieces.append(piece) }
+            endPiece()
         }
         // No piece on screen long enough for even a short name: skip before laying it out.
-        guard pieces.contains(where: { $0.length >= 2 * size }) else { return [] }
+        guard longest >= 2 * size else { return [] }
         let key = LineTexts.Key(text: label, sizePx: size, bold: bold, color: color, halo: halo, radius: radius)
         let lineText = text.lineTexts.text(key, renderer: text)
         let glyphs = lineText.placement
@@ -468,7 +494,9 @@ extension StreetLabelPainter {
         let boxSide = lineText.height * 0.8
         var results: [PlacedStreetLabel] = []
         do {
-            for poly in pieces where poly.length >= width {
+            for piece in scratch.pieces where piece.length >= width {
+                var poly = ScreenPolyline(capacity: piece.end - piece.start)
+                for i in piece.start..<piece.end { poly.append(scratch.xs[i], scratch.ys[i]) }
                 var reversed: ScreenPolyline?
                 let shiftLimit = min(spacing, poly.length) / 2
                 for anchor in LinePlacement.anchors(length: poly.length, width: width, spacing: spacing) {

@@ -93,16 +93,17 @@ struct StreetMapPainter {
         var out: [CoveredTile] = []
         func visit(_ tx: Int, _ ty: Int, _ z: Int) {
             let span = view.worldSize / Double(1 << z)
-            var gxs = [Double](repeating: 0, count: 4), gys = [Double](repeating: 0, count: 4)
-            for (i, (cx, cy)) in [(0.0, 0.0), (1, 0), (0, 1), (1, 1)].enumerated() {
-                let g = view.ground(worldX: (Double(tx) + cx) * span, worldY: (Double(ty) + cy) * span)
+            // The corners (0, 0), (1, 0), (0, 1), (1, 1) on the ground (no array a visit).
+            var gxs = SIMD4<Double>(), gys = SIMD4<Double>()
+            for i in 0..<4 {
+                let g = view.ground(worldX: (Double(tx) + Double(i & 1)) * span, worldY: (Double(ty) + Double(i >> 1)) * span)
                 gxs[i] = g.0; gys[i] = g.1
             }
             // Outside when every corner is beyond the same edge of the trapezoid (conservative).
-            if gys.allSatisfy({ $0 < view.minGY }) || gys.allSatisfy({ $0 > view.maxGY }) { return }
+            if (0..<4).allSatisfy({ gys[$0] < view.minGY }) || (0..<4).allSatisfy({ gys[$0] > view.maxGY }) { return }
             if (0..<4).allSatisfy({ gxs[$0] > a - b * gys[$0] }) || (0..<4).allSatisfy({ gxs[$0] < -(a - b * gys[$0]) }) { return }
             // Perspective scale at the tile's nearest visible ground line.
-            let nearest = min(gys.max()!, view.maxGY)
+            let nearest = min(max(max(gys[0], gys[1]), max(gys[2], gys[3])), view.maxGY)
             let scale = d / (d - nearest * sinT)
             if z < target && scale > pow(2, Double(z - target)) && out.count < 4 * maxTiles {
                 for (cx, cy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { visit(2 * tx + cx, 2 * ty + cy, z + 1) }
