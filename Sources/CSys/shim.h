@@ -14,6 +14,11 @@ static inline unsigned int tb_epoll_event_flags(const struct epoll_event *e) { r
 static inline void tb_epoll_event_set(struct epoll_event *e, unsigned int events, int fd) { e->events = events; e->data.fd = fd; }
 /* glibc's M_ARENA_MAX (a macro, and mallopt is not in Glibc's Swift module). */
 static inline int tb_set_malloc_arena_max(int n) { return mallopt(M_ARENA_MAX, n); }
+/* glibc's M_MMAP_THRESHOLD and M_TRIM_THRESHOLD (setting either ends their dynamic adjustment):
+   1 when both were taken. */
+static inline int tb_set_malloc_thresholds(int mmap_bytes, int trim_bytes) {
+    return mallopt(M_MMAP_THRESHOLD, mmap_bytes) == 1 && mallopt(M_TRIM_THRESHOLD, trim_bytes) == 1;
+}
 /* accept4 and pipe2 are GNU extensions the Swift Glibc module does not show (declared here
    rather than through _GNU_SOURCE, which would make this module's fd_set differ from Glibc's). */
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);

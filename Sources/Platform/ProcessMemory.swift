@@ -37,6 +37,25 @@ public enum ProcessMemory {
         return tb_set_malloc_arena_max(count) == 1
     }
 
+    /// Keeps blocks of up to `mmapBytes` in the heap and up to `trimBytes` free at its top,
+    /// unless the environment sets either (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_ or
+    /// GLIBC_TUNABLES' glibc.malloc.mmap_threshold, trim_threshold). A frame's arrays of 128
+    /// KiB to 1 MiB (the street map's layers, cells and label scratch) were each mapped and
+    /// unmapped, or came from the heap top that glibc then gave back, so every frame faulted
+    /// their pages in again: 40 tilted street frames took 23,100 page faults with glibc's
+    /// dynamic thresholds and 12,100 with these (the same with 64 MiB and 128 MiB): 100 tilted
+    /// frames' CPU 0.94 of before (flat frames the same), for 0.4 MiB more peak RSS in the 4K
+    /// kiosk probe and 1.6 MiB at 1080p (docs/benchmarks.md, session 33). Called once at the start of the `touchbridge`
+    /// program beside `limitMallocArenas`; a host app decides for its own process. Returns
+    /// whether glibc took both settings.
+    @discardableResult
+    public static func keepFrameSizedBlocks(mmapBytes: Int32 = 1 << 20, trimBytes: Int32 = 8 << 20) -> Bool {
+        guard getenv("MALLOC_MMAP_THRESHOLD_") == nil, getenv("MALLOC_TRIM_THRESHOLD_") == nil else { return false }
+        if let t = getenv("GLIBC_TUNABLES").map({ String(cString: $0) }),
+           t.contains("malloc.mmap_threshold") || t.contains("malloc.trim_threshold") { return false }
+        return tb_set_malloc_thresholds(mmapBytes, trimBytes) == 1
+    }
+
     /// Where the resident memory is, from /proc/self/smaps: resident kilobytes per kind of
     /// mapping (the heap, anonymous mmaps, each shared library by file name, the stacks), largest
     /// first, with VmRSS and VmHWM. For `bench --probe-kiosk --memory-trace`, which prints it at

@@ -425,10 +425,6 @@ extension StreetLabelPainter {
         let haloWidth: StyleProperty<Double>.Resolved
     }
 
-    /// Places a name along one of a line's parts: at `symbol-spacing` intervals (250 px by
-    /// default), centred on a stretch bending at most `text-max-angle` between neighbouring
-    /// glyphs, reading left to right, clear of every box placed so far and at least the spacing
-    /// away from the same name placed before (every tile the road crosses carries it).
     /// A frame's room for `placeAlongLine`'s on-screen pieces, reused from candidate to candidate.
     struct AlongLineScratch {
         /// The pieces' screen points, each piece's points one after the other (as
@@ -438,6 +434,10 @@ extension StreetLabelPainter {
         var pieces: [(start: Int, end: Int, length: Double)] = []
     }
 
+    /// Places a name along one of a line's parts: at `symbol-spacing` intervals (250 px by
+    /// default), centred on a stretch bending at most `text-max-angle` between neighbouring
+    /// glyphs, reading left to right, clear of every box placed so far and at least the spacing
+    /// away from the same name placed before (every tile the road crosses carries it).
     func placeAlongLine(_ label: String, lines: [[(Double, Double)]], ctx: StyleContext, layer: StreetStyle.Layer, style: LineTextStyle,
                         view: GroundView, zoom: Double,
                         text: TextRenderer, grid: inout CollisionGrid, repeats: inout [String: [(Double, Double)]],
