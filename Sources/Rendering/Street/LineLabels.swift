@@ -26,11 +26,22 @@ struct ScreenPolyline {
     init(points: [(Double, Double)]) {
         for p in points { append(p.0, p.1) }
     }
+    /// A line whose points and lengths along it are already known (as `append` makes them).
+    init(xs: ArraySlice<Double>, ys: ArraySlice<Double>, lengths: ArraySlice<Double>) {
+        self.xs = Array(xs); self.ys = Array(ys); self.lengths = Array(lengths)
+    }
+
+    /// How far a point (x, y) is from the line's last point (lx, ly); nil when it is too near to
+    /// count (within 1e-9 px: left out, as `append` leaves it out).
+    @inline(__always)
+    static func step(from lx: Double, _ ly: Double, to x: Double, _ y: Double) -> Double? {
+        let d = hypot(x - lx, y - ly)
+        return d > 1e-9 ? d : nil
+    }
 
     mutating func append(_ x: Double, _ y: Double) {
         if let lx = xs.last, let ly = ys.last {
-            let d = hypot(x - lx, y - ly)
-            guard d > 1e-9 else { return }
+            guard let d = Self.step(from: lx, ly, to: x, y) else { return }
             lengths.append(lengths.last! + d)
         } else {
             lengths.append(0)

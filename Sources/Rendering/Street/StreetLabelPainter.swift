@@ -428,8 +428,9 @@ extension StreetLabelPainter {
     /// A frame's room for `placeAlongLine`'s on-screen pieces, reused from candidate to candidate.
     struct AlongLineScratch {
         /// The pieces' screen points, each piece's points one after the other (as
-        /// `ScreenPolyline.append` keeps them: a point within 1e-9 px of the one before is left out).
-        var xs: [Double] = [], ys: [Double] = []
+        /// `ScreenPolyline.append` keeps them: `ScreenPolyline.step`), and each point's length
+        /// along its piece.
+        var xs: [Double] = [], ys: [Double] = [], lengths: [Double] = []
         /// Each piece of two or more points: its first point, its end and its length.
         var pieces: [(start: Int, end: Int, length: Double)] = []
     }
@@ -455,7 +456,7 @@ extension StreetLabelPainter {
         // lengths, into the frame's scratch (most candidates have no part long enough for a name,
         // and their polylines were three arrays a line).
         scratch.xs.removeAll(keepingCapacity: true); scratch.ys.removeAll(keepingCapacity: true)
-        scratch.pieces.removeAll(keepingCapacity: true)
+        scratch.lengths.removeAll(keepingCapacity: true); scratch.pieces.removeAll(keepingCapacity: true)
         var longest = 0.0
         for line in lines {
             var start = scratch.xs.count, length = 0.0
@@ -465,6 +466,7 @@ extension StreetLabelPainter {
                     longest = max(longest, length)
                 } else {
                     scratch.xs.removeSubrange(start...); scratch.ys.removeSubrange(start...)
+                    scratch.lengths.removeSubrange(start...)
                 }
                 start = scratch.xs.count; length = 0
             }
@@ -476,11 +478,11 @@ extension StreetLabelPainter {
                 if !inside { endPiece(); continue }
                 let (sx, sy) = view.screen(gx, gy)
                 if scratch.xs.count > start {
-                    let d = hypot(sx - scratch.xs[scratch.xs.count - 1], sy - scratch.ys[scratch.ys.count - 1])
-                    guard d > 1e-9 else { continue }
+                    guard let d = ScreenPolyline.step(from: scratch.xs[scratch.xs.count - 1], scratch.ys[scratch.ys.count - 1],
+                                                      to: sx, sy) else { continue }
                     length += d
                 }
-                scratch.xs.append(sx); scratch.ys.append(sy)
+                scratch.xs.append(sx); scratch.ys.append(sy); scratch.lengths.append(length)
             }
             endPiece()
         }
@@ -495,8 +497,8 @@ extension StreetLabelPainter {
         var results: [PlacedStreetLabel] = []
         do {
             for piece in scratch.pieces where piece.length >= width {
-                var poly = ScreenPolyline(capacity: piece.end - piece.start)
-                for i in piece.start..<piece.end { poly.append(scratch.xs[i], scratch.ys[i]) }
+                let r = piece.start..<piece.end
+                let poly = ScreenPolyline(xs: scratch.xs[r], ys: scratch.ys[r], lengths: scratch.lengths[r])
                 var reversed: ScreenPolyline?
                 let shiftLimit = min(spacing, poly.length) / 2
                 for anchor in LinePlacement.anchors(length: poly.length, width: width, spacing: spacing) {
