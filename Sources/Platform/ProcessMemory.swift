@@ -45,9 +45,9 @@ public enum ProcessMemory {
     /// their pages in again: 40 tilted street frames took 23,100 page faults with glibc's
     /// dynamic thresholds and 12,100 with these (the same with 64 MiB and 128 MiB): 100 tilted
     /// frames' CPU 0.94 of before (flat frames the same), for 0.4 MiB more peak RSS in the 4K
-    /// kiosk probe and 1.6 MiB at 1080p (docs/benchmarks.md, session 33). Called once at the start of the `touchbridge`
-    /// program beside `limitMallocArenas`; a host app decides for its own process. Returns
-    /// whether glibc took both settings.
+    /// kiosk probe and 1.6 MiB at 1080p (docs/benchmarks.md, session 33). Called once at the
+    /// start of the `touchbridge` program beside `limitMallocArenas`; a host app decides for its
+    /// own process. Returns whether glibc took both settings.
     @discardableResult
     public static func keepFrameSizedBlocks(mmapBytes: Int32 = 1 << 20, trimBytes: Int32 = 8 << 20) -> Bool {
         guard getenv("MALLOC_MMAP_THRESHOLD_") == nil, getenv("MALLOC_TRIM_THRESHOLD_") == nil else { return false }

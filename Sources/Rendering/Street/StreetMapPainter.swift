@@ -100,10 +100,10 @@ struct StreetMapPainter {
                 gxs[i] = g.0; gys[i] = g.1
             }
             // Outside when every corner is beyond the same edge of the trapezoid (conservative).
-            if (0..<4).allSatisfy({ gys[$0] < view.minGY }) || (0..<4).allSatisfy({ gys[$0] > view.maxGY }) { return }
+            if all(gys .< view.minGY) || all(gys .> view.maxGY) { return }
             if (0..<4).allSatisfy({ gxs[$0] > a - b * gys[$0] }) || (0..<4).allSatisfy({ gxs[$0] < -(a - b * gys[$0]) }) { return }
             // Perspective scale at the tile's nearest visible ground line.
-            let nearest = min(max(max(gys[0], gys[1]), max(gys[2], gys[3])), view.maxGY)
+            let nearest = min(gys.max(), view.maxGY)
             let scale = d / (d - nearest * sinT)
             if z < target && scale > pow(2, Double(z - target)) && out.count < 4 * maxTiles {
                 for (cx, cy) in [(0, 0), (1, 0), (0, 1), (1, 1)] { visit(2 * tx + cx, 2 * ty + cy, z + 1) }
