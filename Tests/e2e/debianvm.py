@@ -287,6 +287,13 @@ def run(vm: DebianVM, script: str, *, work_dir: Path, files: dict[str, bytes | s
 
 
 if __name__ == "__main__":  # warm the cache: python3 Tests/e2e/debianvm.py
+    # What every VM test needs before its first boot and no .deb decides: the kernel, both
+    # initramfs images and the debootstrapped tree (scripts/test-all.sh runs this beside the
+    # compiles, so that no VM test worker waits for it).
     import sys
     t = time.monotonic()
-    print(ensure_rootfs(), f"{time.monotonic() - t:.0f} s", file=sys.stderr)
+    ensure_host_tools()
+    kernel = kioskvm.ensure_kernel()
+    kioskvm.ensure_initrd(kernel)
+    ensure_initrd(kernel)
+    print(kernel.version, ensure_rootfs(), f"{time.monotonic() - t:.0f} s", file=sys.stderr)
