@@ -2,18 +2,19 @@
 # Every test: what `make test` (the README's test command, `./tb test`, and CI) runs. Red if
 # any part fails.
 #   1. Three compiles at once: the unit tests (debug, in .build), the Debian package's static
-#      release build (`make package`, .build-static) and the fuzzers' release build
-#      (Fuzz/run.sh build, .build-fuzz). A release compile spends most of its minutes in one
-#      compiler process (one core busy, the other idle: vmstat every 5 s during the fuzzers'
-#      build of a clean clone showed the machine half idle for 5 of its 6.5 minutes), so the
-#      release builds run beside the unit tests' compile instead of one after another
-#      (docs/operations.md, "How long the tests take"). Beside them, the VM tests' kernel,
+#      release build (`make package`, .build-static) and the fuzzers' debug build
+#      (Fuzz/run.sh build, .build-fuzz/debug: 308 CPU seconds against 520 in release). A
+#      release compile spends most of its minutes in one compiler process (one core busy, the
+#      other idle: vmstat every 5 s during the fuzzers' release build of a clean clone showed
+#      the machine half idle for 5 of its 6.5 minutes), so the
+#      background builds run beside the unit tests' compile instead of one after another
+#      (README.md, "How long the tests take"). Beside them, the VM tests' kernel,
 #      initramfs and debootstrapped Debian image are made (once a machine: cached).
-#   2. The unit tests (swift test), once their build is done (the release builds may still run).
+#   2. The unit tests (swift test), once their build is done (the background builds may still run).
 #   3. The kiosk end-to-end tests in QEMU on the package's binary, alone: their guests keep
 #      both cores busy, and their timeouts are sized for the machine's two cores.
 #   4. bench --quick, then the fuzzers (seed corpus and 20 s each) beside the 2-minute soak.
-# The release builds' output goes to out/package.log and out/fuzz-build.log (printed when one
+# The background builds' output goes to out/package.log and out/fuzz-build.log (printed when one
 # fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +33,7 @@ trap cleanup EXIT
 
 # The dependencies resolved once, before three builds read Package.resolved.
 $SWIFT package resolve
-stamp "release builds started: the package (out/package.log) and the fuzzers (out/fuzz-build.log)"
+stamp "background builds started: the package (out/package.log) and the fuzzers (out/fuzz-build.log)"
 make --no-print-directory package > out/package.log 2>&1 & package=$!
 Fuzz/run.sh build > out/fuzz-build.log 2>&1 & fuzzbuild=$!
 # The VM tests' kernel, initramfs and debootstrapped Debian 12, cached in /var/cache (instant

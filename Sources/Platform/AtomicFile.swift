@@ -81,7 +81,7 @@ public enum AtomicFile {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw Failure(step: .createTemporary, path: folder, errno: .current) }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        let tmp = String(cString: template)
+        let tmp = String(cChars: template)
         var committed = false
         defer { if !committed { unlink(tmp) } }
         do {

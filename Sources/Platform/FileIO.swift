@@ -154,3 +154,11 @@ public enum Pipe {
         return (OwnedDescriptor(adopting: fds[0], path: name), OwnedDescriptor(adopting: fds[1], path: name))
     }
 }
+
+extension String {
+    /// The text of a C char buffer filled by a C function (a path from mkstemp, a library's
+    /// error message): up to its first NUL, or all of it when it has none.
+    public init(cChars: [CChar]) {
+        self.init(decoding: cChars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

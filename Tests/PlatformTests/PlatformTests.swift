@@ -33,3 +33,17 @@ import SystemPackage
         #expect(a > 0)
     }
 }
+
+@Suite struct CCharsTests {
+    @Test func endsAtTheFirstNul() {
+        let buffer: [CChar] = Array("bad JPEG\u{0}stale text".utf8CString)
+        #expect(String(cChars: buffer) == "bad JPEG")
+    }
+
+    @Test func takesAllWithoutANulAndKeepsUTF8() {
+        let bytes = Array("Zürich".utf8).map { CChar(bitPattern: $0) }
+        #expect(String(cChars: bytes) == "Zürich")
+        #expect(String(cChars: []) == "")
+        #expect(String(cChars: [0, 65]) == "")
+    }
+}

@@ -79,7 +79,7 @@ import Rendering
         put(40, UInt64(127 + rootLength)); put(48, 0)       // leaves
         put(56, UInt64(127 + rootLength)); put(64, 0)       // data
         h[97] = 1; h[98] = 1; h[99] = 1; h[100] = 0; h[101] = 14
-        FileManager.default.createFile(atPath: path, contents: Data(h) + Data(count: rootLength))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(h) + Data(count: rootLength)))
         do { _ = try PMTiles(path: path); Issue.record("opened") } catch {
             #expect("\(error)".contains("root directory of \(rootLength) bytes"))
         }

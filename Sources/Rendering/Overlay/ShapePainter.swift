@@ -134,7 +134,7 @@ struct ShapePainter {
     func paint(_ s: PreparedShape, cr: OpaquePointer, images: IconCache, clip: (Double, Double, Double, Double)? = nil) {
         let pad = max(s.style.strokeWidth / 2 + s.style.casingWidth, 0)
         guard var ks = copies(of: s.box, pad: pad) else { return }
-        if let clip, case .image = s.kind {} else if let clip {
+        if clip != nil, case .image = s.kind {} else if let clip {
             // (A ground image's box is turned by its bearing: it keeps the view's own test.)
             let hit = ks.filter { reaches(s.box, k: $0, pad: pad + 2, clip: clip) }
             guard let a = hit.first, let z = hit.last else { return }

@@ -1,6 +1,7 @@
 import CCairo
 import CPNG
 import Foundation
+import Platform
 
 /// A palette PNG tile kept as it is stored: packed indices (1, 2, 4 or 8 bits a pixel) and a
 /// table of the 256 cairo pixels they stand for, a quarter to a thirty-second of the 4-byte
@@ -40,7 +41,7 @@ public final class PalettedTile: @unchecked Sendable {
                                 UInt(rowBytes), &rgb, &numPalette, &alpha, &numTrans, &message, Int32(message.count))
         }
         guard status == 0 else {
-            throw TileImageDecoder.Failure.corrupt(format: "PNG", reason: "libpng: " + String(cString: message))
+            throw TileImageDecoder.Failure.corrupt(format: "PNG", reason: "libpng: " + String(cChars: message))
         }
         let hasAlpha = numTrans >= 0
         // cairo-png.c's multiply_alpha: (a * c + 0x80), then (t + (t >> 8)) >> 8.

@@ -3,6 +3,7 @@ import CJPEG
 import CPNG
 import CWebP
 import Foundation
+import Platform
 import TileSources
 
 /// Decodes raster tiles (PNG with cairo, JPEG with libjpeg-turbo, WebP with libwebp) into
@@ -77,7 +78,7 @@ enum TileImageDecoder {
         var message = [CChar](repeating: 0, count: 200)
         var w: Int32 = 0, h: Int32 = 0
         guard tb_jpeg_size(bytes, UInt(bytes.count), &w, &h, &message, Int32(message.count)) == 0 else {
-            throw Failure.corrupt(format: "JPEG", reason: String(cString: message))
+            throw Failure.corrupt(format: "JPEG", reason: String(cChars: message))
         }
         try checkSize(Int(w), Int(h))
         let image = CairoImage.rgb24(width: Int(w), height: Int(h))
@@ -85,7 +86,7 @@ enum TileImageDecoder {
         guard let pixels = cairo_image_surface_get_data(image.surface) else { throw Failure.corrupt(format: "JPEG", reason: "no memory") }
         let stride = cairo_image_surface_get_stride(image.surface)
         guard tb_jpeg_decode_bgrx(bytes, UInt(bytes.count), pixels, w, h, stride, &message, Int32(message.count)) == 0 else {
-            throw Failure.corrupt(format: "JPEG", reason: String(cString: message))
+            throw Failure.corrupt(format: "JPEG", reason: String(cChars: message))
         }
         cairo_surface_mark_dirty(image.surface)
         return image
