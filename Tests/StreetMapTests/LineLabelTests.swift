@@ -252,6 +252,35 @@ import TouchCore
         #expect(a.0.image.pixels == f.0.image.pixels && a.0.image.serial != f.0.image.serial)
     }
 
+    /// Past its budget the turned cache drops the images used longest ago: one looked up again
+    /// (a hit, its last use set in place) outlives those made after it but not used since.
+    @Test func turnedImagesUsedLatelyOutliveOlderOnes() throws {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
+                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        let image = try #require(t.glyphs[0].image)
+        let scratch = GlyphBitmaps()
+        func bytes(_ degrees: Int) -> Int {
+            scratch.turned(image, ox: -8, oy: -12, angle: Double(degrees) * .pi / 180, cx: 10, cy: 10)!.0.image.bytes
+        }
+        // Room for the images at 10 to 15 degrees and half another: the one at 16 evicts the
+        // oldest down to three quarters of the budget less its own size (three of six go).
+        let b = GlyphBitmaps(maxBytes: (10...15).map(bytes).reduce(0, +) + bytes(16) / 2)
+        func turn(_ degrees: Int) -> Int {
+            b.turned(image, ox: -8, oy: -12, angle: Double(degrees) * .pi / 180, cx: 10, cy: 10)!.0.image.serial
+        }
+        let first = turn(10)
+        for d in 11...15 { _ = turn(d) }
+        #expect(turn(10) == first && b.turnedMade == 6, "a hit")
+        _ = turn(16)
+        #expect(b.turnedMade == 7)
+        #expect(turn(10) == first && b.turnedMade == 7, "the image looked up again stayed")
+        _ = turn(15)
+        #expect(b.turnedMade == 7, "the newest of the others stayed")
+        _ = turn(11)
+        #expect(b.turnedMade == 8, "11 degrees, used before 10 was looked up again, was dropped")
+    }
+
     /// A glyph image knows each row's first and last pixel that is not transparent (a copy
     /// passes over the rest); an empty row has none.
     @Test func aGlyphImageKnowsWhereEachRowHasInk() {

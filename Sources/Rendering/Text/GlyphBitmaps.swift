@@ -86,6 +86,15 @@ final class GlyphBitmaps {
         /// The angle in steps of a turn, and how many steps make a turn.
         let angle: Int16, steps: Int16
         let fx: UInt8, fy: UInt8
+
+        /// Three words hashed instead of seven fields (a pan frame looks up every glyph of
+        /// every name: the hashing was a tenth of a one-core pan frame's label work).
+        func hash(into h: inout Hasher) {
+            h.combine(serial)
+            h.combine(UInt64(UInt32(bitPattern: ox)) | UInt64(UInt32(bitPattern: oy)) << 32)
+            h.combine(UInt64(UInt16(bitPattern: angle)) | UInt64(UInt16(bitPattern: steps)) << 16
+                      | UInt64(fx) << 32 | UInt64(fy) << 40)
+        }
     }
     /// A turned glyph: its pixels and its top left from the whole pixel its centre lies in.
     struct Turned {
@@ -118,9 +127,10 @@ final class GlyphBitmaps {
     /// The glyph's image, rasterised by `make` on first use.
     func glyph(_ key: Key, make: (Int) -> GlyphBitmap?) -> GlyphBitmap? {
         clock += 1
-        if let hit = glyphs[key] {
-            glyphs[key] = (hit.bitmap, clock)
-            return hit.bitmap
+        // A hit found by one hash: its last use set in place through the found index.
+        if let i = glyphs.index(forKey: key) {
+            glyphs.values[i].lastUse = clock
+            return glyphs.values[i].bitmap
         }
         guard let b = make(nextSerial()) else { return nil }
         rasterized += 1
@@ -147,9 +157,9 @@ final class GlyphBitmaps {
         let key = TurnedKey(serial: b.serial, ox: Int32((ox * 64).rounded()), oy: Int32((oy * 64).rounded()), angle: Int16(a),
                             steps: Int16(steps), fx: UInt8(fx), fy: UInt8(fy))
         clock += 1
-        if let hit = turned[key] {
-            turned[key] = (hit.turned, clock)
-            return (hit.turned, ix, iy)
+        if let i = turned.index(forKey: key) {
+            turned.values[i].lastUse = clock
+            return (turned.values[i].turned, ix, iy)
         }
         let t = Self.turn(b, ox: Double(key.ox) / 64, oy: Double(key.oy) / 64, angle: Double(a) * 2 * .pi / Double(steps),
                           fx: Double(fx) / p, fy: Double(fy) / p, serial: nextSerial())
