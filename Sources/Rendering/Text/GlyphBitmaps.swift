@@ -88,7 +88,7 @@ final class GlyphBitmaps {
         let fx: UInt8, fy: UInt8
 
         /// Three words hashed instead of seven fields (a pan frame looks up every glyph of
-        /// every name: the hashing was a tenth of a one-core pan frame's label work).
+        /// every name: hashing was about a fifth of a one-core pan frame's label preparation).
         func hash(into h: inout Hasher) {
             h.combine(serial)
             h.combine(UInt64(UInt32(bitPattern: ox)) | UInt64(UInt32(bitPattern: oy)) << 32)
