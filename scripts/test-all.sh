@@ -6,10 +6,10 @@
 #      (Fuzz/run.sh build, .build-fuzz/debug: 308 CPU seconds against 520 in release). A
 #      release compile spends most of its minutes in one compiler process (one core busy, the
 #      other idle: vmstat every 5 s during the fuzzers' release build of a clean clone showed
-#      the machine half idle for 5 of its 6.5 minutes), so the
-#      background builds run beside the unit tests' compile instead of one after another
-#      (README.md, "How long the tests take"). Beside them, the VM tests' kernel,
-#      initramfs and debootstrapped Debian image are made (once a machine: cached).
+#      the machine half idle for 5 of its 6.5 minutes), so the background builds run beside
+#      the unit tests' compile instead of one after another (README.md, "How long the tests
+#      take"). Beside them, the VM tests' kernel, initramfs and debootstrapped Debian image
+#      are made (once a machine: cached).
 #   2. The unit tests (swift test), once their build is done (the background builds may still run).
 #   3. The kiosk end-to-end tests in QEMU on the package's binary, alone: their guests keep
 #      both cores busy, and their timeouts are sized for the machine's two cores.

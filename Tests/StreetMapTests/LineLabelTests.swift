@@ -11,6 +11,13 @@ import TouchCore
 @Suite struct LineLabelTests {
     static let vaduz = Coordinate(latitude: 47.141, longitude: 9.521)
 
+    /// A bold black "H" of 24 px, no halo: one glyph to turn and copy.
+    static func boldH() -> LineText {
+        let text = TextRenderer(family: MapStyle.standard.fontFamily)
+        return LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
+                             color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+    }
+
     /// A quarter circle of radius r round (cx, cy), as a screen polyline of many short segments.
     static func arc(cx: Double = 400, cy: Double = 500, r: Double = 300, from a0: Double = -.pi * 0.95, to a1: Double = -.pi * 0.05) -> ScreenPolyline {
         ScreenPolyline(points: (0...180).map { i in
@@ -181,9 +188,7 @@ import TouchCore
     /// A glyph at a position or angle no frame can show (NaN, infinite, far off) is skipped
     /// rather than turned into an integer that traps.
     @Test func aGlyphAtANonFinitePlaceIsSkipped() {
-        let text = TextRenderer(family: MapStyle.standard.fontFamily)
-        let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
-                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        let t = Self.boldH()
         let frame = OwnedFrameBuffer(width: 64, height: 64)
         frame.buffer.pixels.initializeMemory(as: UInt8.self, repeating: 0xff, count: frame.buffer.stride * 64)
         let surface = cairo_image_surface_create_for_data(frame.buffer.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
@@ -235,9 +240,7 @@ import TouchCore
     /// frame's to one (within half a degree either way): angles a tilt gesture moves by a fraction of a degree a frame
     /// find their glyph turned already; the two kinds of frame never share an image.
     @Test func interactiveFramesTurnGlyphsInCoarserSteps() throws {
-        let text = TextRenderer(family: MapStyle.standard.fontFamily)
-        let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
-                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        let t = Self.boldH()
         let image = try #require(t.glyphs[0].image)
         let b = GlyphBitmaps()
         let coarse = GlyphBitmaps.interactiveAngleSteps
@@ -255,20 +258,17 @@ import TouchCore
     /// Past its budget the turned cache drops the images used longest ago: one looked up again
     /// (a hit, its last use set in place) outlives those made after it but not used since.
     @Test func turnedImagesUsedLatelyOutliveOlderOnes() throws {
-        let text = TextRenderer(family: MapStyle.standard.fontFamily)
-        let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
-                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        let t = Self.boldH()
         let image = try #require(t.glyphs[0].image)
-        let scratch = GlyphBitmaps()
-        func bytes(_ degrees: Int) -> Int {
-            scratch.turned(image, ox: -8, oy: -12, angle: Double(degrees) * .pi / 180, cx: 10, cy: 10)!.0.image.bytes
+        func turned(_ degrees: Int, by cache: GlyphBitmaps) -> GlyphBitmap {
+            cache.turned(image, ox: -8, oy: -12, angle: Double(degrees) * .pi / 180, cx: 10, cy: 10)!.0.image
         }
+        let scratch = GlyphBitmaps()
+        func bytes(_ degrees: Int) -> Int { turned(degrees, by: scratch).bytes }
         // Room for the images at 10 to 15 degrees and half another: the one at 16 evicts the
         // oldest down to three quarters of the budget less its own size (three of six go).
         let b = GlyphBitmaps(maxBytes: (10...15).map(bytes).reduce(0, +) + bytes(16) / 2)
-        func turn(_ degrees: Int) -> Int {
-            b.turned(image, ox: -8, oy: -12, angle: Double(degrees) * .pi / 180, cx: 10, cy: 10)!.0.image.serial
-        }
+        func turn(_ degrees: Int) -> Int { turned(degrees, by: b).serial }
         let first = turn(10)
         for d in 11...15 { _ = turn(d) }
         #expect(turn(10) == first && b.turnedMade == 6, "a hit")
@@ -292,9 +292,7 @@ import TouchCore
     }
 
     @Test func aTurnedGlyphKeepsItsCentre() {
-        let text = TextRenderer(family: MapStyle.standard.fontFamily)
-        let t = LineText.make(text.layout("H", TextRenderer.Style(sizePx: 24, bold: true, width: nil, maxLines: 1)),
-                              color: StyleColor(r: 0, g: 0, b: 0), halo: nil, radius: 0)
+        let t = Self.boldH()
         func inkCentre(angle: Double) -> (Double, Double) {
             let frame = OwnedFrameBuffer(width: 100, height: 100)
             frame.buffer.pixels.initializeMemory(as: UInt8.self, repeating: 0xff, count: frame.buffer.stride * 100)
