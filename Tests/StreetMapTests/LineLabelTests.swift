@@ -256,7 +256,7 @@ import TouchCore
     }
 
     /// Past its budget the turned cache drops the images used longest ago: one looked up again
-    /// (a hit, its last use set in place) outlives those made after it but not used since.
+    /// (a hit, made the most recently used) outlives those made after it but not used since.
     @Test func turnedImagesUsedLatelyOutliveOlderOnes() throws {
         let t = Self.boldH()
         let image = try #require(t.glyphs[0].image)
@@ -266,7 +266,7 @@ import TouchCore
         let scratch = GlyphBitmaps()
         func bytes(_ degrees: Int) -> Int { turned(degrees, by: scratch).bytes }
         // Room for the images at 10 to 15 degrees and half another: the one at 16 evicts the
-        // oldest down to three quarters of the budget less its own size (three of six go).
+        // least recently used (11 degrees, once 10 is looked up again) until it fits.
         let b = GlyphBitmaps(maxBytes: (10...15).map(bytes).reduce(0, +) + bytes(16) / 2)
         func turn(_ degrees: Int) -> Int { turned(degrees, by: b).serial }
         let first = turn(10)

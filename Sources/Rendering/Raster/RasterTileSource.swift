@@ -17,10 +17,9 @@ public final class RasterTileSource: @unchecked Sendable {
 
     struct Key: Hashable { let z: Int, x: Int, y: Int }
     private enum Entry { case image(CairoImage), palette(PalettedTile), missing }
-    private var cache: [Key: (entry: Entry, lastUse: UInt64)] = [:]
-    private var clock: UInt64 = 0
+    private var cache: LRUCache<Key, Entry>
     /// Bytes held by the decoded tiles (compact palette tiles at their size).
-    public private(set) var cachedBytes = 0
+    public var cachedBytes: Int { cache.totalCost }
     /// Where palette tiles are expanded to be drawn: one surface a format (RGB24, ARGB32), the
     /// size of a tile, reused from draw to draw, with the tile and region it holds now.
     private struct Scratch { let image: CairoImage; var tile: PalettedTile?; var region: (x0: Int, y0: Int, x1: Int, y1: Int) }
@@ -60,11 +59,16 @@ public final class RasterTileSource: @unchecked Sendable {
     public init(tiles: any TileSource, capacity: Int = 256) {
         self.tiles = tiles
         self.capacity = max(1, capacity)
+        cache = LRUCache(maxCount: self.capacity)
     }
 
     public var cachedTileCount: Int { cache.count }
     /// Palette tiles of `cachedTileCount` kept compact.
-    public var compactTileCount: Int { cache.values.reduce(0) { if case .palette = $1.entry { return $0 + 1 }; return $0 } }
+    public var compactTileCount: Int {
+        var n = 0
+        cache.forEach { _, e in if case .palette = e { n += 1 } }
+        return n
+    }
 
     /// A decoded tile's pixels: a cairo image, or a palette tile expanded when drawn.
     public enum Pixels {
@@ -117,16 +121,14 @@ public final class RasterTileSource: @unchecked Sendable {
     /// The decoded tile (z, x, y) from the cache, decoded and kept first if it is not there.
     func pixels(z: Int, x: Int, y: Int) -> Pixels? {
         let key = Key(z: z, x: x, y: y)
-        clock += 1
         let entry: Entry
-        if let hit = cache[key] {
-            cache[key] = (hit.entry, clock)
-            entry = hit.entry
+        if let hit = cache.value(for: key) {
+            entry = hit
             cacheCounts.hits += 1
         } else {
             cacheCounts.misses += 1
             entry = decode(key)
-            insert(key, entry)
+            cache.insert(entry, cost: Self.bytes(entry), for: key)
         }
         switch entry {
         case let .image(img): return .image(img)
@@ -186,14 +188,6 @@ public final class RasterTileSource: @unchecked Sendable {
             warn("\(error)")
         }
         return .missing
-    }
-
-    private func insert(_ key: Key, _ entry: Entry) {
-        if cache.count >= capacity, let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            if let gone = cache.removeValue(forKey: oldest) { cachedBytes -= Self.bytes(gone.entry) }
-        }
-        cache[key] = (entry, clock)
-        cachedBytes += Self.bytes(entry)
     }
 
     private static func bytes(_ e: Entry) -> Int {

@@ -200,7 +200,6 @@ final class LineText {
     /// The baseline's distance from the text's top.
     let baseline: Double
     let bytes: Int
-    var lastUse: UInt64 = 0
 
     init(glyphs: [Glyph], width: Double, height: Double, baseline: Double) {
         self.glyphs = glyphs
@@ -384,13 +383,15 @@ final class LineTexts {
         let radius: Double
     }
     let maxBytes: Int
-    private var texts: [Key: LineText] = [:]
-    private var clock: UInt64 = 0
-    private(set) var bytes = 0
+    private var texts: LRUCache<Key, LineText>
+    var bytes: Int { texts.totalCost }
     /// Texts laid out (tests: a second frame lays out none).
     private(set) var made = 0
 
-    init(maxBytes: Int = 4 << 20) { self.maxBytes = maxBytes }
+    init(maxBytes: Int = 4 << 20) {
+        self.maxBytes = maxBytes
+        texts = LRUCache(maxCost: maxBytes)
+    }
 
     /// Draws a name along its line, glyph by glyph straight onto the frame (see LineText.draw).
     func draw(_ key: Key, _ placed: [LineGlyph], cr: OpaquePointer, renderer: TextRenderer) {
@@ -398,17 +399,10 @@ final class LineTexts {
     }
 
     func text(_ key: Key, renderer: TextRenderer) -> LineText {
-        clock += 1
-        if let hit = texts[key] { hit.lastUse = clock; return hit }
+        if let hit = texts.value(for: key) { return hit }
         let layout = renderer.layout(key.text, TextRenderer.Style(sizePx: key.sizePx, bold: key.bold, width: nil, maxLines: 1))
         let t = LineText.make(layout, color: key.color, halo: key.halo, radius: key.radius, bitmaps: renderer.glyphBitmaps)
-        t.lastUse = clock
-        while bytes + t.bytes > maxBytes, let old = texts.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            bytes -= old.value.bytes
-            texts.removeValue(forKey: old.key)
-        }
-        texts[key] = t
-        bytes += t.bytes
+        texts.insert(t, cost: t.bytes, for: key)
         made += 1
         return t
     }

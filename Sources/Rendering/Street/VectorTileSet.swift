@@ -27,9 +27,8 @@ public final class VectorTileSet: @unchecked Sendable {
     public var decodesOnWorker = false
 
     private let lock = NSLock()
-    private var cache: [Key: (tile: VectorTile?, bytes: Int, lastUse: UInt64)] = [:]
-    private var bytes = 0
-    private var clock: UInt64 = 0
+    /// Decoded tiles (nil: absent or unusable), each costing its approximate bytes.
+    private var cache: LRUCache<Key, VectorTile?>
     private var pending = Set<Key>()
     /// Tiles a frame asked for before they were decoded.
     private var missing = Set<Key>()
@@ -40,13 +39,14 @@ public final class VectorTileSet: @unchecked Sendable {
     public init(tiles: any TileSource, maxBytes: Int = 48 << 20) {
         self.tiles = tiles
         self.maxBytes = max(1 << 20, maxBytes)
+        cache = LRUCache(maxCost: self.maxBytes)
     }
 
     public var metadata: TileSetMetadata { tiles.metadata }
 
     /// Problems met (a corrupt or oversized tile, ...), each once, newest last; at most 50.
     public var warnings: [String] { lock.lock(); defer { lock.unlock() }; return warningList }
-    public var cachedBytes: Int { lock.lock(); defer { lock.unlock() }; return bytes }
+    public var cachedBytes: Int { lock.lock(); defer { lock.unlock() }; return cache.totalCost }
     public var cachedTileCount: Int { lock.lock(); defer { lock.unlock() }; return cache.count }
     private var hitCount = 0, missCount = 0
     /// Tiles the renderer asked for that were decoded already, and those it had to decode (the
@@ -64,7 +64,7 @@ public final class VectorTileSet: @unchecked Sendable {
     /// The decoded tile, decoding it here if it is not cached; nil if absent or unusable.
     public func tile(_ key: Key) -> VectorTile? {
         lock.lock()
-        if let hit = lookup(key) { hitCount += 1; lock.unlock(); return hit.tile }
+        if let hit = cache.value(for: key) { hitCount += 1; lock.unlock(); return hit }
         missCount += 1
         lock.unlock()
         let t = decode(key)
@@ -77,7 +77,7 @@ public final class VectorTileSet: @unchecked Sendable {
     /// The tile if it is decoded already (found false: not yet decoded).
     public func cachedTile(_ key: Key) -> (found: Bool, tile: VectorTile?) {
         lock.lock(); defer { lock.unlock() }
-        if let hit = lookup(key) { return (true, hit.tile) }
+        if let hit = cache.value(for: key) { return (true, hit) }
         return (false, nil)
     }
 
@@ -86,7 +86,7 @@ public final class VectorTileSet: @unchecked Sendable {
     public func frameTile(_ key: Key) -> VectorTile? {
         guard decodesOnWorker else { return tile(key) }
         lock.lock()
-        if let hit = lookup(key) { lock.unlock(); return hit.tile }
+        if let hit = cache.value(for: key) { lock.unlock(); return hit }
         missing.insert(key)
         lock.unlock()
         prefetch([key])
@@ -96,7 +96,7 @@ public final class VectorTileSet: @unchecked Sendable {
     /// Decodes the tiles not yet cached on the worker queue.
     public func prefetch(_ keys: [Key]) {
         lock.lock()
-        let todo = keys.filter { cache[$0] == nil && !pending.contains($0) }
+        let todo = keys.filter { !cache.contains($0) && !pending.contains($0) }
         pending.formUnion(todo)
         lock.unlock()
         guard !todo.isEmpty else { return }
@@ -104,7 +104,7 @@ public final class VectorTileSet: @unchecked Sendable {
             var missed = false
             for key in todo {
                 lock.lock()
-                let done = cache[key] != nil
+                let done = cache.contains(key)
                 lock.unlock()
                 let t = done ? nil : decode(key)
                 lock.lock()
@@ -131,25 +131,10 @@ public final class VectorTileSet: @unchecked Sendable {
     /// Waits until the worker has finished what it was given (tests, benchmarks).
     public func waitForPrefetch() { queue.sync {} }
 
-    private func lookup(_ key: Key) -> (tile: VectorTile?, bytes: Int, lastUse: UInt64)? {
-        guard var hit = cache[key] else { return nil }
-        clock += 1
-        hit.lastUse = clock
-        cache[key] = hit
-        return hit
-    }
-
+    /// Keeps a decoded tile (the newest, never evicted by its own store), the least recently
+    /// used going past `maxBytes`.
     private func store(_ key: Key, _ t: VectorTile?) {
-        if let old = cache[key] { bytes -= old.bytes }
-        clock += 1
-        let size = (t?.approximateBytes ?? 0) + 256
-        cache[key] = (t, size, clock)
-        bytes += size
-        while bytes > maxBytes, cache.count > 1,
-              let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            bytes -= oldest.value.bytes
-            cache.removeValue(forKey: oldest.key)
-        }
+        cache.insert(t, cost: (t?.approximateBytes ?? 0) + 256, for: key)
     }
 
     private func decode(_ key: Key) -> VectorTile? {

@@ -112,31 +112,28 @@ final class GlyphBitmaps {
     static let interactiveAngleSteps = 120
 
     let maxBytes: Int
-    private var glyphs: [Key: (bitmap: GlyphBitmap, lastUse: UInt64)] = [:]
-    private var turned: [TurnedKey: (turned: Turned, lastUse: UInt64)] = [:]
-    private(set) var glyphBytes = 0, turnedBytes = 0
-    private var clock: UInt64 = 0
+    private var glyphs: LRUCache<Key, GlyphBitmap>
+    private var turned: LRUCache<TurnedKey, Turned>
+    var glyphBytes: Int { glyphs.totalCost }
+    var turnedBytes: Int { turned.totalCost }
     private var serials = 0
     /// Glyph images rasterised by pango and cairo, and turned images sampled (tests).
     private(set) var rasterized = 0, turnedMade = 0
 
-    init(maxBytes: Int = 4 << 20) { self.maxBytes = maxBytes }
+    init(maxBytes: Int = 4 << 20) {
+        self.maxBytes = maxBytes
+        glyphs = LRUCache(maxCost: maxBytes)
+        turned = LRUCache(maxCost: maxBytes)
+    }
 
     func nextSerial() -> Int { serials += 1; return serials }
 
     /// The glyph's image, rasterised by `make` on first use.
     func glyph(_ key: Key, make: (Int) -> GlyphBitmap?) -> GlyphBitmap? {
-        clock += 1
-        // A hit found by one hash: its last use set in place through the found index.
-        if let i = glyphs.index(forKey: key) {
-            glyphs.values[i].lastUse = clock
-            return glyphs.values[i].bitmap
-        }
+        if let hit = glyphs.value(for: key) { return hit }
         guard let b = make(nextSerial()) else { return nil }
         rasterized += 1
-        if glyphBytes + b.bytes > maxBytes { evictGlyphs(keeping: maxBytes * 3 / 4 - b.bytes) }
-        glyphs[key] = (b, clock)
-        glyphBytes += b.bytes
+        glyphs.insert(b, cost: b.bytes, for: key)
         return b
     }
 
@@ -156,34 +153,12 @@ final class GlyphBitmaps {
         if a < 0 { a += steps }
         let key = TurnedKey(serial: b.serial, ox: Int32((ox * 64).rounded()), oy: Int32((oy * 64).rounded()), angle: Int16(a),
                             steps: Int16(steps), fx: UInt8(fx), fy: UInt8(fy))
-        clock += 1
-        if let i = turned.index(forKey: key) {
-            turned.values[i].lastUse = clock
-            return (turned.values[i].turned, ix, iy)
-        }
+        if let hit = turned.value(for: key) { return (hit, ix, iy) }
         let t = Self.turn(b, ox: Double(key.ox) / 64, oy: Double(key.oy) / 64, angle: Double(a) * 2 * .pi / Double(steps),
                           fx: Double(fx) / p, fy: Double(fy) / p, serial: nextSerial())
         turnedMade += 1
-        if turnedBytes + t.image.bytes > maxBytes { evictTurned(keeping: maxBytes * 3 / 4 - t.image.bytes) }
-        turned[key] = (t, clock)
-        turnedBytes += t.image.bytes
+        turned.insert(t, cost: t.image.bytes, for: key)
         return (t, ix, iy)
-    }
-
-    private func evictGlyphs(keeping budget: Int) {
-        for (k, v) in glyphs.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            guard glyphBytes > budget else { break }
-            glyphBytes -= v.bitmap.bytes
-            glyphs.removeValue(forKey: k)
-        }
-    }
-
-    private func evictTurned(keeping budget: Int) {
-        for (k, v) in turned.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-            guard turnedBytes > budget else { break }
-            turnedBytes -= v.turned.image.bytes
-            turned.removeValue(forKey: k)
-        }
     }
 
     /// `b` (top left at (ox, oy) from the centre) turned by `angle` about a centre at (fx, fy)

@@ -38,42 +38,34 @@ final class LabelSprites {
         /// The image's top left relative to the layout's origin (whole pixels).
         let dx: Int, dy: Int
         var bytes: Int
-        var lastUse: UInt64
     }
 
     let maxBytes: Int
-    private(set) var bytes = 0
-    private var sprites: [Key: Sprite] = [:]
-    private var clock: UInt64 = 0
+    var bytes: Int { sprites.totalCost }
+    private var sprites: LRUCache<Key, Sprite>
     /// Sprites drawn (tests: a second frame draws none).
     private(set) var made = 0
 
-    init(maxBytes: Int = 4 << 20) { self.maxBytes = maxBytes }
+    init(maxBytes: Int = 4 << 20) {
+        self.maxBytes = maxBytes
+        sprites = LRUCache(maxCost: maxBytes)
+    }
 
     var count: Int { sprites.count }
 
     /// Forgets the sprites of a layout that is being freed (its address may be reused).
     func remove(layout: OpaquePointer) {
         let id = UInt(bitPattern: Int(bitPattern: UnsafeMutableRawPointer(layout)))
-        for (k, v) in sprites where k.layout == id {
-            bytes -= v.bytes
-            sprites.removeValue(forKey: k)
-        }
+        sprites.removeAll { k, _ in k.layout == id }
     }
 
     func removeAll() {
         sprites.removeAll()
-        bytes = 0
     }
 
     /// The sprite of a laid-out text, made on first use.
     func sprite(_ key: Key, layout: OpaquePointer, draw: (OpaquePointer, Double, Double) -> Void) -> Sprite? {
-        clock += 1
-        if var hit = sprites[key] {
-            hit.lastUse = clock
-            sprites[key] = hit
-            return hit
-        }
+        if let hit = sprites.value(for: key) { return hit }
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
         // Ink and logical box, grown by the halo's offset and one more pixel for antialiasing.
@@ -92,36 +84,23 @@ final class LabelSprites {
         cairo_destroy(cr)
         cairo_surface_flush(surface)
         let size = w * h * 4
-        evict(toFit: size, keeping: nil)
-        let s = Sprite(image: CairoImage(owning: surface), runs: nil, dx: x0, dy: y0, bytes: size, lastUse: clock)
-        sprites[key] = s
-        bytes += size
+        let s = Sprite(image: CairoImage(owning: surface), runs: nil, dx: x0, dy: y0, bytes: size)
+        sprites.insert(s, cost: size, for: key)
         made += 1
         return s
     }
 
     /// The runs of a sprite made by `sprite(_:layout:draw:)` (nil: no such sprite, or an image
     /// runs cannot hold), made the first time they are asked for; the budget counts them (a
-    /// second copy of the pixels and the run table).
+    /// second copy of the pixels and the run table; the sprite is then the most recently used).
     func runs(of key: Key) -> SpriteRuns? {
-        guard var s = sprites[key] else { return nil }
+        guard var s = sprites.peek(key) else { return nil }
         if let r = s.runs { return r }
         guard let r = SpriteRuns(s.image) else { return nil }
-        evict(toFit: r.bytes, keeping: key)
         s.runs = r
         s.bytes += r.bytes
-        sprites[key] = s
-        bytes += r.bytes
+        sprites.insert(s, cost: s.bytes, for: key)
         return r
-    }
-
-    /// Lets the least recently used sprites (other than `keeping`) go until `size` more bytes fit.
-    private func evict(toFit size: Int, keeping: Key?) {
-        while bytes + size > maxBytes,
-              let old = sprites.lazy.filter({ $0.key != keeping }).min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            bytes -= old.value.bytes
-            sprites.removeValue(forKey: old.key)
-        }
     }
 
     /// Composites a sprite with the layout's origin at (x, y) (whole pixels).

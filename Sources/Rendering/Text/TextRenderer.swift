@@ -17,10 +17,9 @@ final class TextRenderer {
 
     private let context: OpaquePointer
     private let family: String
-    private var layouts: [Key: (layout: OpaquePointer, lastUse: UInt64)] = [:]
-    private var clock: UInt64 = 0
-    /// Layouts kept; the least recently used goes first.
-    let capacity = 512
+    /// Layouts kept; the least recently used goes first (its sprites with it).
+    static let capacity = 512
+    private var layouts = LRUCache<Key, OpaquePointer>(maxCount: TextRenderer.capacity)
     /// Measured sizes kept before the lot is dropped and measured anew (a few dozen bytes each).
     static let maxMeasured = 16_384
 
@@ -45,24 +44,18 @@ final class TextRenderer {
     }
 
     deinit {
-        for (_, v) in layouts { g_object_unref(UnsafeMutableRawPointer(v.layout)) }
+        layouts.forEach { _, layout in g_object_unref(UnsafeMutableRawPointer(layout)) }
         g_object_unref(UnsafeMutableRawPointer(context))
     }
 
     func layout(_ text: String, _ style: Style) -> OpaquePointer {
-        clock += 1
         let key = Key(text: text, style: style)
-        if let hit = layouts[key] {
-            layouts[key] = (hit.layout, clock)
-            return hit.layout
-        }
-        if layouts.count >= capacity, let old = layouts.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-            sprites.remove(layout: old.value.layout)
-            g_object_unref(UnsafeMutableRawPointer(old.value.layout))
-            layouts.removeValue(forKey: old.key)
-        }
+        if let hit = layouts.value(for: key) { return hit }
         let layout = makeLayout(text, style)
-        layouts[key] = (layout, clock)
+        layouts.insert(layout, cost: 0, for: key) { _, old in
+            sprites.remove(layout: old)
+            g_object_unref(UnsafeMutableRawPointer(old))
+        }
         return layout
     }
 
@@ -103,8 +96,8 @@ final class TextRenderer {
         let key = Key(text: text, style: style)
         if let hit = sizes[key] { return hit }
         let s: (width: Double, height: Double)
-        if let kept = layouts[key] {
-            s = size(kept.layout)
+        if let kept = layouts.peek(key) {
+            s = size(kept)
         } else {
             // A layout made only to measure, not kept: the same font description and text as
             // `layout` makes, so the same extents.
