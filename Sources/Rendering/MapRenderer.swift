@@ -633,10 +633,13 @@ public final class MapRenderer {
         // flat frames' milliseconds still had one thread running, mostly drawing the last piece;
         // with four times, 6 % (session 28: wall 0.92 of twice's; six times measured no better).
         let pieces = meanwhile == nil ? n : 4 * n
+        // The pieces taken first larger, the last ones small (shares pieces, pieces - 1, ... 1):
+        // the thread that takes the last piece keeps the other waiting for less.
+        let shares = pieces > n ? (1...pieces).reversed().map(Double.init) : nil
         // Cut on whole chunks: each piece then takes its chunks' share of the street layers'
         // buckets, made once (`LineRasterizer.Buckets`).
         let plan = balance.cuts(rowCosts: ready.street?.bandWork(width: width, height: height).rowCosts(), bands: pieces, width: width, height: height,
-                                step: LineRasterizer.chunkRows)
+                                step: LineRasterizer.chunkRows, shares: shares)
         let cuts = plan.cuts
         let times = ParallelSlots<Double>(count: max(0, cuts.count - 1), initial: 0)
         let queue = PieceQueue(count: cuts.count - 1)

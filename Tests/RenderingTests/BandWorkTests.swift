@@ -28,6 +28,21 @@ import Testing
         #expect(zip(cuts, cuts.dropFirst()).allSatisfy { $0 <= $1 })
         #expect(BandWork(width: 10, height: 0).cuts(bands: 2) == [0, 0])
     }
+
+    /// Shares give the pieces their parts of the work (the frame's pieces: the first taken
+    /// largest, the last smallest), on whole steps; shares that cannot be used give equal parts.
+    @Test func sharesGiveEachPieceItsPartOfTheWork() {
+        let even = [Double](repeating: 1, count: 1024)
+        #expect(BandWork.cuts(rowCosts: even, bands: 4, step: 32, shares: [4, 3, 2, 1]) == [0, 416, 704, 928, 1024])
+        #expect(BandWork.cuts(rowCosts: even, bands: 4, shares: [1, 1, 1, 1]) == BandWork.cuts(rowCosts: even, bands: 4))
+        for bad: [Double] in [[1, 2], [1, 0, 1, 1], [1, .nan, 1, 1], [1, -1, 1, 1]] {
+            #expect(BandWork.cuts(rowCosts: even, bands: 4, shares: bad) == [0, 256, 512, 768, 1024], "\(bad)")
+        }
+        // Work crowded into the top rows: the shares are of the work, not of the rows.
+        let crowded = (0..<1000).map { $0 < 100 ? 10.0 : 0.0 }
+        let cuts = BandWork.cuts(rowCosts: crowded, bands: 3, shares: [3, 2, 1])
+        #expect(cuts == [0, 50, 84, 1000], "\(cuts)")
+    }
 }
 
 /// Band cuts that learn from the bands' times (`BandBalance`): scripted times, no clock.

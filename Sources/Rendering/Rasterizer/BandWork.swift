@@ -71,17 +71,26 @@ struct BandWork {
     }
 
     /// Row boundaries, 0 first and the row count last, of `bands` bands of about equal
-    /// `rowCosts`, each cut on a multiple of `step` rows (a band may be empty).
-    static func cuts(rowCosts rowCost: [Double], bands n: Int, step: Int = 1) -> [Int] {
+    /// `rowCosts`, each cut on a multiple of `step` rows (a band may be empty). With `shares`
+    /// (one a band, positive), band i gets about shares[i] / (their sum) of the work instead.
+    static func cuts(rowCosts rowCost: [Double], bands n: Int, step: Int = 1, shares: [Double]? = nil) -> [Int] {
         let height = rowCost.count
         guard n > 1, height > 0 else { return [0, height] }
         let total = rowCost.reduce(0, +)
         let step = max(1, step)
+        // The work above each cut, as a fraction of the whole: k / n, or the shares summed.
+        var above = (0...n).map { Double($0) / Double(n) }
+        if let shares, shares.count == n, shares.allSatisfy({ $0 > 0 && $0.isFinite }) {
+            let sum = shares.reduce(0, +)
+            var run = 0.0
+            for i in 0..<n { above[i] = run / sum; run += shares[i] }
+            above[n] = 1
+        }
         var cuts = [0]
         var acc = 0.0
         for y in 0..<height where cuts.count < n {
             acc += rowCost[y]
-            if acc >= total * Double(cuts.count) / Double(n) {
+            if acc >= total * above[cuts.count] {
                 // Rounded to the nearer multiple of `step` (halfway: up).
                 cuts.append(min(height, (y + 1 + step / 2) / step * step))
             }
@@ -110,7 +119,8 @@ final class BandBalance {
 
     /// Cuts for `bands` bands of `rowCosts` (or equal rows' work, when nil) over `height` rows,
     /// corrected by what the last passes measured, and each band's corrected work (for `learn`).
-    func cuts(rowCosts: [Double]?, bands n: Int, width: Int, height: Int, step: Int = 1) -> (cuts: [Int], estimates: [Double]) {
+    func cuts(rowCosts: [Double]?, bands n: Int, width: Int, height: Int, step: Int = 1,
+              shares: [Double]? = nil) -> (cuts: [Int], estimates: [Double]) {
         let key = width << 20 | height
         if key != size {
             if size >= 0 { factorsBySize[size] = factors }
@@ -121,7 +131,7 @@ final class BandBalance {
         let costs = rowCosts?.count == height ? rowCosts! : [Double](repeating: 1, count: height)
         var corrected = costs
         for y in 0..<height { corrected[y] *= factors[y] }
-        let cuts = BandWork.cuts(rowCosts: corrected, bands: n, step: step)
+        let cuts = BandWork.cuts(rowCosts: corrected, bands: n, step: step, shares: shares)
         var estimates = [Double](repeating: 0, count: max(0, cuts.count - 1))
         for b in estimates.indices where cuts[b] < cuts[b + 1] {
             for y in cuts[b]..<cuts[b + 1] { estimates[b] += corrected[y] }
