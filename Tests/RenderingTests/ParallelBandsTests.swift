@@ -48,6 +48,27 @@ import CCairo
         }
     }
 
+    /// The world's names alone (no pins) are copied in bands cut by their pixels, the cut
+    /// learning from the bands' times frame after frame: at a 4K-like aspect and a small one,
+    /// north up (the names' copies) and turned (the place-name painter), every frame of a
+    /// panning two-band renderer is the one-band renderer's frame.
+    @Test func namesInBandsCutByTheirWorkDrawTheOneBandFrame() {
+        for (w, h, bearing) in [(960, 540, 0.0), (640, 480, 0.0), (960, 540, 20.0)] {
+            let two = MapRenderer(), one = MapRenderer()
+            two.bands = 2; one.bands = 1
+            two.usesBaseMapCache = false; one.usesBaseMapCache = false
+            for round in 0..<8 {
+                let scene = MapScene(camera: CameraPosition(target: Coordinate(latitude: 50 - Double(round), longitude: 8 + Double(round)),
+                                                            zoom: 4.5, bearing: bearing))
+                let a = OwnedFrameBuffer(width: w, height: h), b = OwnedFrameBuffer(width: w, height: h)
+                one.render(scene, into: a.buffer)
+                two.render(scene, into: b.buffer)
+                #expect(one.drawnPlaces.count >= 8, "\(w)x\(h) round \(round): names enough for the band path")
+                #expect(Self.differing(a.buffer, b.buffer) == 0, "\(w)x\(h) bearing \(bearing) round \(round)")
+            }
+        }
+    }
+
     /// Frame after frame the bands' cuts move with their times (`BandBalance`); every frame
     /// is still the one-thread frame (the overlay scene: world, shapes, names and pins).
     @Test func cutsLearntFromTimesDrawTheOneBandFrame() {
