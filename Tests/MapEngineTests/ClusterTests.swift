@@ -70,11 +70,11 @@ import Gestures
     }
 
     @Test func theGridGivesTheSameAnswerAsEveryPairAndIsFast() {
-        var random = FeelRandom(state: 11)
+        var random = SplitMix64(seed: 11)
         let c = clustering()
         var ms: [Marker] = []
         for i in 0..<2_000 {
-            let p = Point(x: 640 + 900 * random.unit(), y: 400 + 600 * random.unit())
+            let p = Point(x: 640 + 900 * random.signedUnit(), y: 400 + 600 * random.signedUnit())
             ms.append(Marker(id: "m\(i)", position: c.projection.coordinate(at: p)!))
         }
         for m in ms { c.add(m) }
@@ -86,7 +86,7 @@ import Gestures
         // 10,000 markers over a city: well under a second.
         let big = clustering()
         for i in 0..<10_000 {
-            let p = Point(x: 640 + 3000 * random.unit(), y: 400 + 3000 * random.unit())
+            let p = Point(x: 640 + 3000 * random.signedUnit(), y: 400 + 3000 * random.signedUnit())
             big.add(Marker(id: "n\(i)", position: big.projection.coordinate(at: p)!))
         }
         let start = DispatchTime.now().uptimeNanoseconds

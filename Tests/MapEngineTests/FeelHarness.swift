@@ -3,20 +3,6 @@ import TouchCore
 import Gestures
 @testable import MapEngine
 
-/// SplitMix64, so every jittered stream is the same on every run.
-struct FeelRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in -1...1.
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) * 2 - 1 }
-}
-
 /// A panel reporting at `hz` with jittered timing and positions: fingers in millimetres, frames
 /// in screen pixels (5.9 px/mm, a 10.1" 1280 x 800 panel), explicit timestamps.
 struct FeelStream {
@@ -24,14 +10,15 @@ struct FeelStream {
     let hz: Double
     var jitter = 0.08 /* mm */
     var timeJitter = 0.1 /* fraction of the period */
-    private var random: FeelRandom
+    /// Seeded, so every jittered stream is the same on every run.
+    private var random: SplitMix64
     private(set) var time = 10.0
     private(set) var fingers: [Int: Point] = [:]
     private(set) var frames: [ContactFrame] = []
 
     init(hz: Double, seed: UInt64 = 3) {
         self.hz = hz
-        random = FeelRandom(state: seed)
+        random = SplitMix64(seed: seed)
     }
 
     var period: Double { 1 / hz }
@@ -39,10 +26,10 @@ struct FeelStream {
 
     mutating func frame() {
         let contacts = fingers.map { id, p in
-            Contact(id: id, position: Point(x: p.x + jitter * random.unit(), y: p.y + jitter * random.unit()) * FeelStream.ppm)
+            Contact(id: id, position: Point(x: p.x + jitter * random.signedUnit(), y: p.y + jitter * random.signedUnit()) * FeelStream.ppm)
         }
         frames.append(ContactFrame(time: time, contacts: contacts.sorted { $0.id < $1.id }))
-        time += period * (1 + timeJitter * random.unit())
+        time += period * (1 + timeJitter * random.signedUnit())
     }
     mutating func down(_ id: Int, _ x: Double, _ y: Double) { fingers[id] = Point(x: x, y: y); frame() }
     mutating func up(_ ids: Int...) { for id in ids { fingers[id] = nil }; frame() }

@@ -1,4 +1,5 @@
 import Testing
+import TouchCore
 @testable import Rendering
 
 /// The one least-recently-used cache behind the renderer's caches: what goes first past a
@@ -65,7 +66,7 @@ import Testing
     /// list kept in order of use: the same entries in the same order, the same evictions, the
     /// same total cost after every step (the slots are reused many times over).
     @Test func aLongRandomRunAgreesWithAPlainModel() {
-        var rng = SplitMix(seed: 27)
+        var rng = SplitMix64(seed: 27)
         var c = LRUCache<Int, Int>(maxCost: 200, maxCount: 12)
         var model: [(key: Int, value: Int, cost: Int)] = []      // oldest first
         for step in 0..<20_000 {
@@ -101,18 +102,6 @@ import Testing
             #expect(order == model.map(\.key), "step \(step)")
             #expect(c.totalCost == model.reduce(0) { $0 + $1.cost } && c.count == model.count)
             if order != model.map(\.key) { break }
-        }
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
