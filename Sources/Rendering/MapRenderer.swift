@@ -801,14 +801,10 @@ public final class MapRenderer {
             LabelCopy.copy(copies, cr: cr)
             return
         }
-        guard let balance else {
-            MapRenderer.inBands(n, frame: frame, surface: surface) { bcr, _ in LabelCopy.copy(copies, cr: bcr) }
-            return
-        }
-        let plan = balance.cuts(rowCosts: MapRenderer.markerWork(copies, [], width: frame.width, height: frame.height),
-                                bands: n, width: frame.width, height: frame.height)
-        let times = MapRenderer.inBands(n, cuts: plan.cuts, frame: frame, surface: surface) { bcr, _ in LabelCopy.copy(copies, cr: bcr) }
-        balance.learn(cuts: plan.cuts, estimates: plan.estimates, times: times)
+        let plan = balance?.cuts(rowCosts: MapRenderer.markerWork(copies, [], width: frame.width, height: frame.height),
+                                 bands: n, width: frame.width, height: frame.height)
+        let times = MapRenderer.inBands(n, cuts: plan?.cuts, frame: frame, surface: surface) { bcr, _ in LabelCopy.copy(copies, cr: bcr) }
+        if let balance, let plan { balance.learn(cuts: plan.cuts, estimates: plan.estimates, times: times) }
     }
 
     /// Runs `draw` for n horizontal bands of the frame at once, each with a cairo context on a

@@ -11,7 +11,7 @@ import TileSources
 public final class RasterTileSource: @unchecked Sendable {
     public let tiles: any TileSource
     /// Most decoded tiles kept (palette tiles compact, others 256 KiB at 256x256).
-    public let capacity: Int
+    public var capacity: Int { cache.maxCount }
     /// Errors met while decoding (e.g. JPEG tiles), each reported once.
     public private(set) var warnings: [String] = []
 
@@ -58,8 +58,7 @@ public final class RasterTileSource: @unchecked Sendable {
 
     public init(tiles: any TileSource, capacity: Int = 256) {
         self.tiles = tiles
-        self.capacity = max(1, capacity)
-        cache = LRUCache(maxCount: self.capacity)
+        cache = LRUCache(maxCount: capacity)
     }
 
     public var cachedTileCount: Int { cache.count }

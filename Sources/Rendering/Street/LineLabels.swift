@@ -382,16 +382,13 @@ final class LineTexts {
         let halo: StyleColor?
         let radius: Double
     }
-    let maxBytes: Int
+    var maxBytes: Int { texts.maxCost }
     private var texts: LRUCache<Key, LineText>
     var bytes: Int { texts.totalCost }
     /// Texts laid out (tests: a second frame lays out none).
     private(set) var made = 0
 
-    init(maxBytes: Int = 4 << 20) {
-        self.maxBytes = maxBytes
-        texts = LRUCache(maxCost: maxBytes)
-    }
+    init(maxBytes: Int = 4 << 20) { texts = LRUCache(maxCost: maxBytes) }
 
     /// Draws a name along its line, glyph by glyph straight onto the frame (see LineText.draw).
     func draw(_ key: Key, _ placed: [LineGlyph], cr: OpaquePointer, renderer: TextRenderer) {

@@ -111,7 +111,8 @@ final class GlyphBitmaps {
     /// turned again every other frame (1.9 ms of a tilt gesture's 10 ms CPU frame).
     static let interactiveAngleSteps = 120
 
-    let maxBytes: Int
+    /// Each kind's budget.
+    var maxBytes: Int { glyphs.maxCost }
     private var glyphs: LRUCache<Key, GlyphBitmap>
     private var turned: LRUCache<TurnedKey, Turned>
     var glyphBytes: Int { glyphs.totalCost }
@@ -121,7 +122,6 @@ final class GlyphBitmaps {
     private(set) var rasterized = 0, turnedMade = 0
 
     init(maxBytes: Int = 4 << 20) {
-        self.maxBytes = maxBytes
         glyphs = LRUCache(maxCost: maxBytes)
         turned = LRUCache(maxCost: maxBytes)
     }

@@ -37,19 +37,17 @@ final class LabelSprites {
         var runs: SpriteRuns?
         /// The image's top left relative to the layout's origin (whole pixels).
         let dx: Int, dy: Int
-        var bytes: Int
+        /// What the sprite holds: its image, and its runs once made.
+        var bytes: Int { image.width * image.height * 4 + (runs?.bytes ?? 0) }
     }
 
-    let maxBytes: Int
+    var maxBytes: Int { sprites.maxCost }
     var bytes: Int { sprites.totalCost }
     private var sprites: LRUCache<Key, Sprite>
     /// Sprites drawn (tests: a second frame draws none).
     private(set) var made = 0
 
-    init(maxBytes: Int = 4 << 20) {
-        self.maxBytes = maxBytes
-        sprites = LRUCache(maxCost: maxBytes)
-    }
+    init(maxBytes: Int = 4 << 20) { sprites = LRUCache(maxCost: maxBytes) }
 
     var count: Int { sprites.count }
 
@@ -83,9 +81,8 @@ final class LabelSprites {
         draw(cr, Double(-x0), Double(-y0))
         cairo_destroy(cr)
         cairo_surface_flush(surface)
-        let size = w * h * 4
-        let s = Sprite(image: CairoImage(owning: surface), runs: nil, dx: x0, dy: y0, bytes: size)
-        sprites.insert(s, cost: size, for: key)
+        let s = Sprite(image: CairoImage(owning: surface), runs: nil, dx: x0, dy: y0)
+        sprites.insert(s, cost: s.bytes, for: key)
         made += 1
         return s
     }
@@ -98,7 +95,6 @@ final class LabelSprites {
         if let r = s.runs { return r }
         guard let r = SpriteRuns(s.image) else { return nil }
         s.runs = r
-        s.bytes += r.bytes
         sprites.insert(s, cost: s.bytes, for: key)
         return r
     }
