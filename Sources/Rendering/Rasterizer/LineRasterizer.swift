@@ -79,6 +79,8 @@ enum LineRasterizer {
         var alpha: Double = 1
         /// The segments bucketed by a whole frame's chunks, when made beforehand (`buckets`).
         var buckets: Buckets? = nil
+        /// A pattern drawn along the segments (`along`), antialiased only; nil: solid.
+        var dashes: Dashes? = nil
     }
 
     /// A layer's segments bucketed by the 32-row chunks of a frame `width` x `height` (chunk c:
@@ -265,16 +267,21 @@ enum LineRasterizer {
             guard lo < hi else { continue }
             let layer = plan.layers[li]
             let full = min(layer.alpha, 1) * 255            // a fully covered pixel's mask value
+            // (A pattern only antialiased, four numbers a segment: else drawn solid.)
+            let dashes = antialias && layer.dashes.map { $0.pieces.count >= layer.segments.count } == true ? layer.dashes : nil
+            let pattern = dashes?.step ?? .zero
             layer.segments.withUnsafeBufferPointer { s in
-                for j in lo..<hi {
-                    let k = Int(order[j])
-                    let (ha, hb) = halves(layer, k, antialias: antialias)
-                    // A width that does not change by 1/16 px or more is drawn at the mean.
-                    let even = abs(ha - hb) < 1.0 / 16
-                    let h0 = even ? (ha == hb ? ha : (ha + hb) / 2) : ha, h1 = even ? h0 : hb
-                    cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h0, h1: h1, taper: !even, full: full, antialias: antialias,
-                          mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                          marks: marks, markWords: markWords)
+                (dashes?.pieces ?? []).withUnsafeBufferPointer { d in
+                    for j in lo..<hi {
+                        let k = Int(order[j])
+                        let (ha, hb) = halves(layer, k, antialias: antialias)
+                        // A width that does not change by 1/16 px or more is drawn at the mean.
+                        let even = abs(ha - hb) < 1.0 / 16
+                        let h0 = even ? (ha == hb ? ha : (ha + hb) / 2) : ha, h1 = even ? h0 : hb
+                        cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h0, h1: h1, taper: !even, full: full, antialias: antialias,
+                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                              marks: marks, markWords: markWords, dash: dashes == nil ? nil : d.baseAddress.map { $0 + 4 * k }, pattern: pattern)
+                    }
                 }
             }
             let source = pixel(layer.color)
@@ -305,7 +312,7 @@ enum LineRasterizer {
     /// this does not draw (tapered, zero width, transparent).
     static func stroke(_ layer: Layer, pixels: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>,
                        under: (Int) -> Void) -> Bool {
-        guard layer.endWidths == nil, layer.lineWidth > 0, layer.alpha > 0, width > 0 else { return false }
+        guard layer.endWidths == nil, layer.dashes == nil, layer.lineWidth > 0, layer.alpha > 0, width > 0 else { return false }
         let count = layer.segments.count / 4
         let maskStride = (width + 7) & ~7
         let markWords = (maskStride / 8 + 63) / 64
@@ -388,7 +395,8 @@ enum LineRasterizer {
     private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double,
                               antialias: Bool, mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
                               rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>,
-                              marks: UnsafeMutablePointer<UInt64>, markWords: Int) {
+                              marks: UnsafeMutablePointer<UInt64>, markWords: Int,
+                              dash: UnsafePointer<Float>? = nil, pattern: SIMD4<Float> = .zero) {
         let reach = (taper ? max(h0, h1) : h0) + (antialias ? 0.5 : 0)
         let reach2 = reach * reach
         let on = WholeNumbers.byte(full + 0.5)          // a pixel's value without antialiasing
@@ -475,7 +483,42 @@ enum LineRasterizer {
                     // quarter of the line drawing's samples).
                     let n = Int32(truncatingIfNeeded: min((r - l + 4) & ~3, width - l))
                     var i: Int32 = 0
-                    if !taper {
+                    if let dash {
+                        // Drawn along a pattern (`Dashes`): the distance past the segment's ends
+                        // or to the nearest dash's core, whichever is more, with the distance
+                        // across. In periods from the nearest dash's middle, u - rounded(u):
+                        // rounded by adding and taking away 1.5 x 2^23, where a float's step
+                        // is 1 (|u| < 2^22: a piece is never millions of dashes long). The
+                        // scale from pattern to screen px linear along the piece (past its ends,
+                        // where the distance past the end is the larger, it does not matter).
+                        let period = pattern[0], inverse = pattern[1], core = pattern[3] * inverse
+                        let ul = (dash[0] - pattern[2] + tl * dash[1]) * inverse, ux = ftx * dash[1] * inverse
+                        let kl = (dash[2] + tl * (dash[3] - dash[2])) * period, kx = ftx * (dash[3] - dash[2]) * period
+                        let magic: Float = 12_582_912
+                        @inline(__always) func pixels(_ tapered: Bool) {
+                            let fh0 = Float(h0), fh1 = Float(h1), fdh = Float(dh), fcap = Float(cap), fh = Float(h0 + 0.5)
+                            while i < n {
+                                let fi = Float(i)
+                                let t = fi * ftx + tl, s = fi * fsx + sl
+                                let past = Pick.max(Pick.max(-t, t - 1), 0) * flen
+                                let u = fi * ux + ul
+                                let off = Pick.max(abs(u - ((u + magic) - magic)) - core, 0) * (fi * kx + kl)
+                                let over = Pick.max(past, off)
+                                let d = (s * s + over * over).squareRoot()
+                                let m: UInt8
+                                if tapered {
+                                    let h = t > 1 ? fh1 : fh0 + Pick.max(t, 0) * fdh
+                                    m = WholeNumbers.byte(Pick.max(Pick.min(Pick.min(1, 2 * h), h + 0.5 - d), 0) * ffull + 0.5)
+                                } else {
+                                    m = WholeNumbers.byte(Pick.max(Pick.min(fcap, fh - d), 0) * ffull + 0.5)
+                                }
+                                let old = out[Int(i)]
+                                out[Int(i)] = m >= old ? m : old
+                                i &+= 1
+                            }
+                        }
+                        if taper { pixels(true) } else { pixels(false) }
+                    } else if !taper {
                         let fcap = Float(cap), fh = Float(h0 + 0.5)
                         while i < n {
                             let (_, d) = foot(i, tl: tl, tx: ftx, sl: sl, sx: fsx, len: flen)
@@ -936,3 +979,4 @@ final class LineScratch {
         return k
     }()
 }
+

@@ -538,8 +538,15 @@ struct StreetMapPainter {
                 }
                 guard !segments.isEmpty else { continue }
                 var pieces: LinePieces?
+                // A dash and a gap drawn along the lines where the rasterizer draws them
+                // antialiased (`LineRasterizer.along`), else cut into dashes.
+                let along = rasterizesFills && LineRasterizer.drawsAlong(dash)
                 if view.tilted {
-                    pieces = LinePieces(perspective: segments, width: width, dash: dash, trim: trim, view: view, runs: runs)
+                    pieces = LinePieces(perspective: segments, width: width, dash: dash, trim: trim, view: view, runs: runs, along: along)
+                } else if along {
+                    let (cut, dashes) = LineRasterizer.along(segments, pattern: dash, trim: trim, runs: runs)
+                    pieces = LinePieces(segments: cut)
+                    pieces?.dashes = dashes
                 } else if rasterizesLines {
                     pieces = LinePieces(segments: dash.isEmpty && trim == 0 ? segments : LineRasterizer.dashed(segments, pattern: dash, trim: trim, runs: runs))
                 }
@@ -611,9 +618,12 @@ struct StreetMapPainter {
     static func strokeLines(pieces: LinePieces?, _ segments: [Double], width: Double, color c: StyleColor, cap: LineCap?, join: LineJoin?, dash: [Double],
                             antialias: Bool, cr: OpaquePointer) {
         guard !segments.isEmpty else { return }
-        if let pieces, LineRasterizer.stroke(pieces.segments, endWidths: pieces.endWidths, cr: cr, lineWidth: width, color: c.rgb, alpha: c.a,
-                                             antialias: antialias) { return }
-        if let pieces, pieces.endWidths != nil {
+        if let pieces, LineRasterizer.stroke(layers: [LineRasterizer.Layer(segments: pieces.segments, endWidths: pieces.endWidths, lineWidth: width,
+                                                                           color: c.rgb, alpha: c.a, dashes: pieces.dashes)],
+                                             cr: cr, antialias: antialias) { return }
+        // (Pieces with their pattern drawn along them are stroked below as the lines they are,
+        // dashed by cairo: a target the rasterizer cannot draw into.)
+        if let pieces, pieces.endWidths != nil, pieces.dashes == nil {
             // cairo strokes one width at a time: short pieces, each of the width at its middle.
             cairo_set_source_rgba(cr, c.r, c.g, c.b, c.a)
             cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
@@ -738,6 +748,9 @@ struct LinePieces {
 
     /// The pieces bucketed by the frame's chunks (`LineRasterizer.buckets`), when made.
     var buckets: LineRasterizer.Buckets?
+    /// A pattern drawn along the pieces (`LineRasterizer.along`), or nil: the dashes, if any,
+    /// are pieces of their own.
+    var dashes: LineRasterizer.Dashes?
 
     init(segments: [Double], endWidths: [Double]? = nil) {
         self.segments = segments
@@ -746,7 +759,8 @@ struct LinePieces {
 
     /// The pieces as a `LineRasterizer` layer `width` px wide (or each piece's own widths) in `color`.
     func layer(width: Double, color: StyleColor) -> LineRasterizer.Layer {
-        LineRasterizer.Layer(segments: segments, endWidths: endWidths, lineWidth: width, color: color.rgb, alpha: color.a, buckets: buckets)
+        LineRasterizer.Layer(segments: segments, endWidths: endWidths, lineWidth: width, color: color.rgb, alpha: color.a, buckets: buckets,
+                             dashes: dashes)
     }
 
     /// A tilted view's pieces, as MapLibre draws a pitched map's lines: widths, dashes and
@@ -754,19 +768,30 @@ struct LinePieces {
     /// (`GroundView.perspectiveScale`, at most 1), so far lines thin out and fade. The
     /// scale is affine in screen y, so along a straight piece the width changes linearly: the
     /// rasterizer draws each piece tapered from its start's width to its end's.
-    init(perspective segments: [Double], width: Double, dash: [Double], trim: Double, view: GroundView, runs: [LineRasterizer.Run]? = nil) {
+    /// `along`: a pattern of a dash and a gap drawn along the pieces (`LineRasterizer.along`),
+    /// not cut into them.
+    init(perspective segments: [Double], width: Double, dash: [Double], trim: Double, view: GroundView, runs: [LineRasterizer.Run]? = nil,
+         along: Bool = false) {
         // Dashes shorten with distance until their period is `minDashPeriod`: shorter ones would
         // not read as dashes, and each costs its round ends.
         let period = dash.reduce(0, +)
         let floor = period > 0 ? min(1, LinePieces.minDashPeriod / period) : 0
         let scale = view.perspective
-        let dashes = LineRasterizer.dashed(segments, pattern: dash, trim: trim, scale: scale.atLeast(floor), runs: runs)
+        var marks: LineRasterizer.Dashes?
+        let dashes: [Double]
+        if along {
+            (dashes, marks) = LineRasterizer.along(segments, pattern: dash, trim: trim, scale: scale.atLeast(floor), runs: runs)
+        } else {
+            dashes = LineRasterizer.dashed(segments, pattern: dash, trim: trim, scale: scale.atLeast(floor), runs: runs)
+        }
         // The scale stops growing at the row where it reaches its maximum: a piece across that
-        // row is cut there, so that the width along each piece is linear.
+        // row is cut there, so that the width along each piece is linear (and a pattern's
+        // scale, which stops there too).
         let clampY = scale.slope > 0 ? (scale.maximum - scale.base) / scale.slope : .infinity
-        var cut: [Double] = [], widths: [Double] = []
+        var cut: [Double] = [], widths: [Double] = [], places: [Float] = []
         cut.reserveCapacity(dashes.count + 64)
         widths.reserveCapacity(dashes.count / 2 + 32)
+        if marks != nil { places.reserveCapacity(dashes.count + 64) }
         func piece(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) {
             cut.append(x0); cut.append(y0); cut.append(x1); cut.append(y1)
             widths.append(width * scale(y0)); widths.append(width * scale(y1))
@@ -777,12 +802,26 @@ struct LinePieces {
                 let t = (clampY - y0) / (y1 - y0), xc = x0 + t * (x1 - x0)
                 piece(x0, y0, xc, clampY)
                 piece(xc, clampY, x1, y1)
+                if let m = marks?.pieces {
+                    // Split where the pattern's scale stops changing: its pattern px in
+                    // proportion to each part's (1 / scale) integral.
+                    let p = m[4 * k], span = Double(m[4 * k + 1]), s0 = Double(m[4 * k + 2]), s1 = Double(m[4 * k + 3])
+                    let sc = scale.atLeast(floor)(clampY)
+                    let len = ((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0)).squareRoot()
+                    let first = LineRasterizer.patternLength(t * len, s0, sc), second = LineRasterizer.patternLength((1 - t) * len, sc, s1)
+                    let part = first + second > 0 ? span * first / (first + second) : 0
+                    places += [p, Float(part), Float(s0), Float(sc)]
+                    places += [Float((Double(p) + part).truncatingRemainder(dividingBy: marks!.period)), Float(span - part), Float(sc), Float(s1)]
+                }
             } else {
                 piece(x0, y0, x1, y1)
+                if let m = marks?.pieces { places += m[(4 * k)..<(4 * k + 4)] }
             }
         }
         self.init(segments: cut, endWidths: widths)
+        if let marks { self.dashes = LineRasterizer.Dashes(pieces: places, period: marks.period, on: marks.on, trim: marks.trim) }
     }
+
 
     /// The shortest dash period (dash and gap, px) perspective shortens a pattern to.
     static let minDashPeriod = 8.0
