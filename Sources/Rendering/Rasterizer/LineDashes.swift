@@ -46,6 +46,42 @@ extension LineRasterizer {
         return length * log(s1 / s0) / d
     }
 
+    /// A line among segments (`dashed`, `along`): its segments `first..<end`, each starting
+    /// where the last ended (or as `runs` cut them: the run it starts), each segment's length
+    /// into `lengths[j]` and their sum, and whether its ends are open: cut by the view, or
+    /// going on into the next line (a road's ways one after the other), so not trimmed.
+    struct LineSpan {
+        let end: Int
+        let run: Run
+        let total: Double
+        let openStart: Bool, openEnd: Bool
+
+        /// The line starting at segment k of the n at `s`; `r` is the next run to look at.
+        init(at k: Int, in s: UnsafePointer<Double>, count n: Int, runs: [Run]?, next r: inout Int,
+             lengths: UnsafeMutablePointer<Double>) {
+            var e = k + 1
+            var run = Run(first: k, along: 0, startCut: false)
+            if let runs {
+                while r < runs.count && runs[r].first <= k { run = runs[r]; r += 1 }
+                e = r < runs.count ? min(max(runs[r].first, k + 1), n) : n
+            } else {
+                while e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1] { e += 1 }
+            }
+            var total = 0.0
+            for j in k..<e {
+                let dx = s[4 * j + 2] - s[4 * j], dy = s[4 * j + 3] - s[4 * j + 1]
+                let l = (dx * dx + dy * dy).squareRoot()
+                lengths[j] = l.isFinite ? l : 0
+                total += lengths[j]
+            }
+            self.end = e
+            self.run = run
+            self.total = total
+            openStart = run.startCut || (runs != nil && k > 0 && s[4 * k] == s[4 * k - 2] && s[4 * k + 1] == s[4 * k - 1])
+            openEnd = run.endCut || (runs != nil && e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1])
+        }
+    }
+
     /// Whether `along` draws this pattern: one dash (longer than 0: `dashed` draws none of
     /// length 0) and one gap.
     static func drawsAlong(_ pattern: [Double]) -> Bool {
@@ -75,30 +111,15 @@ extension LineRasterizer {
         struct Key: Hashable { let x0, y0, x1, y1: Double; let at: Float }
         var seen = Set<Key>()
         seen.reserveCapacity(n)
+        let lengths = UnsafeMutablePointer<Double>.allocate(capacity: max(n, 1))
+        defer { lengths.deallocate() }
         seg.withUnsafeBufferPointer { sp in
             guard let s = sp.baseAddress else { return }
             var k = 0, r = 0
-            var lengths: [Double] = []
             while k < n {
-                // One line: segments k..<e (as `dashed` finds them).
-                var e = k + 1
-                var run = Run(first: k, along: 0, startCut: false)
-                if let runs {
-                    while r < runs.count && runs[r].first <= k { run = runs[r]; r += 1 }
-                    e = r < runs.count ? min(max(runs[r].first, k + 1), n) : n
-                } else {
-                    while e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1] { e += 1 }
-                }
-                lengths.removeAll(keepingCapacity: true)
-                var total = 0.0
-                for j in k..<e {
-                    let dx = s[4 * j + 2] - s[4 * j], dy = s[4 * j + 3] - s[4 * j + 1]
-                    let l = (dx * dx + dy * dy).squareRoot()
-                    lengths.append(l.isFinite ? l : 0)
-                    total += lengths[j - k]
-                }
-                let openStart = run.startCut || (runs != nil && k > 0 && s[4 * k] == s[4 * k - 2] && s[4 * k + 1] == s[4 * k - 1])
-                let openEnd = run.endCut || (runs != nil && e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1])
+                let line = LineSpan(at: k, in: s, count: n, runs: runs, next: &r, lengths: lengths)
+                let e = line.end, run = line.run, total = line.total
+                let openStart = line.openStart, openEnd = line.openEnd
                 var a = openStart ? 0 : trim * scaleAt(s[4 * k + 1]), b = total - (openEnd ? 0 : trim * scaleAt(s[4 * e - 1]))
                 if a >= b { a = (a + b) / 2; b = a }
                 // The pattern at the line's start: the part of the whole line before this run
@@ -106,7 +127,7 @@ extension LineRasterizer {
                 var at = run.along.isFinite ? run.along.truncatingRemainder(dividingBy: period) : 0
                 var start = 0.0
                 for j in k..<e {
-                    let l = lengths[j - k]
+                    let l = lengths[j]
                     let x0 = s[4 * j], y0 = s[4 * j + 1], x1 = s[4 * j + 2], y1 = s[4 * j + 3]
                     let u0 = max(a, start), u1 = min(b, start + l)
                     // The piece of segment j inside [a, b] (a point when the line is one).

@@ -741,21 +741,8 @@ extension LineRasterizer {
             var k = 0, r = 0
             while k < n {
                 // One line: segments k..<e, each starting where the last ended (a run of `runs`).
-                var e = k + 1
-                var run = Run(first: k, along: 0, startCut: false)
-                if let runs {
-                    while r < runs.count && runs[r].first <= k { run = runs[r]; r += 1 }
-                    e = r < runs.count ? min(max(runs[r].first, k + 1), n) : n
-                } else {
-                    while e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1] { e += 1 }
-                }
-                var total = 0.0
-                for j in k..<e {
-                    let dx = s[4 * j + 2] - s[4 * j], dy = s[4 * j + 3] - s[4 * j + 1]
-                    let l = (dx * dx + dy * dy).squareRoot()
-                    lengths[j] = l.isFinite ? l : 0
-                    total += lengths[j]
-                }
+                let line = LineSpan(at: k, in: s, count: n, runs: runs, next: &r, lengths: lengths)
+                let e = line.end, run = line.run, total = line.total
                 // Walks the line once: `j` is the segment holding arc length `at`, `start` its start's.
                 var j = k, start = 0.0
                 func point(_ at: Double) -> (Double, Double) {
@@ -780,8 +767,7 @@ extension LineRasterizer {
                 }
                 // An end is trimmed (a butt end) where the line ends: not where the view cut it,
                 // nor where the next line goes on from it (a road's ways, one after the other).
-                let openStart = run.startCut || (runs != nil && k > 0 && s[4 * k] == s[4 * k - 2] && s[4 * k + 1] == s[4 * k - 1])
-                let openEnd = run.endCut || (runs != nil && e < n && s[4 * e] == s[4 * e - 2] && s[4 * e + 1] == s[4 * e - 1])
+                let openStart = line.openStart, openEnd = line.openEnd
                 if !dashing {
                     emit(0, total, trimStart: openStart ? 0 : trim * scaleAt(s[4 * k + 1]), trimEnd: openEnd ? 0 : trim * scaleAt(s[4 * e - 1]))
                 } else if total / (period * minScale) < 1_000_000 {
