@@ -108,9 +108,41 @@ extension LineRasterizer {
             let v = scale(y)
             return v.isFinite && v > 0 ? v : 1
         }
-        struct Key: Hashable { let x0, y0, x1, y1: Double; let at: Float }
-        var seen = Set<Key>()
-        seen.reserveCapacity(n)
+        // The pieces already in, by their numbers' bits (open addressing on piece numbers,
+        // at most one piece a segment): a `Set` of them hashed each piece's five numbers
+        // through `Hasher`, the longest part of the layer's build.
+        var bits = 4
+        while 1 << bits < 2 * n { bits += 1 }
+        let slots = 1 << bits
+        let seen = UnsafeMutablePointer<Int32>.allocate(capacity: slots)
+        seen.initialize(repeating: -1, count: slots)
+        defer { seen.deallocate() }
+        /// Whether the piece (with its place) is new; if so it is noted as piece `count`.
+        func isNew(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, _ place: Float, count: Int) -> Bool {
+            var h = x0.bitPattern &* 0x9E37_79B9_7F4A_7C15
+            h = (h ^ y0.bitPattern) &* 0x9E37_79B9_7F4A_7C15
+            h = (h ^ x1.bitPattern) &* 0x9E37_79B9_7F4A_7C15
+            h = (h ^ y1.bitPattern) &* 0x9E37_79B9_7F4A_7C15
+            h = (h ^ UInt64(place.bitPattern)) &* 0x9E37_79B9_7F4A_7C15
+            var i = Int(truncatingIfNeeded: h >> UInt64(64 - bits))
+            while seen[i] >= 0 {
+                let k = Int(seen[i])
+                if out[4 * k].bitPattern == x0.bitPattern && out[4 * k + 1].bitPattern == y0.bitPattern
+                    && out[4 * k + 2].bitPattern == x1.bitPattern && out[4 * k + 3].bitPattern == y1.bitPattern
+                    && marks[4 * k].bitPattern == place.bitPattern { return false }
+                i = (i + 1) & (slots - 1)
+            }
+            seen[i] = Int32(count)
+            return true
+        }
+        /// x less the whole periods in it: 0 ..< period (`truncatingRemainder`, a libm `fmod`
+        /// call, then taken up; in range for |x| < 2^62 periods, else 0).
+        func wrapped(_ x: Double) -> Double {
+            let q = x / period
+            guard abs(q) < 0x1p62 else { return 0 }
+            let w = x - Double(WholeNumbers.floor(q)) * period
+            return w >= 0 && w < period ? w : 0
+        }
         let lengths = UnsafeMutablePointer<Double>.allocate(capacity: max(n, 1))
         defer { lengths.deallocate() }
         seg.withUnsafeBufferPointer { sp in
@@ -124,7 +156,7 @@ extension LineRasterizer {
                 if a >= b { a = (a + b) / 2; b = a }
                 // The pattern at the line's start: the part of the whole line before this run
                 // skipped (`along`, ground px: pattern px at the scale of 1).
-                var at = run.along.isFinite ? run.along.truncatingRemainder(dividingBy: period) : 0
+                var at = run.along.isFinite ? wrapped(run.along) : 0
                 var start = 0.0
                 for j in k..<e {
                     let l = lengths[j]
@@ -139,13 +171,11 @@ extension LineRasterizer {
                         let before = patternLength(u0 - start, sy, s0)
                         // Where the piece starts in the pattern; left out if the same piece
                         // starting at the same place is already in.
-                        var place = (at + before).truncatingRemainder(dividingBy: period)
-                        if place < 0 { place += period }
-                        if !place.isFinite { place = 0 }
-                        if seen.insert(Key(x0: p.0, y0: p.1, x1: q.0, y1: q.1, at: Float(place))).inserted {
+                        let place = Float(wrapped(at + before))
+                        if isNew(p.0, p.1, q.0, q.1, place, count: out.count / 4) {
                             let span = patternLength(u1 - u0, s0, s1)
                             out.append(p.0); out.append(p.1); out.append(q.0); out.append(q.1)
-                            marks.append(Float(place)); marks.append(span.isFinite ? Float(span) : 0)
+                            marks.append(place); marks.append(span.isFinite ? Float(span) : 0)
                             marks.append(Float(s0)); marks.append(Float(s1))
                         }
                         if a == b { break }
