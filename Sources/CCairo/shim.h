@@ -18,8 +18,6 @@ static inline long tb_trunc(double x) { return (long)x; }
 static inline unsigned char tb_trunc_u8(double x) { return (unsigned char)(int)x; }
 /* The same for a float, 0 <= x < 256: UInt8(x). */
 static inline unsigned char tb_trunc_u8f(float x) { return (unsigned char)(int)x; }
-/* A float truncated to an int, |x| < 2^31: the same value as Int32(x). */
-static inline int tb_trunc_i32f(float x) { return (int)x; }
 /* Copies n bytes from src to dst (not overlapping) with stores that go around the CPU's caches
  * (SSE2's non-temporal stores, a whole 64-byte line of dst at a time; memcpy for the partial
  * lines at the ends, and everywhere without SSE2: a streaming store of part of a line is
