@@ -82,6 +82,25 @@ extension LineRasterizer {
         }
     }
 
+    /// Runs `body` for each line among the segments (`LineSpan`), in order: its first segment,
+    /// the line, the segments' numbers and each segment's length (`lengths[j]`).
+    static func eachLine(_ seg: [Double], runs: [Run]?,
+                         _ body: (_ first: Int, _ line: LineSpan, _ s: UnsafePointer<Double>, _ lengths: UnsafePointer<Double>) -> Void) {
+        let n = seg.count / 4
+        guard n > 0 else { return }
+        let lengths = UnsafeMutablePointer<Double>.allocate(capacity: n)
+        defer { lengths.deallocate() }
+        seg.withUnsafeBufferPointer { sp in
+            guard let s = sp.baseAddress else { return }
+            var k = 0, r = 0
+            while k < n {
+                let line = LineSpan(at: k, in: s, count: n, runs: runs, next: &r, lengths: lengths)
+                body(k, line, s, lengths)
+                k = line.end
+            }
+        }
+    }
+
     /// Whether `along` draws this pattern: one dash (longer than 0: `dashed` draws none of
     /// length 0) and one gap.
     static func drawsAlong(_ pattern: [Double]) -> Bool {
@@ -143,48 +162,40 @@ extension LineRasterizer {
             let w = x - Double(WholeNumbers.floor(q)) * period
             return w >= 0 && w < period ? w : 0
         }
-        let lengths = UnsafeMutablePointer<Double>.allocate(capacity: max(n, 1))
-        defer { lengths.deallocate() }
-        seg.withUnsafeBufferPointer { sp in
-            guard let s = sp.baseAddress else { return }
-            var k = 0, r = 0
-            while k < n {
-                let line = LineSpan(at: k, in: s, count: n, runs: runs, next: &r, lengths: lengths)
-                let e = line.end, run = line.run, total = line.total
-                let openStart = line.openStart, openEnd = line.openEnd
-                var a = openStart ? 0 : trim * scaleAt(s[4 * k + 1]), b = total - (openEnd ? 0 : trim * scaleAt(s[4 * e - 1]))
-                if a >= b { a = (a + b) / 2; b = a }
-                // The pattern at the line's start: the part of the whole line before this run
-                // skipped (`along`, ground px: pattern px at the scale of 1).
-                var at = run.along.isFinite ? wrapped(run.along) : 0
-                var start = 0.0
-                for j in k..<e {
-                    let l = lengths[j]
-                    let x0 = s[4 * j], y0 = s[4 * j + 1], x1 = s[4 * j + 2], y1 = s[4 * j + 3]
-                    let u0 = max(a, start), u1 = min(b, start + l)
-                    // The piece of segment j inside [a, b] (a point when the line is one).
-                    if u0 < u1 || (a == b && u0 == u1) {
-                        let t0 = l > 0 ? min(max((u0 - start) / l, 0), 1) : 0, t1 = l > 0 ? min(max((u1 - start) / l, 0), 1) : 0
-                        let p = (x0 + t0 * (x1 - x0), y0 + t0 * (y1 - y0)), q = (x0 + t1 * (x1 - x0), y0 + t1 * (y1 - y0))
-                        let sy = scaleAt(y0), s0 = scaleAt(p.1), s1 = scaleAt(q.1)
-                        // Pattern px from the segment's start to the piece's.
-                        let before = patternLength(u0 - start, sy, s0)
-                        // Where the piece starts in the pattern; left out if the same piece
-                        // starting at the same place is already in.
-                        let place = Float(wrapped(at + before))
-                        if isNew(p.0, p.1, q.0, q.1, place, count: out.count / 4) {
-                            let span = patternLength(u1 - u0, s0, s1)
-                            out.append(p.0); out.append(p.1); out.append(q.0); out.append(q.1)
-                            marks.append(place); marks.append(span.isFinite ? Float(span) : 0)
-                            marks.append(Float(s0)); marks.append(Float(s1))
-                        }
-                        if a == b { break }
+        eachLine(seg, runs: runs) { k, line, s, lengths in
+            let e = line.end, run = line.run, total = line.total
+            let openStart = line.openStart, openEnd = line.openEnd
+            var a = openStart ? 0 : trim * scaleAt(s[4 * k + 1]), b = total - (openEnd ? 0 : trim * scaleAt(s[4 * e - 1]))
+            if a >= b { a = (a + b) / 2; b = a }
+            // The pattern at the line's start: the part of the whole line before this run
+            // skipped (`along`, ground px: pattern px at the scale of 1).
+            var at = run.along.isFinite ? wrapped(run.along) : 0
+            var start = 0.0
+            for j in k..<e {
+                let l = lengths[j]
+                let x0 = s[4 * j], y0 = s[4 * j + 1], x1 = s[4 * j + 2], y1 = s[4 * j + 3]
+                let u0 = max(a, start), u1 = min(b, start + l)
+                // The piece of segment j inside [a, b] (a point when the line is one).
+                if u0 < u1 || (a == b && u0 == u1) {
+                    let t0 = l > 0 ? min(max((u0 - start) / l, 0), 1) : 0, t1 = l > 0 ? min(max((u1 - start) / l, 0), 1) : 0
+                    let p = (x0 + t0 * (x1 - x0), y0 + t0 * (y1 - y0)), q = (x0 + t1 * (x1 - x0), y0 + t1 * (y1 - y0))
+                    let sy = scaleAt(y0), s0 = scaleAt(p.1), s1 = scaleAt(q.1)
+                    // Pattern px from the segment's start to the piece's.
+                    let before = patternLength(u0 - start, sy, s0)
+                    // Where the piece starts in the pattern; left out if the same piece
+                    // starting at the same place is already in.
+                    let place = Float(wrapped(at + before))
+                    if isNew(p.0, p.1, q.0, q.1, place, count: out.count / 4) {
+                        let span = patternLength(u1 - u0, s0, s1)
+                        out.append(p.0); out.append(p.1); out.append(q.0); out.append(q.1)
+                        marks.append(place); marks.append(span.isFinite ? Float(span) : 0)
+                        marks.append(Float(s0)); marks.append(Float(s1))
                     }
-                    at += patternLength(l, scaleAt(y0), scaleAt(y1))
-                    start += l
-                    if start >= b { break }
+                    if a == b { break }
                 }
-                k = e
+                at += patternLength(l, scaleAt(y0), scaleAt(y1))
+                start += l
+                if start >= b { break }
             }
         }
         return (out, Dashes(pieces: marks, period: period, on: pattern[0], trim: trim))

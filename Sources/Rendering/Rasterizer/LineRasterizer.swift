@@ -734,61 +734,52 @@ extension LineRasterizer {
         // of this function's instructions went there), each segment's length into a scratch.
         var out = PieceBuffer(capacity: seg.count + 64)
         defer { out.free() }
-        let lengths = UnsafeMutablePointer<Double>.allocate(capacity: n)
-        defer { lengths.deallocate() }
-        seg.withUnsafeBufferPointer { sp in
-            guard let s = sp.baseAddress else { return }
-            var k = 0, r = 0
-            while k < n {
-                // One line: segments k..<e, each starting where the last ended (a run of `runs`).
-                let line = LineSpan(at: k, in: s, count: n, runs: runs, next: &r, lengths: lengths)
-                let e = line.end, run = line.run, total = line.total
-                // Walks the line once: `j` is the segment holding arc length `at`, `start` its start's.
-                var j = k, start = 0.0
-                func point(_ at: Double) -> (Double, Double) {
-                    while j < e - 1 && start + lengths[j] < at { start += lengths[j]; j += 1 }
-                    let l = lengths[j]
-                    let t = l > 0 ? min(max((at - start) / l, 0), 1) : 0
-                    return (s[4 * j] + t * (s[4 * j + 2] - s[4 * j]), s[4 * j + 1] + t * (s[4 * j + 3] - s[4 * j + 1]))
-                }
-                func emit(_ a: Double, _ b: Double, trimStart: Double, trimEnd: Double) {
-                    var a = a + trimStart, b = b - trimEnd
-                    if a >= b { a = (a + b) / 2; b = a }
-                    var p = point(a)
-                    // The vertices between a and b, then b.
-                    while j < e - 1 && start + lengths[j] < b {
-                        start += lengths[j]; j += 1
-                        let q = (s[4 * j], s[4 * j + 1])
-                        out.append(p.0, p.1, q.0, q.1)
-                        p = q
-                    }
-                    let q = point(b)
+        eachLine(seg, runs: runs) { k, line, s, lengths in
+            let e = line.end, run = line.run, total = line.total
+            // Walks the line once: `j` is the segment holding arc length `at`, `start` its start's.
+            var j = k, start = 0.0
+            func point(_ at: Double) -> (Double, Double) {
+                while j < e - 1 && start + lengths[j] < at { start += lengths[j]; j += 1 }
+                let l = lengths[j]
+                let t = l > 0 ? min(max((at - start) / l, 0), 1) : 0
+                return (s[4 * j] + t * (s[4 * j + 2] - s[4 * j]), s[4 * j + 1] + t * (s[4 * j + 3] - s[4 * j + 1]))
+            }
+            func emit(_ a: Double, _ b: Double, trimStart: Double, trimEnd: Double) {
+                var a = a + trimStart, b = b - trimEnd
+                if a >= b { a = (a + b) / 2; b = a }
+                var p = point(a)
+                // The vertices between a and b, then b.
+                while j < e - 1 && start + lengths[j] < b {
+                    start += lengths[j]; j += 1
+                    let q = (s[4 * j], s[4 * j + 1])
                     out.append(p.0, p.1, q.0, q.1)
+                    p = q
                 }
-                // An end is trimmed (a butt end) where the line ends: not where the view cut it,
-                // nor where the next line goes on from it (a road's ways, one after the other).
-                let openStart = line.openStart, openEnd = line.openEnd
-                if !dashing {
-                    emit(0, total, trimStart: openStart ? 0 : trim * scaleAt(s[4 * k + 1]), trimEnd: openEnd ? 0 : trim * scaleAt(s[4 * e - 1]))
-                } else if total / (period * minScale) < 1_000_000 {
-                    // The pattern from the whole line's start: the part before this run skipped
-                    // (tilted: `along` is ground px, the pattern's px at the scale of 1; on screen
-                    // at the scale where the run starts).
-                    var at = -run.along.truncatingRemainder(dividingBy: period) * scaleAt(s[4 * k + 1]), i = 0, on = true
-                    if !at.isFinite { at = 0 }
-                    while at < total {
-                        let sc = scale == nil ? 1 : scaleAt(point(max(at, 0)).1)
-                        let len = pattern[i] * sc
-                        if on && len > 0 && at + len > 0 {
-                            emit(max(at, 0), min(at + len, total), trimStart: at <= 0 && openStart ? 0 : trim * sc,
-                                 trimEnd: at + len >= total && openEnd ? 0 : trim * sc)
-                        }
-                        at += len
-                        i = (i + 1) % pattern.count
-                        on.toggle()
+                let q = point(b)
+                out.append(p.0, p.1, q.0, q.1)
+            }
+            // An end is trimmed (a butt end) where the line ends: not where the view cut it,
+            // nor where the next line goes on from it (a road's ways, one after the other).
+            let openStart = line.openStart, openEnd = line.openEnd
+            if !dashing {
+                emit(0, total, trimStart: openStart ? 0 : trim * scaleAt(s[4 * k + 1]), trimEnd: openEnd ? 0 : trim * scaleAt(s[4 * e - 1]))
+            } else if total / (period * minScale) < 1_000_000 {
+                // The pattern from the whole line's start: the part before this run skipped
+                // (tilted: `along` is ground px, the pattern's px at the scale of 1; on screen
+                // at the scale where the run starts).
+                var at = -run.along.truncatingRemainder(dividingBy: period) * scaleAt(s[4 * k + 1]), i = 0, on = true
+                if !at.isFinite { at = 0 }
+                while at < total {
+                    let sc = scale == nil ? 1 : scaleAt(point(max(at, 0)).1)
+                    let len = pattern[i] * sc
+                    if on && len > 0 && at + len > 0 {
+                        emit(max(at, 0), min(at + len, total), trimStart: at <= 0 && openStart ? 0 : trim * sc,
+                             trimEnd: at + len >= total && openEnd ? 0 : trim * sc)
                     }
+                    at += len
+                    i = (i + 1) % pattern.count
+                    on.toggle()
                 }
-                k = e
             }
         }
         return dashing ? out.distinctPieces() : out.array()
