@@ -270,17 +270,29 @@ enum LineRasterizer {
             // (A pattern only antialiased, four numbers a segment: else drawn solid.)
             let dashes = antialias && layer.dashes.map { $0.pieces.count >= layer.segments.count } == true ? layer.dashes : nil
             let pattern = dashes?.step ?? .zero
+            let count = layer.segments.count / 4
             layer.segments.withUnsafeBufferPointer { s in
                 (dashes?.pieces ?? []).withUnsafeBufferPointer { d in
                     for j in lo..<hi {
                         let k = Int(order[j])
-                        let (ha, hb) = halves(layer, k, antialias: antialias)
-                        // A width that does not change by 1/16 px or more is drawn at the mean.
-                        let even = abs(ha - hb) < 1.0 / 16
-                        let h0 = even ? (ha == hb ? ha : (ha + hb) / 2) : ha, h1 = even ? h0 : hb
+                        let (h0, h1, even) = drawnHalves(layer, k, antialias: antialias)
+                        // A joint's round join is drawn once: by the segment of the two drawn
+                        // at the greater (constant) width, or by the first at equal widths; the
+                        // other leaves out its round end there (`cover`'s `flatStart`/`flatEnd`).
+                        // Solid lines only (a pattern's gap may lie over the joint).
+                        var flatStart = false, flatEnd = false
+                        if even && dashes == nil {
+                            if k > 0, joins(s, k - 1), case let (p, _, pe) = drawnHalves(layer, k - 1, antialias: antialias), pe, p >= h0 {
+                                flatStart = true
+                            }
+                            if k + 1 < count, joins(s, k), case let (n, _, ne) = drawnHalves(layer, k + 1, antialias: antialias), ne, n > h0 {
+                                flatEnd = true
+                            }
+                        }
                         cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h0, h1: h1, taper: !even, full: full, antialias: antialias,
                               mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                              marks: marks, markWords: markWords, dash: dashes == nil ? nil : d.baseAddress.map { $0 + 4 * k }, pattern: pattern)
+                              marks: marks, markWords: markWords, flatStart: flatStart, flatEnd: flatEnd,
+                              dash: dashes == nil ? nil : d.baseAddress.map { $0 + 4 * k }, pattern: pattern)
                     }
                 }
             }
@@ -371,6 +383,24 @@ enum LineRasterizer {
         return antialias ? (a, b) : (max(a, 0.5), max(b, 0.5))
     }
 
+    /// The half widths segment k is drawn at (`h0` at its start, `h1` at its end) and whether
+    /// they are one (`even`): a width that does not change by 1/16 px or more is drawn at the
+    /// mean.
+    @inline(__always)
+    private static func drawnHalves(_ layer: Layer, _ k: Int, antialias: Bool) -> (h0: Double, h1: Double, even: Bool) {
+        let (ha, hb) = halves(layer, k, antialias: antialias)
+        let even = abs(ha - hb) < 1.0 / 16
+        let h0 = even ? (ha == hb ? ha : (ha + hb) / 2) : ha
+        return (h0, even ? h0 : hb, even)
+    }
+
+    /// Whether segment k + 1 starts where segment k (finite) ends: a joint of one line.
+    @inline(__always)
+    private static func joins(_ s: UnsafeBufferPointer<Double>, _ k: Int) -> Bool {
+        s[4 * k + 2] == s[4 * k + 4] && s[4 * k + 3] == s[4 * k + 5] && s[4 * k].isFinite && s[4 * k + 1].isFinite
+            && s[4 * k + 2].isFinite && s[4 * k + 3].isFinite
+    }
+
     /// The colour as cairo makes a solid source of it (components to 16 bits, then the top 8).
     static func pixel(_ c: RGBColor) -> (r: UInt32, g: UInt32, b: UInt32) {
         func eight(_ v: Double) -> UInt32 { UInt32(UInt16(min(max(v, 0), 1) * 65535 + 0.5) >> 8) }
@@ -395,7 +425,7 @@ enum LineRasterizer {
     private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double,
                               antialias: Bool, mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
                               rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>,
-                              marks: UnsafeMutablePointer<UInt64>, markWords: Int,
+                              marks: UnsafeMutablePointer<UInt64>, markWords: Int, flatStart: Bool = false, flatEnd: Bool = false,
                               dash: UnsafePointer<Float>? = nil, pattern: SIMD4<Float> = .zero) {
         let reach = (taper ? max(h0, h1) : h0) + (antialias ? 0.5 : 0)
         let reach2 = reach * reach
@@ -409,14 +439,22 @@ enum LineRasterizer {
         let tx = line ? dx / len2 : 0, ty = line ? dy / len2 : 0
         let sx = line ? -dy / len : 0, sy = line ? dx / len : 0
         let isx = sx != 0 ? 1 / sx : 0
-        let top = max(Double(y0), min(ay, by) - reach - 0.5)
-        let bottom = min(Double(y1 - 1), max(ay, by) + reach - 0.5)
+        // How far the capsule reaches past each end, across x and y: `reach` about a round end;
+        // a flat end (`flatStart`, `flatEnd`: a joint whose round join the neighbouring
+        // segment draws) only its edge's, reach x |dy| / len and reach x |dx| / len. Pixels
+        // of the capsule past a flat end may still be visited; they get the round end's value,
+        // which the neighbour's round end, as wide or wider and no further, gives them as well.
+        let flatX = line ? reach * abs(dy) / len : reach, flatY = line ? reach * abs(dx) / len : reach
+        let raX = flatStart ? flatX : reach, raY = flatStart ? flatY : reach
+        let rbX = flatEnd ? flatX : reach, rbY = flatEnd ? flatY : reach
+        let top = max(Double(y0), min(ay - raY, by - rbY) - 0.5)
+        let bottom = min(Double(y1 - 1), max(ay + raY, by + rbY) - 0.5)
         guard top <= bottom else { return }
         let rowLo = -WholeNumbers.floor(-top), rowHi = WholeNumbers.floor(bottom)
         guard rowLo <= rowHi else { return }
         let maxX = Double(width - 1)
-        // The capsule's x extent.
-        let boxL = min(ax, bx) - reach, boxR = max(ax, bx) + reach
+        // The capsule's x extent (its flat ends' edges).
+        let boxL = min(ax - raX, bx - rbX), boxR = max(ax + raX, bx + rbX)
         for py in rowLo...rowHi {
             let cy = Double(py) + 0.5
             let da = cy - ay
