@@ -20,7 +20,8 @@ import Foundation
 /// A pixel's value depends only on the pixel and the segments, never on which rows a call
 /// covers, so bands on several threads give the single-threaded frame byte for byte.
 enum LineRasterizer {
-    /// Rows of the mask filled before it is blended into the frame.
+    /// Rows of the mask filled before it is blended into the frame (at most 32: a chunk's
+    /// written rows are the bits of a `UInt32`).
     static let chunkRows = 32
 
     /// The line segments of a cairo path (move-to / line-to / close-path, device space):
@@ -258,7 +259,7 @@ enum LineRasterizer {
         let scratch = LineScratch.current
         scratch.reserve(maskBytes: maskStride * chunkRows, markCount: markWords * chunkRows)
         // (Read once: the table no longer moves.)
-        let mask = scratch.mask, marks = scratch.marks, rowMin = scratch.rowMin, rowMax = scratch.rowMax, table = scratch.table
+        let mask = scratch.mask, marks = scratch.marks, table = scratch.table
         let y0 = plan.rows.lowerBound + c * chunkRows, y1 = min(plan.rows.upperBound, y0 + chunkRows)
         for li in range {
             guard let b = plan.buckets[li] else { continue }
@@ -271,6 +272,8 @@ enum LineRasterizer {
             let dashes = antialias && layer.dashes.map { $0.pieces.count >= layer.segments.count } == true ? layer.dashes : nil
             let pattern = dashes?.step ?? .zero
             let count = layer.segments.count / 4
+            // The chunk's rows a segment wrote (bit r: row y0 + r).
+            var touched: UInt32 = 0
             layer.segments.withUnsafeBufferPointer { s in
                 (dashes?.pieces ?? []).withUnsafeBufferPointer { d in
                     for j in lo..<hi {
@@ -290,7 +293,7 @@ enum LineRasterizer {
                             }
                         }
                         cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h0, h1: h1, taper: !even, full: full, antialias: antialias,
-                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
+                              mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, touched: &touched,
                               marks: marks, markWords: markWords, flatStart: flatStart, flatEnd: flatEnd,
                               dash: dashes == nil ? nil : d.baseAddress.map { $0 + 4 * k }, pattern: pattern)
                     }
@@ -299,18 +302,19 @@ enum LineRasterizer {
             let source = pixel(layer.color)
             // Every line of the frame the blend will read, asked for at once: the loads
             // overlap instead of stalling row after row.
-            for y in y0..<y1 {
-                let r = y - y0
-                guard rowMax[r] >= rowMin[r] else { continue }
+            var rows = touched
+            while rows != 0 {
+                let r = rows.trailingZeroBitCount
+                rows &= rows &- 1
                 prefetch(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
-                         into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self))
+                         into: (pixels + (y0 + r) * stride).assumingMemoryBound(to: UInt32.self))
             }
-            for y in y0..<y1 {
-                let r = y - y0
-                guard rowMax[r] >= rowMin[r] else { continue }
+            rows = touched
+            while rows != 0 {
+                let r = rows.trailingZeroBitCount
+                rows &= rows &- 1
                 blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
-                      into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), width: width, source: source)
-                rowMin[r] = Int.max; rowMax[r] = -1
+                      into: (pixels + (y0 + r) * stride).assumingMemoryBound(to: UInt32.self), width: width, source: source)
             }
         }
     }
@@ -330,7 +334,7 @@ enum LineRasterizer {
         let markWords = (maskStride / 8 + 63) / 64
         let scratch = LineScratch.current
         scratch.reserve(maskBytes: maskStride * chunkRows, markCount: markWords * chunkRows)
-        let mask = scratch.mask, marks = scratch.marks, rowMin = scratch.rowMin, rowMax = scratch.rowMax
+        let mask = scratch.mask, marks = scratch.marks
         let h = layer.lineWidth / 2
         let full = min(layer.alpha, 1) * 255
         let source = pixel(layer.color)
@@ -338,20 +342,21 @@ enum LineRasterizer {
             var y0 = rows.lowerBound
             while y0 < rows.upperBound {
                 let y1 = min(rows.upperBound, y0 + chunkRows)
+                var touched: UInt32 = 0
                 for k in 0..<count {
                     let ax = s[4 * k], ay = s[4 * k + 1], bx = s[4 * k + 2], by = s[4 * k + 3]
                     guard ax.isFinite, ay.isFinite, bx.isFinite, by.isFinite else { continue }
+                    // One width: each joint's round join drawn by its first segment (as `draw`).
                     cover(ax, ay, bx, by, h0: h, h1: h, taper: false, full: full, antialias: true,
-                          mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, rowMin: rowMin, rowMax: rowMax,
-                          marks: marks, markWords: markWords)
+                          mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, touched: &touched,
+                          marks: marks, markWords: markWords, flatStart: k > 0 && joins(s, k - 1))
                 }
                 for y in y0..<y1 {
                     under(y)
                     let r = y - y0
-                    guard rowMax[r] >= rowMin[r] else { continue }
+                    guard touched & 1 << UInt32(r) != 0 else { continue }
                     blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
                           into: (pixels + y * stride).assumingMemoryBound(to: UInt32.self), width: width, source: source)
-                    rowMin[r] = Int.max; rowMax[r] = -1
                 }
                 y0 = y1
             }
@@ -424,7 +429,7 @@ enum LineRasterizer {
     @inline(__always)
     private static func cover(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double, h0: Double, h1: Double, taper: Bool, full: Double,
                               antialias: Bool, mask: UnsafeMutablePointer<UInt8>, maskStride: Int, width: Int, y0: Int, y1: Int,
-                              rowMin: UnsafeMutablePointer<Int>, rowMax: UnsafeMutablePointer<Int>,
+                              touched: inout UInt32,
                               marks: UnsafeMutablePointer<UInt64>, markWords: Int, flatStart: Bool = false, flatEnd: Bool = false,
                               dash: UnsafePointer<Float>? = nil, pattern: SIMD4<Float> = .zero) {
         let reach = (taper ? max(h0, h1) : h0) + (antialias ? 0.5 : 0)
@@ -587,10 +592,16 @@ enum LineRasterizer {
                 }
             }
             let i = py - y0
-            if l < rowMin[i] { rowMin[i] = l }
-            if r > rowMax[i] { rowMax[i] = r }
+            touched |= 1 &<< UInt32(i)
+            // The run's 8-pixel words, wl...wr: one mark word's bits at once when they share it
+            // (a run under 512 px that does not cross a 512-px boundary: nearly every run).
             let mk = marks + i * markWords
-            for w in (l >> 3)...(r >> 3) { mk[w >> 6] |= 1 << UInt64(w & 63) }
+            let wl = l >> 3, wr = r >> 3
+            if wl >> 6 == wr >> 6 {
+                mk[wl >> 6] |= ((~0 as UInt64) &>> UInt64(63 - (wr - wl))) &<< UInt64(wl & 63)
+            } else {
+                for w in wl...wr { mk[w >> 6] |= 1 << UInt64(w & 63) }
+            }
         }
     }
 
@@ -904,13 +915,11 @@ private struct PieceBuffer {
 
 /// The memory `LineRasterizer.stroke(layers:...)` draws through, one per thread, kept between
 /// calls: a frame's 566 outline calls made, cleared and freed about 5,000 buffers and arrays.
-/// Between calls the mask and the marks are all zero, each rowMin Int.max and each rowMax -1:
-/// every row a call writes is blended, and the blend clears what it visits.
+/// Between calls the mask and the marks are all zero: every row a call writes is blended, and
+/// the blend clears what it visits.
 final class LineScratch {
     private(set) var mask: UnsafeMutablePointer<UInt8>
     private(set) var marks: UnsafeMutablePointer<UInt64>
-    let rowMin: UnsafeMutablePointer<Int>
-    let rowMax: UnsafeMutablePointer<Int>
     /// The layers' bucket tables, and each segment's chunk range while a layer is bucketed.
     private(set) var table: UnsafeMutablePointer<Int32>
     private(set) var spans: UnsafeMutablePointer<Int32>
@@ -927,14 +936,10 @@ final class LineScratch {
         spans = .allocate(capacity: 0)
         cells = .allocate(capacity: 0)
         cellMarks = .allocate(capacity: 0)
-        rowMin = .allocate(capacity: LineRasterizer.chunkRows)
-        rowMin.initialize(repeating: Int.max, count: LineRasterizer.chunkRows)
-        rowMax = .allocate(capacity: LineRasterizer.chunkRows)
-        rowMax.initialize(repeating: -1, count: LineRasterizer.chunkRows)
     }
 
     deinit {
-        mask.deallocate(); marks.deallocate(); rowMin.deallocate(); rowMax.deallocate(); table.deallocate(); spans.deallocate()
+        mask.deallocate(); marks.deallocate(); table.deallocate(); spans.deallocate()
         cells.deallocate(); cellMarks.deallocate()
     }
 
