@@ -272,6 +272,8 @@ enum LineRasterizer {
             let dashes = antialias && layer.dashes.map { $0.pieces.count >= layer.segments.count } == true ? layer.dashes : nil
             let pattern = dashes?.step ?? .zero
             let count = layer.segments.count / 4
+            // One width for every segment, solid: the joints need no widths compared.
+            let constant = layer.endWidths == nil && dashes == nil
             // The chunk's rows a segment wrote (bit r: row y0 + r).
             var touched: UInt32 = 0
             layer.segments.withUnsafeBufferPointer { s in
@@ -284,7 +286,10 @@ enum LineRasterizer {
                         // other leaves out its round end there (`cover`'s `flatStart`/`flatEnd`).
                         // Solid lines only (a pattern's gap may lie over the joint).
                         var flatStart = false, flatEnd = false
-                        if even && dashes == nil {
+                        if constant {
+                            // One width: the first of the two draws the join.
+                            flatStart = k > 0 && joins(s, k - 1)
+                        } else if even && dashes == nil {
                             if k > 0, joins(s, k - 1), case let (p, _, pe) = drawnHalves(layer, k - 1, antialias: antialias), pe, p >= h0 {
                                 flatStart = true
                             }
@@ -399,11 +404,12 @@ enum LineRasterizer {
         return (h0, even ? h0 : hb, even)
     }
 
-    /// Whether segment k + 1 starts where segment k (finite) ends: a joint of one line.
+    /// Whether segment k + 1 starts where segment k (finite) ends: a joint of one line. (Its
+    /// end equal to a number is finite or infinite; an infinite one is no joint either.)
     @inline(__always)
     private static func joins(_ s: UnsafeBufferPointer<Double>, _ k: Int) -> Bool {
-        s[4 * k + 2] == s[4 * k + 4] && s[4 * k + 3] == s[4 * k + 5] && s[4 * k].isFinite && s[4 * k + 1].isFinite
-            && s[4 * k + 2].isFinite && s[4 * k + 3].isFinite
+        s[4 * k + 2] == s[4 * k + 4] && s[4 * k + 3] == s[4 * k + 5]
+            && (s[4 * k] + s[4 * k + 1] + s[4 * k + 2] + s[4 * k + 3]).isFinite
     }
 
     /// The colour as cairo makes a solid source of it (components to 16 bits, then the top 8).
