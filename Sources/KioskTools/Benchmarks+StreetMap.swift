@@ -161,9 +161,10 @@ extension Benchmarks {
     }
 
     /// Where the street map's pan frames look (`street_pan_1080p_ms`, and the pan frames drawn
-    /// for a profiler): frame k's view 3 px further east than Vaduz for each k mod 30.
-    static func streetPanTarget(_ vaduz: Coordinate, frame k: Int) -> Coordinate {
-        WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 30) * 3, y: 0), zoom: 15.5)
+    /// for a profiler): frame k's view `step` px (3 at 1080p) further east than Vaduz for each
+    /// k mod 30.
+    static func streetPanTarget(_ vaduz: Coordinate, frame k: Int, step: Double = 3) -> Coordinate {
+        WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(k % 30) * step, y: 0), zoom: 15.5)
     }
 
     /// `street_pan_1080p_cold_copy_ratio`: the pan frame over a cold frame copy (the renderer
@@ -198,15 +199,8 @@ extension Benchmarks {
         // drawn as the kiosk draws a frame while fingers are down. With the cache on, as in the
         // kiosk (a tilted frame is drawn in full whatever the cache holds).
         renderer.usesBaseMapCache = true
-        var gesture = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
-        var step = 0
         let builds = renderer.groundCacheBuilds
-        // No warm-up: the gesture's first frame (it draws the ground cache) is one of its frames.
-        let gestureTilts = BenchSupport.timeRuns(warmup: 0, minRuns: 5, minSeconds: minSeconds) {
-            step += 1
-            gesture.camera.tilt = Self.tiltGestureTilt(step: step)
-            renderer.render(gesture, into: frame.buffer, quality: .interactive)
-        }
+        let gestureTilts = tiltGestureFrames(renderer: renderer, vaduz: vaduz, frame: frame)
         add("street_interactive_tilted_1080p_ms", BenchSupport.median(gestureTilts), "ms",
             "street map frame during a tilt gesture (40-60 deg, bearing 30, interactive)")
         // The frames that drew the ground cache first (one every few degrees) are the slowest.
@@ -218,6 +212,19 @@ extension Benchmarks {
         add("street_tilt_gesture_1080p_cache_builds_per_100", 100 * Double(renderer.groundCacheBuilds - builds) / Double(max(1, gestureTilts.count)),
             "frames", "  frames of 100 that drew the ground cache first")
         renderer.usesBaseMapCache = false
+    }
+
+    /// The bench's tilt gesture over Vaduz (bearing 30) drawn as the kiosk draws a frame while
+    /// fingers are down: the frames' times (ms). No warm-up: the gesture's first frame (it
+    /// draws the ground cache) is one of its frames.
+    func tiltGestureFrames(renderer: MapRenderer, vaduz: Coordinate, frame: OwnedFrameBuffer) -> [Double] {
+        var gesture = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
+        var step = 0
+        return BenchSupport.timeRuns(warmup: 0, minRuns: 5, minSeconds: minSeconds) {
+            step += 1
+            gesture.camera.tilt = Self.tiltGestureTilt(step: step)
+            renderer.render(gesture, into: frame.buffer, quality: .interactive)
+        }
     }
 
     /// The bench's tilt gesture: 0.4 degrees a frame from 40 to 60 and back (frame `step`).
@@ -255,21 +262,14 @@ extension Benchmarks {
         let frame = OwnedFrameBuffer(width: width, height: height)
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         renderer.render(scene, into: frame.buffer)
-        let step = 3 * Double(height) / 1080
         var i = 0
         let pans = BenchSupport.timeRuns(minRuns: 20, minSeconds: minSeconds) {
             i += 1
-            scene.camera.target = WebMercator.coordinate(world: WebMercator.worldPoint(vaduz, zoom: 15.5) + Point(x: Double(i % 30) * step, y: 0), zoom: 15.5)
+            scene.camera.target = Self.streetPanTarget(vaduz, frame: i, step: 3 * Double(height) / 1080)
             renderer.render(scene, into: frame.buffer, quality: .interactive)
         }
         add("street_pan_\(height)p_ms", BenchSupport.median(pans), "ms", "street map pan frame at \(width)x\(height) (cached base map)")
-        var gesture = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: 30, tilt: 50))
-        var k = 0
-        let tilts = BenchSupport.timeRuns(warmup: 0, minRuns: 5, minSeconds: minSeconds) {
-            k += 1
-            gesture.camera.tilt = Self.tiltGestureTilt(step: k)
-            renderer.render(gesture, into: frame.buffer, quality: .interactive)
-        }
+        let tilts = tiltGestureFrames(renderer: renderer, vaduz: vaduz, frame: frame)
         add("street_interactive_tilted_\(height)p_ms", BenchSupport.median(tilts), "ms",
             "street map frame during a tilt gesture at \(width)x\(height) (40-60 deg, bearing 30, interactive)")
         add("street_interactive_tilted_\(height)p_p90_ms", BenchSupport.percentile(tilts, 90), "ms", "  90th percentile")
