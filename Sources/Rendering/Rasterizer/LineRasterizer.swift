@@ -281,22 +281,8 @@ enum LineRasterizer {
                     for j in lo..<hi {
                         let k = Int(order[j])
                         let (h0, h1, even) = drawnHalves(layer, k, antialias: antialias)
-                        // A joint's round join is drawn once: by the segment of the two drawn
-                        // at the greater (constant) width, or by the first at equal widths; the
-                        // other leaves out its round end there (`cover`'s `flatStart`/`flatEnd`).
-                        // Solid lines only (a pattern's gap may lie over the joint).
-                        var flatStart = false, flatEnd = false
-                        if constant {
-                            // One width: the first of the two draws the join.
-                            flatStart = k > 0 && joins(s, k - 1)
-                        } else if even && dashes == nil {
-                            if k > 0, joins(s, k - 1), case let (p, _, pe) = drawnHalves(layer, k - 1, antialias: antialias), pe, p >= h0 {
-                                flatStart = true
-                            }
-                            if k + 1 < count, joins(s, k), case let (n, _, ne) = drawnHalves(layer, k + 1, antialias: antialias), ne, n > h0 {
-                                flatEnd = true
-                            }
-                        }
+                        let (flatStart, flatEnd) = dashes != nil ? (false, false)
+                            : flatEnds(layer, s, k, count: count, h0: h0, even: even, constant: constant, antialias: antialias)
                         cover(s[4 * k], s[4 * k + 1], s[4 * k + 2], s[4 * k + 3], h0: h0, h1: h1, taper: !even, full: full, antialias: antialias,
                               mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, touched: &touched,
                               marks: marks, markWords: markWords, flatStart: flatStart, flatEnd: flatEnd,
@@ -307,17 +293,19 @@ enum LineRasterizer {
             let source = pixel(layer.color)
             // Every line of the frame the blend will read, asked for at once: the loads
             // overlap instead of stalling row after row.
-            var rows = touched
-            while rows != 0 {
-                let r = rows.trailingZeroBitCount
-                rows &= rows &- 1
+            /// Runs `body` for each written row r of the chunk.
+            @inline(__always) func eachRow(_ body: (Int) -> Void) {
+                var rows = touched
+                while rows != 0 {
+                    body(rows.trailingZeroBitCount)
+                    rows &= rows &- 1
+                }
+            }
+            eachRow { r in
                 prefetch(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
                          into: (pixels + (y0 + r) * stride).assumingMemoryBound(to: UInt32.self))
             }
-            rows = touched
-            while rows != 0 {
-                let r = rows.trailingZeroBitCount
-                rows &= rows &- 1
+            eachRow { r in
                 blend(mask + r * maskStride, marks: marks + r * markWords, words: markWords,
                       into: (pixels + (y0 + r) * stride).assumingMemoryBound(to: UInt32.self), width: width, source: source)
             }
@@ -351,10 +339,11 @@ enum LineRasterizer {
                 for k in 0..<count {
                     let ax = s[4 * k], ay = s[4 * k + 1], bx = s[4 * k + 2], by = s[4 * k + 3]
                     guard ax.isFinite, ay.isFinite, bx.isFinite, by.isFinite else { continue }
-                    // One width: each joint's round join drawn by its first segment (as `draw`).
+                    // Each joint's round join drawn once, as `draw` draws it.
+                    let (flatStart, flatEnd) = flatEnds(layer, s, k, count: count, h0: h, even: true, constant: true, antialias: true)
                     cover(ax, ay, bx, by, h0: h, h1: h, taper: false, full: full, antialias: true,
                           mask: mask, maskStride: maskStride, width: width, y0: y0, y1: y1, touched: &touched,
-                          marks: marks, markWords: markWords, flatStart: k > 0 && joins(s, k - 1))
+                          marks: marks, markWords: markWords, flatStart: flatStart, flatEnd: flatEnd)
                 }
                 for y in y0..<y1 {
                     under(y)
@@ -402,6 +391,22 @@ enum LineRasterizer {
         let even = abs(ha - hb) < 1.0 / 16
         let h0 = even ? (ha == hb ? ha : (ha + hb) / 2) : ha
         return (h0, even ? h0 : hb, even)
+    }
+
+    /// Which of segment k's ends are flat (`cover`): a joint's round join is drawn once, by the
+    /// segment of the two drawn at the greater (constant) width, or by the first at equal
+    /// widths; the other leaves out its round end there. For solid lines only (a pattern's gap
+    /// may lie over the joint). `constant`: one width for every segment (the first always draws
+    /// the join: no widths compared); else a segment and its neighbour must each be `even`.
+    @inline(__always)
+    private static func flatEnds(_ layer: Layer, _ s: UnsafeBufferPointer<Double>, _ k: Int, count: Int, h0: Double, even: Bool,
+                                 constant: Bool, antialias: Bool) -> (start: Bool, end: Bool) {
+        if constant { return (k > 0 && joins(s, k - 1), false) }
+        guard even else { return (false, false) }
+        var start = false, end = false
+        if k > 0, joins(s, k - 1), case let (p, _, pe) = drawnHalves(layer, k - 1, antialias: antialias), pe, p >= h0 { start = true }
+        if k + 1 < count, joins(s, k), case let (n, _, ne) = drawnHalves(layer, k + 1, antialias: antialias), ne, n > h0 { end = true }
+        return (start, end)
     }
 
     /// Whether segment k + 1 starts where segment k (finite) ends: a joint of one line. (Its
