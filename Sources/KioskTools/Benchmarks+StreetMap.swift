@@ -16,12 +16,15 @@ extension Benchmarks {
             return
         }
         let rssBefore = BenchSupport.currentRSSMiB() ?? 0
+        let env = ProcessInfo.processInfo.environment
         let renderer = MapRenderer(vector: vector)
-        let frame = OwnedFrameBuffer(width: 1920, height: 1080)
+        // TOUCHBRIDGE_BENCH_HEIGHT=2160 (with TOUCHBRIDGE_BENCH_PROFILE): the profiled frames
+        // on a 3840x2160 screen (the 4K keys' frames).
+        let big = env["TOUCHBRIDGE_BENCH_PROFILE"] != nil && env["TOUCHBRIDGE_BENCH_HEIGHT"] == "2160"
+        let frame = OwnedFrameBuffer(width: big ? 3840 : 1920, height: big ? 2160 : 1080)
         let vaduz = Self.vaduz
         var scene = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5))
         renderer.render(scene, into: frame.buffer)   // fonts, tiles, cache
-        let env = ProcessInfo.processInfo.environment
         if let dir = env["TOUCHBRIDGE_BENCH_FRAMES"] {
             writeStreetFrames(renderer: renderer, vaduz: vaduz, frame: frame, into: dir)
             return
@@ -72,6 +75,9 @@ extension Benchmarks {
                 renderer.render(profiled, into: frame.buffer)
             }
             if !times.isEmpty {
+                if env["TOUCHBRIDGE_BENCH_GESTURE_FRAMES"] != nil {
+                    progress("  frames (ms): " + times.map { String(format: "%.1f", $0) }.joined(separator: " "))
+                }
                 progress(String(format: "  frames: median %.2f ms, 90th percentile %.2f, slowest %.2f; %d ground caches drawn",
                                 BenchSupport.median(times), BenchSupport.percentile(times, 90), times.max() ?? 0, renderer.groundCacheBuilds))
             }

@@ -86,26 +86,29 @@ struct GroundCache {
     static let minimumServed = 4
 
     /// Fills `rows` of the frame with the cache's pixels through `h` (nearest neighbour).
-    /// Spans of `span` pixels: the exact map at the span's ends, stepped linearly between in
-    /// 16.16 fixed point (under 0.02 px from the exact map at 1080p: `GroundCacheTests`). Every read is
-    /// clamped into the cache.
+    /// A row in spans (`spanLength`): the exact map at the span's ends, stepped linearly between
+    /// in 32.32 fixed point (within `spanTolerance` of the exact map: `GroundCacheTests`); a
+    /// row the map takes affinely (a change of tilt, zoom or target alone) is one span. Every
+    /// read is clamped into the cache. Four pixels a store.
     static func warp(_ h: Homography, from src: UnsafeRawPointer, srcStride: Int, srcWidth: Int, srcHeight: Int,
                      into dst: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
         let srcWords = srcStride / 4
         let source = src.assumingMemoryBound(to: UInt32.self)
+        let one = 4_294_967_296.0
         let maxU = Double(srcWidth) - 1.0 / 65536, maxV = Double(srcHeight) - 1.0 / 65536
         let m = h.m
-        let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
+        let (m0, m3, m6) = (m[0], m[3], m[6])
         for y in rows {
             let fy = Double(y) + 0.5
             // The row's homogeneous coordinates at x = 0, and their step in x.
-            let bu = m1 * fy + m2, bv = m4 * fy + m5, bw = m7 * fy + m8
+            let bu = m[1] * fy + m[2], bv = m[4] * fy + m[5], bw = m[7] * fy + m[8]
             @inline(__always) func fixed(_ x: Double) -> (Int, Int) {
                 let w = m6 * x + bw
                 guard w > 1e-12 else { return (0, 0) }
                 let u = (m0 * x + bu) / w, v = (m3 * x + bv) / w
-                return (Int(min(max(u, 0), maxU) * 65536), Int(min(max(v, 0), maxV) * 65536))
+                return (Int(min(max(u, 0), maxU) * one), Int(min(max(v, 0), maxV) * one))
             }
+            let span = spanLength(h, row: fy, width: width)
             let row = (dst + y * stride).assumingMemoryBound(to: UInt32.self)
             var x = 0
             var (u0, v0) = fixed(0.5)
@@ -115,23 +118,35 @@ struct GroundCache {
                 // Truncated steps keep every sample between the span's two clamped ends.
                 let du = (u1 - u0) / n, dv = (v1 - v0) / n
                 var fu = u0, fv = v0
-                var out = row + x
+                var out = UnsafeMutableRawPointer(row + x)
+                var k = 0
                 // Wrapping arithmetic: the clamps above bound every index (no overflow checks
                 // in the loop, which ran at about 15 instructions a pixel with them).
                 if dv == 0 {
                     // The span reads one cache row (every span of a tilt gesture's frames: a
                     // change of tilt alone maps rows to rows).
-                    let line = source + (fv &>> 16) &* srcWords
-                    for _ in 0..<n {
-                        out.pointee = line[fu &>> 16]
-                        out += 1
-                        fu &+= du
+                    let line = source + (fv &>> 32) &* srcWords
+                    while k &+ 4 <= n {
+                        let a = line[fu &>> 32], b = line[(fu &+ du) &>> 32]
+                        let c = line[(fu &+ 2 &* du) &>> 32], d = line[(fu &+ 3 &* du) &>> 32]
+                        out.storeBytes(of: SIMD4(a, b, c, d), as: SIMD4<UInt32>.self)
+                        out += 16; fu &+= 4 &* du; k &+= 4
+                    }
+                    while k < n {
+                        out.storeBytes(of: line[fu &>> 32], as: UInt32.self)
+                        out += 4; fu &+= du; k &+= 1
                     }
                 } else {
-                    for _ in 0..<n {
-                        out.pointee = source[(fv &>> 16) &* srcWords &+ (fu &>> 16)]
-                        out += 1
-                        fu &+= du; fv &+= dv
+                    @inline(__always) func at(_ i: Int) -> UInt32 {
+                        source[((fv &+ i &* dv) &>> 32) &* srcWords &+ ((fu &+ i &* du) &>> 32)]
+                    }
+                    while k &+ 4 <= n {
+                        out.storeBytes(of: SIMD4(at(0), at(1), at(2), at(3)), as: SIMD4<UInt32>.self)
+                        out += 16; fu &+= 4 &* du; fv &+= 4 &* dv; k &+= 4
+                    }
+                    while k < n {
+                        out.storeBytes(of: at(0), as: UInt32.self)
+                        out += 4; fu &+= du; fv &+= dv; k &+= 1
                     }
                 }
                 x += n
@@ -140,8 +155,25 @@ struct GroundCache {
         }
     }
 
-    /// Pixels between two exact points of `warp`.
-    static let span = 32
+    /// How far (cache pixels) a sample of `warp` may lie from the exact map.
+    static let spanTolerance = 1.0 / 64
+
+    /// The longest span of row `fy` (a pixel centre's y) over which stepping linearly between
+    /// the exact map's ends keeps within `spanTolerance` of it, from 4 pixels to the whole row.
+    /// Along a row the map is u = (a x + b) / w with w = c x + d, whose chord over a span of
+    /// length L lies within L^2 / 4 * |c| |a d - b c| / w^3 of it (w's least over the row, w
+    /// affine in x); so with c = 0 (a row the map takes affinely) the whole row.
+    static func spanLength(_ h: Homography, row fy: Double, width: Int) -> Int {
+        let m = h.m
+        let c = m[6], d = m[7] * fy + m[8]
+        let least = min(d, c * Double(width) + d)
+        guard least > 1e-12 else { return 32 }
+        let bu = m[1] * fy + m[2], bv = m[4] * fy + m[5]
+        let bend = abs(c) * max(abs(m[0] * d - bu * c), abs(m[3] * d - bv * c)) / (least * least * least)
+        guard bend > 0 else { return max(width, 1) }
+        let l = (4 * spanTolerance / bend).squareRoot()
+        return l >= Double(width) ? max(width, 1) : max(4, Int(l))
+    }
 }
 
 /// A plane-to-plane projective map: (x, y) -> ((m0 x + m1 y + m2) / w, (m3 x + m4 y + m5) / w)

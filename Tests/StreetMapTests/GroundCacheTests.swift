@@ -45,15 +45,51 @@ import TouchCore
         } }
     }
 
-    /// The warp steps linearly between exact points 32 px apart: at 1080p, for the cameras a
-    /// gesture gives, no sample lies a fiftieth of a pixel from the exact map.
+    /// The warp steps linearly between exact points as far apart as the map allows
+    /// (`GroundCache.spanLength`): at 1080p, for the cameras a gesture gives, no sample lies
+    /// a fiftieth of a pixel from the exact map; a change of tilt alone (rows mapped affinely)
+    /// is one span a row, a turn needs shorter ones.
     @Test func spansStepWithinAFiftiethOfAPixel() {
         let cache = Projection(camera: Self.camera(tilt: 50), screen: Size(width: 2190, height: 1350), cameraDistance: 1620)
         for c in [Self.camera(tilt: 54), Self.camera(tilt: 46, bearing: 36), Self.camera(tilt: 50, zoom: 15.7, east: 80)] {
             let p = Projection(camera: c, screen: Size(width: 1920, height: 1080))
-            let e = Self.spanError(Homography.between(frame: p, cache: cache), width: 1920, rows: 0..<1080)
+            let h = Homography.between(frame: p, cache: cache)
+            let e = Self.spanError(h, width: 1920, rows: 0..<1080)
             #expect(e < 0.02, "\(c): \(e) px")
+            let spans = (0..<1080).map { GroundCache.spanLength(h, row: Double($0) + 0.5, width: 1920) }
+            if c.bearing == 30 {
+                #expect(spans.allSatisfy { $0 == 1920 }, "\(c): a row is one span")
+            } else {
+                #expect(spans.allSatisfy { $0 >= 32 } && spans.contains { $0 < 1920 }, "\(c): \(spans.min()!)...\(spans.max()!)")
+            }
         }
+    }
+
+    /// The warp itself (its fixed-point steps, its four-pixel stores and the pixels left over):
+    /// every pixel is the cache pixel under the exact map, or its neighbour where the exact map
+    /// lies within the tolerance of a pixel's edge. A cache whose pixels are their own index.
+    @Test(arguments: [Homography(m: [0.93, 0.02, 40, 0.01, 1.1, 30, 0.0002, 0.0005, 1]),
+                      Homography(m: [1.05, 0, 20.3, 0, 0.8, 10.7, 0, 0.0009, 1]),
+                      Homography(m: [0.7, -0.4, 200, 0.4, 0.7, 15, -0.0004, 0.0002, 1.1])])
+    func theWarpTakesThePixelUnderTheExactMap(h: Homography) throws {
+        let sw = 600, sh = 500
+        let src = OwnedFrameBuffer(width: sw, height: sh)
+        for y in 0..<sh { for x in 0..<sw { (src.buffer.pixels + y * src.buffer.stride + 4 * x).storeBytes(of: UInt32(y * sw + x), as: UInt32.self) } }
+        let w = 437, rows = 0..<301
+        let dst = OwnedFrameBuffer(width: w, height: rows.count)
+        GroundCache.warp(h, from: UnsafeRawPointer(src.buffer.pixels), srcStride: src.buffer.stride, srcWidth: sw, srcHeight: sh,
+                         into: dst.buffer.pixels, stride: dst.buffer.stride, width: w, rows: rows)
+        let t = 0.02
+        var wrong = 0
+        for y in rows { for x in 0..<w {
+            let (u, v) = try #require(h.apply(Double(x) + 0.5, Double(y) + 0.5))
+            let p = Int(dst.buffer.pixel(x: x, y: y))
+            let (px, py) = (p % sw, p / sw)
+            let okU = (Int(floor(max(0, u - t)))...Int(floor(min(Double(sw) - 1e-9, u + t)))).contains(px)
+            let okV = (Int(floor(max(0, v - t)))...Int(floor(min(Double(sh) - 1e-9, v + t)))).contains(py)
+            if !(okU && okV) { wrong += 1; if wrong < 4 { Issue.record("(\(x), \(y)): took (\(px), \(py)), the map gives (\(u), \(v))") } }
+        } }
+        #expect(wrong == 0)
     }
 
     /// Reads are clamped into the cache whatever the map: a map that points outside it gives
@@ -303,13 +339,13 @@ extension GroundCacheTests {
 }
 
 extension GroundCacheTests {
-    /// The farthest a sample stepped linearly over a span of `span` pixels of `rows` lies from
-    /// the exact map, in cache pixels (the reason `GroundCache.span` is what it is).
+    /// The farthest a sample stepped linearly over the warp's spans of `rows`
+    /// (`GroundCache.spanLength`) lies from the exact map, in cache pixels.
     static func spanError(_ h: Homography, width: Int, rows: Range<Int>) -> Double {
-        let span = GroundCache.span
         var worst = 0.0
         for y in rows {
             let fy = Double(y) + 0.5
+            let span = GroundCache.spanLength(h, row: fy, width: width)
             var x = 0
             while x < width {
                 let n = min(span, width - x)
