@@ -20,7 +20,8 @@ struct LRUCache<Key: Hashable, Value> {
     }
 
     /// Most total cost kept, and most entries.
-    let maxCost: Int, maxCount: Int
+    private(set) var maxCost: Int
+    let maxCount: Int
     private(set) var totalCost = 0
     private var index: [Key: Int] = [:]
     private var slots: [Slot] = []
@@ -75,6 +76,12 @@ struct LRUCache<Key: Hashable, Value> {
             remove(slot: i)
             evicted(k, v)
         }
+    }
+
+    /// A new cost budget; the least recently used entries past it go at once.
+    mutating func setMaxCost(_ cost: Int) {
+        maxCost = cost
+        while totalCost > maxCost && oldest >= 0 { remove(slot: oldest) }
     }
 
     /// Forgets the entry for `key`, returning its value.

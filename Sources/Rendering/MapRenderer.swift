@@ -258,6 +258,9 @@ public final class MapRenderer {
 
     public func render(_ scene: MapScene, into frame: FrameBuffer, quality: Quality = .final) {
         let screen = Size(width: Double(frame.width), height: Double(frame.height))
+        if screenSize.map({ $0 != (frame.width, frame.height) }) ?? true {
+            text.glyphBitmaps.fit(screenPixels: frame.width * frame.height)
+        }
         screenSize = (frame.width, frame.height)
         let projection = Projection(camera: scene.camera, screen: screen)
         let view = GroundView(projection: projection)

@@ -20,6 +20,18 @@ import TouchCore
         #expect(gone == ["b", "c"])
     }
 
+    /// A budget lowered later lets the least recently used go at once, down to within it.
+    @Test func aLoweredBudgetLetsTheOldestGo() {
+        var c = LRUCache<Int, String>(maxCost: 100)
+        for k in 1...4 { c.insert("v", cost: 25, for: k) }
+        #expect(c.value(for: 1) == "v")                  // 2 is now the oldest
+        c.setMaxCost(60)
+        #expect(c.totalCost == 50 && !c.contains(2) && !c.contains(3) && c.contains(4) && c.contains(1))
+        c.setMaxCost(200)
+        c.insert("w", cost: 120, for: 5)
+        #expect(c.totalCost == 170 && c.count == 3)
+    }
+
     @Test func costsAreKeptWithinTheBudgetButTheNewestStays() {
         var c = LRUCache<Int, String>(maxCost: 100)
         var gone: [Int] = []

@@ -183,6 +183,36 @@ import TouchCore
         #expect(bitmaps.rasterized > afterFirst)
     }
 
+    /// The turned glyphs' budget follows the screen: the glyphs' 4 MiB up to 4 MiB of pixels, a
+    /// byte a pixel above (a 4K screen holds four times the names a 1080p one does, each turned
+    /// again as a gesture steps its angle): a 4K renderer keeps more than 4 MiB of them, and
+    /// turns none of them again; back on a small screen, the budget and the kept shrink.
+    @Test func theTurnedGlyphsBudgetFollowsTheScreen() throws {
+        let image = try #require(Self.boldH().glyphs[0].image)
+        let b = GlyphBitmaps()
+        #expect(b.turnedBudget == 4 << 20)
+        b.fit(screenPixels: 1920 * 1080)
+        #expect(b.turnedBudget == 4 << 20)
+        b.fit(screenPixels: 3840 * 2160)
+        #expect(b.turnedBudget == 3840 * 2160)
+        func turn(_ i: Int) {
+            _ = b.turned(image, ox: Double(i % 2) / 2, oy: 0, angle: Double(i / 2) * 2 * .pi / 3600, cx: 5, cy: 5, steps: 3600)
+        }
+        var n = 0
+        while b.turnedBytes <= 5 << 20 { turn(n); n += 1 }
+        let made = b.turnedMade
+        #expect(made == n && b.turnedBytes <= b.turnedBudget, "\(b.turnedBytes) bytes")
+        for i in 0..<n { turn(i) }
+        #expect(b.turnedMade == made, "every turned glyph kept: \(b.turnedMade - made) turned again")
+        b.fit(screenPixels: 1280 * 800)
+        #expect(b.turnedBudget == 4 << 20 && b.turnedBytes <= 4 << 20)
+        // The renderer sizes it for the frame it draws.
+        let renderer = MapRenderer()
+        let frame = OwnedFrameBuffer(width: 3840, height: 2160)
+        renderer.render(MapScene(camera: CameraPosition(target: Coordinate(latitude: 47.141, longitude: 9.521), zoom: 5)), into: frame.buffer)
+        #expect(renderer.textRenderer.glyphBitmaps.turnedBudget == 3840 * 2160)
+    }
+
     /// A turned glyph copied onto a frame: its ink where the glyph turned about its centre lies
     /// (the upright image's ink centre, turned), whatever the angle.
     /// A glyph at a position or angle no frame can show (NaN, infinite, far off) is skipped

@@ -68,7 +68,8 @@ final class GlyphBitmap: @unchecked Sendable {
 ///   glyph by glyph straight onto the frame from these, as plain copies. The turned image is a
 ///   function of its key alone, so a frame's pixels do not depend on what was drawn before.
 ///
-/// Least recently used out first past `maxBytes` (each kind).
+/// Least recently used out first past `maxBytes` (the glyphs) and `turnedBudget` (the turned
+/// glyphs: `maxBytes`, or a byte a screen pixel on a screen larger than that).
 final class GlyphBitmaps {
     struct Key: Hashable {
         let font: String
@@ -111,8 +112,10 @@ final class GlyphBitmaps {
     /// turned again every other frame (1.9 ms of a tilt gesture's 10 ms CPU frame).
     static let interactiveAngleSteps = 120
 
-    /// Each kind's budget.
+    /// The glyphs' budget, and the least the turned glyphs'.
     var maxBytes: Int { glyphs.maxCost }
+    /// The turned glyphs' budget (`fit(screenPixels:)`).
+    var turnedBudget: Int { turned.maxCost }
     private var glyphs: LRUCache<Key, GlyphBitmap>
     private var turned: LRUCache<TurnedKey, Turned>
     var glyphBytes: Int { glyphs.totalCost }
@@ -127,6 +130,16 @@ final class GlyphBitmaps {
     }
 
     func nextSerial() -> Int { serials += 1; return serials }
+
+    /// Sizes the turned glyphs' budget for a screen of `screenPixels`: a byte a pixel, at least
+    /// `maxBytes`. A screen holds names in proportion to its area, and a tilt or turn gesture's
+    /// frames turn each of them again whenever its angle steps: at 3840x2160 the 4 MiB that
+    /// hold a 1080p screen's were full, and the gesture's frames turned 150 to 225 glyphs each
+    /// where 8 MiB kept that to 45 to 75.
+    func fit(screenPixels: Int) {
+        let budget = max(maxBytes, screenPixels)
+        if budget != turned.maxCost { turned.setMaxCost(budget) }
+    }
 
     /// The glyph's image, rasterised by `make` on first use.
     func glyph(_ key: Key, make: (Int) -> GlyphBitmap?) -> GlyphBitmap? {
