@@ -61,6 +61,28 @@ static inline void tb_fill_streaming(unsigned int *dst, unsigned int v, unsigned
     for (unsigned long i = 0; i < n; i++) dst[i] = v;
 #endif
 }
+/* Stores n pixels at dst taken from line at fu, fu + du, fu + 2 du, ... (32.32 fixed point:
+ * pixel fu >> 32): the ground cache's warp of a span that reads one cache row. Streaming
+ * stores (as tb_copy_streaming) for the whole 64-byte lines, plain ones at the ends. Every
+ * index the caller's to bound. */
+static inline void tb_gather_streaming(unsigned int *dst, const unsigned int *line, long fu, long du, unsigned long n) {
+#if defined(__SSE2__)
+    unsigned long head = ((64 - ((unsigned long)dst & 63)) & 63) / 4;
+    if (head > n) head = n;
+    for (unsigned long i = 0; i < head; i++, fu += du) dst[i] = line[fu >> 32];
+    dst += head; n -= head;
+    for (; n >= 16; n -= 16, dst += 16) {
+        for (int k = 0; k < 16; k += 4) {
+            unsigned int a = line[fu >> 32], b = line[(fu + du) >> 32], c = line[(fu + 2 * du) >> 32], d = line[(fu + 3 * du) >> 32];
+            _mm_stream_si128((__m128i *)(dst + k), _mm_set_epi32((int)d, (int)c, (int)b, (int)a));
+            fu += 4 * du;
+        }
+    }
+    for (unsigned long i = 0; i < n; i++, fu += du) dst[i] = line[fu >> 32];
+#else
+    for (unsigned long i = 0; i < n; i++, fu += du) dst[i] = line[fu >> 32];
+#endif
+}
 /* Orders the streaming stores before what follows (after tb_copy_streaming, before the copy is
  * handed on). */
 static inline void tb_store_fence(void) {

@@ -126,16 +126,7 @@ struct GroundCache {
                     // The span reads one cache row (every span of a tilt gesture's frames: a
                     // change of tilt alone maps rows to rows).
                     let line = source + (fv &>> 32) &* srcWords
-                    while k &+ 4 <= n {
-                        let a = line[fu &>> 32], b = line[(fu &+ du) &>> 32]
-                        let c = line[(fu &+ 2 &* du) &>> 32], d = line[(fu &+ 3 &* du) &>> 32]
-                        out.storeBytes(of: SIMD4(a, b, c, d), as: SIMD4<UInt32>.self)
-                        out += 16; fu &+= 4 &* du; k &+= 4
-                    }
-                    while k < n {
-                        out.storeBytes(of: line[fu &>> 32], as: UInt32.self)
-                        out += 4; fu &+= du; k &+= 1
-                    }
+                    tb_gather_streaming(row + x, line, fu, du, UInt(n))
                 } else {
                     @inline(__always) func at(_ i: Int) -> UInt32 {
                         source[((fv &+ i &* dv) &>> 32) &* srcWords &+ ((fu &+ i &* du) &>> 32)]
@@ -153,6 +144,7 @@ struct GroundCache {
                 u0 = u1; v0 = v1
             }
         }
+        tb_store_fence()
     }
 
     /// How far (cache pixels) a sample of `warp` may lie from the exact map.
