@@ -89,7 +89,9 @@ struct GroundCache {
     /// A row in spans (`spanLength`): the exact map at the span's ends, stepped linearly between
     /// in 32.32 fixed point (within `spanTolerance` of the exact map: `GroundCacheTests`); a
     /// row the map takes affinely (a change of tilt, zoom or target alone) is one span. Every
-    /// read is clamped into the cache. Four pixels a store.
+    /// read is clamped into the cache. A span that reads one cache row is written with
+    /// streaming stores (`tb_gather_streaming`: the frame is written, not read, and the labels
+    /// drawn over it after touch little of it), fenced at the end; the others four pixels a store.
     static func warp(_ h: Homography, from src: UnsafeRawPointer, srcStride: Int, srcWidth: Int, srcHeight: Int,
                      into dst: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
         let srcWords = srcStride / 4
@@ -118,8 +120,6 @@ struct GroundCache {
                 // Truncated steps keep every sample between the span's two clamped ends.
                 let du = (u1 - u0) / n, dv = (v1 - v0) / n
                 var fu = u0, fv = v0
-                var out = UnsafeMutableRawPointer(row + x)
-                var k = 0
                 // Wrapping arithmetic: the clamps above bound every index (no overflow checks
                 // in the loop, which ran at about 15 instructions a pixel with them).
                 if dv == 0 {
@@ -128,6 +128,7 @@ struct GroundCache {
                     let line = source + (fv &>> 32) &* srcWords
                     tb_gather_streaming(row + x, line, fu, du, UInt(n))
                 } else {
+                    var out = UnsafeMutableRawPointer(row + x), k = 0
                     @inline(__always) func at(_ i: Int) -> UInt32 {
                         source[((fv &+ i &* dv) &>> 32) &* srcWords &+ ((fu &+ i &* du) &>> 32)]
                     }
