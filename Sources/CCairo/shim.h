@@ -83,6 +83,27 @@ static inline void tb_gather_streaming(unsigned int *dst, const unsigned int *li
     for (unsigned long i = 0; i < n; i++, fu += du) dst[i] = line[fu >> 32];
 #endif
 }
+/* As tb_gather_streaming, from anywhere in an image of `words` pixels a row: pixel n of the
+ * span from row (fv + n dv) >> 32, column (fu + n du) >> 32 (a span of a turned map's warp). */
+static inline void tb_gather2_streaming(unsigned int *dst, const unsigned int *src, long words, long fu, long fv,
+                                        long du, long dv, unsigned long n) {
+#define TB_AT(i) src[((fv + (i) * dv) >> 32) * words + ((fu + (i) * du) >> 32)]
+#if defined(__SSE2__)
+    unsigned long head = ((64 - ((unsigned long)dst & 63)) & 63) / 4;
+    if (head > n) head = n;
+    for (unsigned long i = 0; i < head; i++, fu += du, fv += dv) dst[i] = TB_AT(0);
+    dst += head; n -= head;
+    for (; n >= 16; n -= 16, dst += 16) {
+        for (int k = 0; k < 16; k += 4) {
+            unsigned int a = TB_AT(0), b = TB_AT(1), c = TB_AT(2), d = TB_AT(3);
+            _mm_stream_si128((__m128i *)(dst + k), _mm_set_epi32((int)d, (int)c, (int)b, (int)a));
+            fu += 4 * du; fv += 4 * dv;
+        }
+    }
+#endif
+    for (unsigned long i = 0; i < n; i++, fu += du, fv += dv) dst[i] = TB_AT(0);
+#undef TB_AT
+}
 /* Orders the streaming stores before what follows (after tb_copy_streaming, before the copy is
  * handed on). */
 static inline void tb_store_fence(void) {

@@ -40,9 +40,12 @@ extension Benchmarks {
             // map tilted 50 degrees, 0.05 zoom levels a frame from 15 to 17 and back.
             let flat = env["TOUCHBRIDGE_BENCH_VIEW"] == "flat", gesture = env["TOUCHBRIDGE_BENCH_VIEW"] == "gesture"
             let pinch = env["TOUCHBRIDGE_BENCH_VIEW"] == "pinch"
+            // =turn: a two-finger turn of the map tilted 50 degrees, 0.5 degrees of bearing a
+            // frame from 30 to 55 and back.
+            let turn = env["TOUCHBRIDGE_BENCH_VIEW"] == "turn"
             // =pan: the pan key's frames (the cached base map moved 3 px a frame, 30 places).
             let pan = env["TOUCHBRIDGE_BENCH_VIEW"] == "pan"
-            renderer.usesBaseMapCache = gesture || pinch || pan
+            renderer.usesBaseMapCache = gesture || pinch || pan || turn
             // TOUCHBRIDGE_BENCH_GROUND_CACHE=0: those frames drawn in full, as before the ground cache.
             renderer.usesGroundCache = env["TOUCHBRIDGE_BENCH_GROUND_CACHE"] != "0"
             var profiled = MapScene(camera: CameraPosition(target: vaduz, zoom: 15.5, bearing: flat || pan ? 0 : 30, tilt: flat || pan ? 0 : 50))
@@ -55,8 +58,11 @@ extension Benchmarks {
                     times.append(Double(BenchSupport.nanos() - t0) / 1e6)
                     continue
                 }
-                if gesture || pinch {
-                    if gesture {
+                if gesture || pinch || turn {
+                    if turn {
+                        let phase = (i + 1) % 100
+                        profiled.camera.bearing = 30 + 0.5 * Double(phase < 50 ? phase : 100 - phase)
+                    } else if gesture {
                         profiled.camera.tilt = Self.tiltGestureTilt(step: i + 1)
                     } else {
                         let phase = (i + 1) % 80
@@ -81,7 +87,7 @@ extension Benchmarks {
                 progress(String(format: "  frames: median %.2f ms, 90th percentile %.2f, slowest %.2f; %d ground caches drawn",
                                 BenchSupport.median(times), BenchSupport.percentile(times, 90), times.max() ?? 0, renderer.groundCacheBuilds))
             }
-            progress("  \(n) \(flat ? "flat" : gesture ? "tilt gesture" : pinch ? "tilted pinch" : pan ? "pan" : "tilted") street frames drawn for profiling")
+            progress("  \(n) \(flat ? "flat" : gesture ? "tilt gesture" : pinch ? "tilted pinch" : turn ? "tilted turn" : pan ? "pan" : "tilted") street frames drawn for profiling")
             return
         }
         var k = 0

@@ -87,11 +87,16 @@ struct GroundCache {
 
     /// Fills `rows` of the frame with the cache's pixels through `h` (nearest neighbour).
     /// A row in spans (`spanLength`): the exact map at the span's ends, stepped linearly between
-    /// in 32.32 fixed point (within `spanTolerance` of the exact map: `GroundCacheTests`); a
-    /// row the map takes affinely (a change of tilt, zoom or target alone) is one span. Every
-    /// read is clamped into the cache. A span that reads one cache row is written with
-    /// streaming stores (`tb_gather_streaming`: the frame is written, not read, and the labels
-    /// drawn over it after touch little of it), fenced at the end; the others four pixels a store.
+    /// in 32.32 fixed point (within `spanTolerance` of the exact map: `GroundCacheTests`). Every
+    /// read is clamped into the cache. Written with streaming stores (`tb_gather_streaming`, or
+    /// `tb_gather2_streaming` for a span that crosses cache rows: the frame is written, not
+    /// read, and the labels drawn over it after touch little of it), fenced at the end.
+    /// A row that reads one cache row (every row of a tilt gesture's frames: a change of tilt
+    /// alone maps rows to rows, affinely) is one span. The others (a turned map's) cross cache
+    /// rows, one every few pixels: drawn row by row, each frame row read a cache page per
+    /// cache row it crossed, and a turn's frames spent most of their time waiting on the
+    /// address translations. So they are drawn in blocks of `blockRows` rows by `block`
+    /// columns, whose reads stay within a few pages.
     static func warp(_ h: Homography, from src: UnsafeRawPointer, srcStride: Int, srcWidth: Int, srcHeight: Int,
                      into dst: UnsafeMutableRawPointer, stride: Int, width: Int, rows: Range<Int>) {
         let srcWords = srcStride / 4
@@ -100,53 +105,86 @@ struct GroundCache {
         let maxU = Double(srcWidth) - 1.0 / 65536, maxV = Double(srcHeight) - 1.0 / 65536
         let m = h.m
         let (m0, m3, m6) = (m[0], m[3], m[6])
-        for y in rows {
+        /// Row y's homogeneous coordinates at x = 0 (their step in x is m0, m3, m6), and how
+        /// long its spans may be.
+        @inline(__always) func row(_ y: Int) -> (bu: Double, bv: Double, bw: Double, span: Int) {
             let fy = Double(y) + 0.5
-            // The row's homogeneous coordinates at x = 0, and their step in x.
-            let bu = m[1] * fy + m[2], bv = m[4] * fy + m[5], bw = m[7] * fy + m[8]
-            @inline(__always) func fixed(_ x: Double) -> (Int, Int) {
-                let w = m6 * x + bw
-                guard w > 1e-12 else { return (0, 0) }
-                let u = (m0 * x + bu) / w, v = (m3 * x + bv) / w
-                return (Int(min(max(u, 0), maxU) * one), Int(min(max(v, 0), maxV) * one))
-            }
-            let span = spanLength(h, row: fy, width: width)
-            let row = (dst + y * stride).assumingMemoryBound(to: UInt32.self)
-            var x = 0
-            var (u0, v0) = fixed(0.5)
-            while x < width {
-                let n = min(span, width - x)
-                let (u1, v1) = fixed(Double(x + n) + 0.5)
-                // Truncated steps keep every sample between the span's two clamped ends.
+            return (m[1] * fy + m[2], m[4] * fy + m[5], m[7] * fy + m[8], spanLength(h, row: fy, width: width))
+        }
+        /// The exact map at x of a row, clamped into the cache, in 32.32.
+        @inline(__always) func fixed(_ x: Double, _ r: (bu: Double, bv: Double, bw: Double, span: Int)) -> (Int, Int) {
+            let w = m6 * x + r.bw
+            guard w > 1e-12 else { return (0, 0) }
+            let u = (m0 * x + r.bu) / w, v = (m3 * x + r.bv) / w
+            return (Int(min(max(u, 0), maxU) * one), Int(min(max(v, 0), maxV) * one))
+        }
+        /// Pixels x0..<x1 of row y in spans of `span` from x0.
+        @inline(__always) func spans(_ y: Int, _ r: (bu: Double, bv: Double, bw: Double, span: Int), from x0: Int, to x1: Int, span: Int) {
+            let out = (dst + y * stride).assumingMemoryBound(to: UInt32.self)
+            var x = x0
+            var (u0, v0) = fixed(Double(x) + 0.5, r)
+            while x < x1 {
+                let n = min(span, x1 - x)
+                let (u1, v1) = fixed(Double(x + n) + 0.5, r)
+                // Truncated steps keep every sample between the span's two clamped ends,
+                // which bound every index.
                 let du = (u1 - u0) / n, dv = (v1 - v0) / n
-                var fu = u0, fv = v0
-                // Wrapping arithmetic: the clamps above bound every index (no overflow checks
-                // in the loop, which ran at about 15 instructions a pixel with them).
                 if dv == 0 {
-                    // The span reads one cache row (every span of a tilt gesture's frames: a
-                    // change of tilt alone maps rows to rows).
-                    let line = source + (fv &>> 32) &* srcWords
-                    tb_gather_streaming(row + x, line, fu, du, UInt(n))
+                    tb_gather_streaming(out + x, source + (v0 &>> 32) &* srcWords, u0, du, UInt(n))
                 } else {
-                    var out = UnsafeMutableRawPointer(row + x), k = 0
-                    @inline(__always) func at(_ i: Int) -> UInt32 {
-                        source[((fv &+ i &* dv) &>> 32) &* srcWords &+ ((fu &+ i &* du) &>> 32)]
-                    }
-                    while k &+ 4 <= n {
-                        out.storeBytes(of: SIMD4(at(0), at(1), at(2), at(3)), as: SIMD4<UInt32>.self)
-                        out += 16; fu &+= 4 &* du; fv &+= 4 &* dv; k &+= 4
-                    }
-                    while k < n {
-                        out.storeBytes(of: at(0), as: UInt32.self)
-                        out += 4; fu &+= du; fv &+= dv; k &+= 1
-                    }
+                    tb_gather2_streaming(out + x, source, srcWords, u0, v0, du, dv, UInt(n))
                 }
                 x += n
                 u0 = u1; v0 = v1
             }
         }
+        /// Whether row r reads one cache row, affinely: drawn whole.
+        @inline(__always) func straight(_ r: (bu: Double, bv: Double, bw: Double, span: Int)) -> Bool {
+            r.span >= width && fixed(0.5, r).1 == fixed(Double(width) + 0.5, r).1
+        }
+        var g = rows.lowerBound
+        while g < rows.upperBound {
+            let g1 = min(g + blockRows, rows.upperBound)
+            var slanted = false
+            for y in g..<g1 {
+                let r = row(y)
+                if straight(r) { spans(y, r, from: 0, to: width, span: width) } else { slanted = true }
+            }
+            if slanted {
+                for x0 in Swift.stride(from: 0, to: width, by: block) {
+                    for y in g..<g1 {
+                        let r = row(y)
+                        guard !straight(r) else { continue }
+                        // A power of two (at least 4) that divides the block: spans never
+                        // straddle one, and a row's spans are the same whatever its band.
+                        let s = 1 << (Int.bitWidth - 1 - min(r.span, block).leadingZeroBitCount)
+                        spans(y, r, from: x0, to: min(x0 + block, width), span: s)
+                    }
+                }
+            }
+            g = g1
+        }
         tb_store_fence()
     }
+
+    /// A cache image, asked of the kernel in huge pages where it gives them (`madvise`, before
+    /// the pixels are first written): a turned map's warp reads a cache row every few pixels,
+    /// and in 4 KiB pages (a 4K cache's row is 17 KiB) nearly every one of those reads needed
+    /// an address translation of its own.
+    static func image(width: Int, height: Int) -> CairoImage {
+        let image = CairoImage.rgb24(width: width, height: height)
+        if let data = cairo_image_surface_get_data(image.surface) {
+            let huge = 2 << 20
+            let start = (Int(bitPattern: data) + huge - 1) & ~(huge - 1)
+            let end = (Int(bitPattern: data) + Int(cairo_image_surface_get_stride(image.surface)) * height) & ~(huge - 1)
+            if end > start { _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_HUGEPAGE) }
+        }
+        return image
+    }
+
+    /// The blocks of `warp`'s rows that cross cache rows: 16 rows by 64 columns.
+    static let blockRows = 16
+    static let block = 64
 
     /// How far (cache pixels) a sample of `warp` may lie from the exact map.
     static let spanTolerance = 1.0 / 64
@@ -356,7 +394,7 @@ extension MapRenderer {
         let width = Int(p.screen.width), height = Int(p.screen.height)
         let m = GroundCache.margin(width: width, height: height)
         let w = width + 2 * m, h = height + 2 * m
-        let image = spare.flatMap { $0.width == w && $0.height == h ? $0 : nil } ?? CairoImage.rgb24(width: w, height: h)
+        let image = spare.flatMap { $0.width == w && $0.height == h ? $0 : nil } ?? GroundCache.image(width: w, height: h)
         let cacheProjection = Projection(camera: p.camera, screen: Size(width: Double(w), height: Double(h)), cameraDistance: p.cameraDistance)
         return (image, cacheProjection, m)
     }
