@@ -155,6 +155,21 @@ struct GroundCache {
                     for y in g..<g1 {
                         let r = row(y)
                         guard !straight(r) else { continue }
+                        // The row's part of the next block asked for now, every 4 pixels (a
+                        // turned row walks the cache diagonally, which the hardware's
+                        // prefetcher does not follow): read after this block's other rows.
+                        let next = x0 + block
+                        if next < width {
+                            let end = min(next + block, width), k = (end - next + 3) / 4
+                            let (pu0, pv0) = fixed(Double(next) + 0.5, r), (pu1, pv1) = fixed(Double(end) + 0.5, r)
+                            let su = (pu1 - pu0) / k, sv = (pv1 - pv0) / k
+                            var pu = pu0, pv = pv0
+                            for _ in 0...k {
+                                let at: Int = (pv &>> 32) &* srcWords &+ (pu &>> 32)
+                                tb_prefetch_read(source + at)
+                                pu &+= su; pv &+= sv
+                            }
+                        }
                         // A power of two (at least 4) that divides the block: spans never
                         // straddle one, and a row's spans are the same whatever its band.
                         let s = 1 << (Int.bitWidth - 1 - min(r.span, block).leadingZeroBitCount)
