@@ -142,39 +142,38 @@ struct GroundCache {
         @inline(__always) func straight(_ r: (bu: Double, bv: Double, bw: Double, span: Int)) -> Bool {
             r.span >= width && fixed(0.5, r).1 == fixed(Double(width) + 0.5, r).1
         }
+        // A group's rows that cross cache rows, with their parameters (worked out once a row).
+        var slanted: [(y: Int, r: (bu: Double, bv: Double, bw: Double, span: Int))] = []
+        slanted.reserveCapacity(blockRows)
         var g = rows.lowerBound
         while g < rows.upperBound {
             let g1 = min(g + blockRows, rows.upperBound)
-            var slanted = false
+            slanted.removeAll(keepingCapacity: true)
             for y in g..<g1 {
                 let r = row(y)
-                if straight(r) { spans(y, r, from: 0, to: width, span: width) } else { slanted = true }
+                if straight(r) { spans(y, r, from: 0, to: width, span: width) } else { slanted.append((y, r)) }
             }
-            if slanted {
-                for x0 in Swift.stride(from: 0, to: width, by: block) {
-                    for y in g..<g1 {
-                        let r = row(y)
-                        guard !straight(r) else { continue }
-                        // The row's part of the next block asked for now, every 4 pixels (a
-                        // turned row walks the cache diagonally, which the hardware's
-                        // prefetcher does not follow): read after this block's other rows.
-                        let next = x0 + block
-                        if next < width {
-                            let end = min(next + block, width), k = (end - next + 3) / 4
-                            let (pu0, pv0) = fixed(Double(next) + 0.5, r), (pu1, pv1) = fixed(Double(end) + 0.5, r)
-                            let su = (pu1 - pu0) / k, sv = (pv1 - pv0) / k
-                            var pu = pu0, pv = pv0
-                            for _ in 0...k {
-                                let at: Int = (pv &>> 32) &* srcWords &+ (pu &>> 32)
-                                tb_prefetch_read(source + at)
-                                pu &+= su; pv &+= sv
-                            }
+            for x0 in Swift.stride(from: 0, to: slanted.isEmpty ? 0 : width, by: block) {
+                for (y, r) in slanted {
+                    // The row's part of the next block asked for now, every 4 pixels (a
+                    // turned row walks the cache diagonally, which the hardware's
+                    // prefetcher does not follow): read after this block's other rows.
+                    let next = x0 + block
+                    if next < width {
+                        let end = min(next + block, width), k = (end - next + 3) / 4
+                        let (pu0, pv0) = fixed(Double(next) + 0.5, r), (pu1, pv1) = fixed(Double(end) + 0.5, r)
+                        let su = (pu1 - pu0) / k, sv = (pv1 - pv0) / k
+                        var pu = pu0, pv = pv0
+                        for _ in 0...k {
+                            let at: Int = (pv &>> 32) &* srcWords &+ (pu &>> 32)
+                            tb_prefetch_read(source + at)
+                            pu &+= su; pv &+= sv
                         }
-                        // A power of two (at least 4) that divides the block: spans never
-                        // straddle one, and a row's spans are the same whatever its band.
-                        let s = 1 << (Int.bitWidth - 1 - min(r.span, block).leadingZeroBitCount)
-                        spans(y, r, from: x0, to: min(x0 + block, width), span: s)
                     }
+                    // A power of two (at least 4) that divides the block: spans never
+                    // straddle one, and a row's spans are the same whatever its band.
+                    let s = 1 << (Int.bitWidth - 1 - min(r.span, block).leadingZeroBitCount)
+                    spans(y, r, from: x0, to: min(x0 + block, width), span: s)
                 }
             }
             g = g1
